@@ -1,0 +1,159 @@
+//! Decoded geometry: the in-memory mesh every decoder produces and every writer consumes.
+//!
+//! A [`Mesh`] is always in the *file's own frame* (values exactly as decoded from the
+//! bytes, no axis flip); coordinate conversion happens only in the glTF writer. The
+//! canonical [`Mesh::digest`] is the identity used by the ground truth, the manifest and
+//! `diff`: two meshes with the same digest are the same geometry to the bit.
+
+/// One triangle-list primitive: a contiguous range of [`Mesh::indices`].
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Primitive {
+    /// First index (not triangle) of this primitive in [`Mesh::indices`].
+    pub first_index: u32,
+    /// Number of indices (a multiple of 3).
+    pub index_count: u32,
+    /// Material name, as found in the descriptor (not part of the digest).
+    pub material: Option<String>,
+}
+
+/// Decoded geometry of one XBG7 resource (all its sub-meshes), in the file's frame.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Mesh {
+    pub positions: Vec<[f32; 3]>,
+    /// Present when the declaration has a NORMAL element (xyz as decoded, not renormalised).
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// One entry per TEXCOORD usage index present (set 0, 1, ... in usage-index order).
+    pub texcoords: Vec<Vec<[f32; 2]>>,
+    /// COLOR usage index 0 as RGBA in [0, 1].
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Triangle list; every index < `positions.len()`.
+    pub indices: Vec<u32>,
+    /// At least one primitive; together they cover `indices` exactly, in order.
+    pub primitives: Vec<Primitive>,
+}
+
+impl Mesh {
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Axis-aligned bounds `(min, max)` of the positions; `None` for an empty mesh.
+    pub fn bbox(&self) -> Option<([f32; 3], [f32; 3])> {
+        bbox_of(&self.positions)
+    }
+
+    /// Canonical content digest (BLAKE3, lowercase hex) over the geometry: positions,
+    /// normals, texcoords, colours, indices and primitive ranges, as little-endian bit
+    /// patterns with presence tags. Material names are not part of the digest.
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        h.update(b"xbg7-export.mesh/1");
+        let mut put_u32 = |h: &mut blake3::Hasher, v: u32| {
+            h.update(&v.to_le_bytes());
+        };
+        put_u32(&mut h, self.positions.len() as u32);
+        for p in &self.positions {
+            for c in p {
+                put_u32(&mut h, c.to_bits());
+            }
+        }
+        match &self.normals {
+            None => put_u32(&mut h, 0),
+            Some(ns) => {
+                put_u32(&mut h, 1);
+                for n in ns {
+                    for c in n {
+                        put_u32(&mut h, c.to_bits());
+                    }
+                }
+            }
+        }
+        put_u32(&mut h, self.texcoords.len() as u32);
+        for set in &self.texcoords {
+            for t in set {
+                for c in t {
+                    put_u32(&mut h, c.to_bits());
+                }
+            }
+        }
+        match &self.colors {
+            None => put_u32(&mut h, 0),
+            Some(cs) => {
+                put_u32(&mut h, 1);
+                for col in cs {
+                    for c in col {
+                        put_u32(&mut h, c.to_bits());
+                    }
+                }
+            }
+        }
+        put_u32(&mut h, self.indices.len() as u32);
+        for &i in &self.indices {
+            put_u32(&mut h, i);
+        }
+        put_u32(&mut h, self.primitives.len() as u32);
+        for p in &self.primitives {
+            put_u32(&mut h, p.first_index);
+            put_u32(&mut h, p.index_count);
+        }
+        h.finalize().to_hex().to_string()
+    }
+}
+
+/// Axis-aligned bounds of a point set; `None` when empty.
+pub fn bbox_of(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
+    let first = *points.first()?;
+    let mut lo = first;
+    let mut hi = first;
+    for p in &points[1..] {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    Some((lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tri() -> Mesh {
+        Mesh {
+            positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
+            indices: vec![0, 1, 2],
+            primitives: vec![Primitive { first_index: 0, index_count: 3, material: None }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn digest_changes_with_any_bit_and_ignores_material() {
+        let a = tri();
+        let mut b = tri();
+        b.primitives[0].material = Some("m".into());
+        assert_eq!(a.digest(), b.digest());
+        let mut c = tri();
+        c.positions[2][1] = f32::from_bits(1.0f32.to_bits() + 1);
+        assert_ne!(a.digest(), c.digest());
+        let mut d = tri();
+        d.indices = vec![0, 2, 1];
+        assert_ne!(a.digest(), d.digest());
+        let mut e = tri();
+        e.normals = None;
+        assert_ne!(a.digest(), e.digest());
+        assert_eq!(a.digest().len(), 64);
+    }
+
+    #[test]
+    fn bbox_is_exact() {
+        let m = tri();
+        assert_eq!(m.bbox(), Some(([0.0, 0.0, 0.0], [1.0, 1.0, 0.0])));
+        assert_eq!(bbox_of(&[]), None);
+    }
+}

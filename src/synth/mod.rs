@@ -1,0 +1,1 @@
+//! Synthetic disc generator (see module docs in the submodules).
