@@ -9,21 +9,72 @@ use thiserror::Error;
 /// Xbox 360 D3DDECLTYPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeclType {
-    Float1, Float2, Float3, Float4,
-    Int1, Int2, Int4, Uint1, Uint2, Uint4,
-    Int1N, Int2N, Int4N, Uint1N, Uint2N, Uint4N,
-    D3dColor, Ubyte4, Byte4, Ubyte4N, Byte4N,
-    Short2, Short4, Ushort2, Ushort4, Short2N, Short4N, Ushort2N, Ushort4N,
-    Udec3, Dec3, Udec3N, Dec3N, Udec4, Dec4, Udec4N, Dec4N,
-    Uhend3, Hend3, Uhend3N, Hend3N, Udhen3, Dhen3, Udhen3N, Dhen3N,
-    Float16_2, Float16_4,
+    Float1,
+    Float2,
+    Float3,
+    Float4,
+    Int1,
+    Int2,
+    Int4,
+    Uint1,
+    Uint2,
+    Uint4,
+    Int1N,
+    Int2N,
+    Int4N,
+    Uint1N,
+    Uint2N,
+    Uint4N,
+    D3dColor,
+    Ubyte4,
+    Byte4,
+    Ubyte4N,
+    Byte4N,
+    Short2,
+    Short4,
+    Ushort2,
+    Ushort4,
+    Short2N,
+    Short4N,
+    Ushort2N,
+    Ushort4N,
+    Udec3,
+    Dec3,
+    Udec3N,
+    Dec3N,
+    Udec4,
+    Dec4,
+    Udec4N,
+    Dec4N,
+    Uhend3,
+    Hend3,
+    Uhend3N,
+    Hend3N,
+    Udhen3,
+    Dhen3,
+    Udhen3N,
+    Dhen3N,
+    Float16_2,
+    Float16_4,
 }
 
 /// Element usage (D3DDECLUSAGE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Usage {
-    Position, BlendWeight, BlendIndices, Normal, PSize, TexCoord, Tangent, Binormal,
-    TessFactor, PositionT, Color, Fog, Depth, Sample,
+    Position,
+    BlendWeight,
+    BlendIndices,
+    Normal,
+    PSize,
+    TexCoord,
+    Tangent,
+    Binormal,
+    TessFactor,
+    PositionT,
+    Color,
+    Fog,
+    Depth,
+    Sample,
     Other(u8),
 }
 
@@ -62,17 +113,53 @@ pub const MAX_ELEMENTS: usize = 64;
 impl DeclType {
     /// Every type, for tests and tables.
     pub const ALL: [DeclType; 47] = [
-        DeclType::Float1, DeclType::Float2, DeclType::Float3, DeclType::Float4,
-        DeclType::Int1, DeclType::Int2, DeclType::Int4, DeclType::Uint1, DeclType::Uint2, DeclType::Uint4,
-        DeclType::Int1N, DeclType::Int2N, DeclType::Int4N, DeclType::Uint1N, DeclType::Uint2N, DeclType::Uint4N,
-        DeclType::D3dColor, DeclType::Ubyte4, DeclType::Byte4, DeclType::Ubyte4N, DeclType::Byte4N,
-        DeclType::Short2, DeclType::Short4, DeclType::Ushort2, DeclType::Ushort4,
-        DeclType::Short2N, DeclType::Short4N, DeclType::Ushort2N, DeclType::Ushort4N,
-        DeclType::Udec3, DeclType::Dec3, DeclType::Udec3N, DeclType::Dec3N,
-        DeclType::Udec4, DeclType::Dec4, DeclType::Udec4N, DeclType::Dec4N,
-        DeclType::Uhend3, DeclType::Hend3, DeclType::Uhend3N, DeclType::Hend3N,
-        DeclType::Udhen3, DeclType::Dhen3, DeclType::Udhen3N, DeclType::Dhen3N,
-        DeclType::Float16_2, DeclType::Float16_4,
+        DeclType::Float1,
+        DeclType::Float2,
+        DeclType::Float3,
+        DeclType::Float4,
+        DeclType::Int1,
+        DeclType::Int2,
+        DeclType::Int4,
+        DeclType::Uint1,
+        DeclType::Uint2,
+        DeclType::Uint4,
+        DeclType::Int1N,
+        DeclType::Int2N,
+        DeclType::Int4N,
+        DeclType::Uint1N,
+        DeclType::Uint2N,
+        DeclType::Uint4N,
+        DeclType::D3dColor,
+        DeclType::Ubyte4,
+        DeclType::Byte4,
+        DeclType::Ubyte4N,
+        DeclType::Byte4N,
+        DeclType::Short2,
+        DeclType::Short4,
+        DeclType::Ushort2,
+        DeclType::Ushort4,
+        DeclType::Short2N,
+        DeclType::Short4N,
+        DeclType::Ushort2N,
+        DeclType::Ushort4N,
+        DeclType::Udec3,
+        DeclType::Dec3,
+        DeclType::Udec3N,
+        DeclType::Dec3N,
+        DeclType::Udec4,
+        DeclType::Dec4,
+        DeclType::Udec4N,
+        DeclType::Dec4N,
+        DeclType::Uhend3,
+        DeclType::Hend3,
+        DeclType::Uhend3N,
+        DeclType::Hend3N,
+        DeclType::Udhen3,
+        DeclType::Dhen3,
+        DeclType::Udhen3N,
+        DeclType::Dhen3N,
+        DeclType::Float16_2,
+        DeclType::Float16_4,
     ];
 
     /// The Xbox 360 D3DDECLTYPE code.
@@ -130,5 +217,17 @@ pub fn xenos_half_to_f32(bits: u16) -> f32 {
 /// declaration and the number of bytes consumed including the END element.
 pub fn parse_declaration(bytes: &[u8]) -> Result<(Declaration, usize), DeclError> {
     let _ = bytes;
+    todo!("decl helper")
+}
+
+/// Is the xyz decoded from `bytes` a unit vector within `tol`?
+pub fn is_unit_normal(ty: DeclType, bytes: &[u8], tol: f32) -> bool {
+    let _ = (ty, bytes, tol);
+    todo!("decl helper")
+}
+
+/// Tolerance for unit vectors stored in this type's precision.
+pub fn unit_tolerance(ty: DeclType) -> f32 {
+    let _ = ty;
     todo!("decl helper")
 }

@@ -1,1 +1,248 @@
-//! TODO gates
+//! Gates: the checks that decide whether a decoded block is real geometry.
+//!
+//! Owns the measurements over a decoded [`Mesh`] ([`measure`]) and the verdict
+//! ([`verdict`]) against [`GateConfig`]. Nothing is emitted unless every hard gate
+//! passes; the edge-length ratio is a soft signal only, recorded in the manifest.
+
+use crate::mesh::Mesh;
+use crate::reason::{Code, Reason};
+use serde::{Deserialize, Serialize};
+
+/// Thresholds (the `[gates]` table of `pipeline.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateConfig {
+    /// Largest fraction of degenerate (zero-area or repeated-index) triangles.
+    pub max_degenerate_fraction: f64,
+    /// Smallest fraction of vertices the index buffer must reference.
+    pub min_referenced_fraction: f64,
+    /// Accepted range of the mean |normal| (FORMAT.md §6: [0.5, 2.0]).
+    pub normal_len_min: f64,
+    pub normal_len_max: f64,
+    /// Smallest fraction of oriented triangles whose winding agrees with the stored
+    /// normals in the dominant sense (either sense is accepted, consistently).
+    pub min_winding_consistency: f64,
+    /// Turn the winding gate off (for experiments; default on).
+    pub winding: bool,
+    /// Largest |coordinate| accepted (skybox planes reach 300 000).
+    pub max_abs_coordinate: f64,
+    /// Soft signal: mean triangle edge above this × bbox diagonal is flagged `spiky`.
+    pub spiky_edge_ratio: f64,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            max_degenerate_fraction: 0.05,
+            min_referenced_fraction: 0.9,
+            normal_len_min: 0.5,
+            normal_len_max: 2.0,
+            min_winding_consistency: 0.9,
+            winding: true,
+            max_abs_coordinate: 1.0e7,
+            spiky_edge_ratio: 0.28,
+        }
+    }
+}
+
+/// What the gates measured (kept for the manifest).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Measures {
+    pub triangles: usize,
+    pub degenerate: usize,
+    pub referenced: usize,
+    pub vertices: usize,
+    pub max_index: u32,
+    pub non_finite: usize,
+    pub max_abs: f64,
+    /// Mean |normal| (None without normals).
+    pub mean_normal_len: Option<f64>,
+    /// Triangles whose face normal agrees / disagrees with the summed vertex normals.
+    pub winding_agree: usize,
+    pub winding_disagree: usize,
+    /// Mean edge length / bbox diagonal.
+    pub edge_ratio: f64,
+}
+
+impl Measures {
+    /// `"ccw"` when faces agree with normals by the right-hand rule, `"cw"` otherwise.
+    pub fn winding_sense(&self) -> Option<&'static str> {
+        match (self.winding_agree, self.winding_disagree) {
+            (0, 0) => None,
+            (a, d) if a >= d => Some("ccw"),
+            _ => Some("cw"),
+        }
+    }
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f64; 3] {
+    [(a[0] - b[0]) as f64, (a[1] - b[1]) as f64, (a[2] - b[2]) as f64]
+}
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn len(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// Is triangle `(a, b, c)` degenerate (repeated index or zero area)?
+pub fn degenerate(m: &Mesh, t: [u32; 3]) -> bool {
+    if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
+        return true;
+    }
+    let p = |i: u32| m.positions[i as usize];
+    let n = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
+    !(len(n) > 0.0)
+}
+
+/// Index-only pre-check, cheap enough to run at every anchoring candidate: all `< v`,
+/// the first triangle has three distinct indices.
+pub fn indices_plausible(indices: &[u32], v: u32) -> bool {
+    indices.len() >= 3
+        && indices.len() % 3 == 0
+        && indices.iter().all(|&i| i < v)
+        && indices[0] != indices[1]
+        && indices[1] != indices[2]
+        && indices[0] != indices[2]
+}
+
+/// Measure a decoded mesh. Indices must already be `< positions.len()`.
+pub fn measure(m: &Mesh) -> Measures {
+    let vcount = m.positions.len();
+    let mut out = Measures {
+        vertices: vcount,
+        triangles: m.indices.len() / 3,
+        ..Default::default()
+    };
+    let mut seen = vec![false; vcount];
+    let mut edge_sum = 0.0f64;
+    let mut edges = 0usize;
+    for t in m.indices.chunks_exact(3) {
+        let t = [t[0], t[1], t[2]];
+        for &i in &t {
+            out.max_index = out.max_index.max(i);
+            if let Some(s) = seen.get_mut(i as usize) {
+                *s = true;
+            }
+        }
+        if t.iter().any(|&i| i as usize >= vcount) {
+            out.degenerate += 1;
+            continue;
+        }
+        if degenerate(m, t) {
+            out.degenerate += 1;
+            continue;
+        }
+        let p = |i: u32| m.positions[i as usize];
+        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            let e = len(sub(p(a), p(b)));
+            if e.is_finite() {
+                edge_sum += e;
+                edges += 1;
+            }
+        }
+        if let Some(ns) = &m.normals {
+            let f = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
+            let mut n = [0.0f64; 3];
+            for &i in &t {
+                for (k, c) in n.iter_mut().enumerate() {
+                    *c += ns[i as usize][k] as f64;
+                }
+            }
+            let d = dot(f, n);
+            if d > 0.0 {
+                out.winding_agree += 1;
+            } else if d < 0.0 {
+                out.winding_disagree += 1;
+            }
+        }
+    }
+    out.referenced = seen.iter().filter(|&&s| s).count();
+    for p in &m.positions {
+        for &c in p {
+            if c.is_finite() {
+                out.max_abs = out.max_abs.max(c.abs() as f64);
+            } else {
+                out.non_finite += 1;
+            }
+        }
+    }
+    if let Some(ns) = &m.normals {
+        if !ns.is_empty() {
+            let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
+            out.mean_normal_len = Some(s / ns.len() as f64);
+        }
+    }
+    if let Some((lo, hi)) = m.bbox() {
+        let diag = len(sub(hi, lo));
+        if diag > 0.0 && edges > 0 {
+            out.edge_ratio = edge_sum / edges as f64 / diag;
+        }
+    }
+    out
+}
+
+/// Apply the hard gates. `Ok` means the block may be emitted.
+pub fn verdict(m: &Measures, cfg: &GateConfig) -> Result<(), Reason> {
+    if m.vertices > 0 && m.max_index as usize >= m.vertices {
+        return Err(Reason::new(
+            Code::IndexOutOfRange,
+            format!("index {} ≥ vertex count {}", m.max_index, m.vertices),
+        ));
+    }
+    if m.non_finite > 0 {
+        return Err(Reason::new(
+            Code::NonFinitePosition,
+            format!("{} non-finite position components", m.non_finite),
+        ));
+    }
+    if m.max_abs > cfg.max_abs_coordinate {
+        return Err(Reason::new(
+            Code::PositionOutOfBounds,
+            format!("|coordinate| {:.3e} > {:.3e}", m.max_abs, cfg.max_abs_coordinate),
+        ));
+    }
+    if m.triangles == 0 || m.degenerate as f64 > cfg.max_degenerate_fraction * m.triangles as f64 {
+        return Err(Reason::new(
+            Code::DegenerateTriangles,
+            format!("{} of {} triangles degenerate", m.degenerate, m.triangles),
+        ));
+    }
+    if (m.referenced as f64) < cfg.min_referenced_fraction * m.vertices as f64 {
+        return Err(Reason::new(
+            Code::VerticesUnreferenced,
+            format!("{} of {} vertices referenced", m.referenced, m.vertices),
+        ));
+    }
+    if let Some(l) = m.mean_normal_len {
+        if !(cfg.normal_len_min..=cfg.normal_len_max).contains(&l) {
+            return Err(Reason::new(Code::NormalsNotUnit, format!("mean |normal| {l:.3}")));
+        }
+    }
+    let oriented = m.winding_agree + m.winding_disagree;
+    if cfg.winding && oriented > 0 {
+        let dominant = m.winding_agree.max(m.winding_disagree) as f64 / oriented as f64;
+        if dominant < cfg.min_winding_consistency {
+            return Err(Reason::new(
+                Code::WindingInconsistent,
+                format!(
+                    "{} of {} triangles agree with the normals, {} disagree",
+                    m.winding_agree, oriented, m.winding_disagree
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Soft signal: mean edge long relative to the bbox (the reference decoder's gate).
+pub fn spiky(m: &Measures, cfg: &GateConfig) -> bool {
+    m.edge_ratio > cfg.spiky_edge_ratio
+}

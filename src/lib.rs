@@ -24,4 +24,5 @@ pub mod preview;
 pub mod raster;
 pub mod reason;
 pub mod synth;
+pub mod vertex;
 pub mod walker;

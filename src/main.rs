@@ -1,1 +1,249 @@
-fn main() {}
+//! The `xbg7-export` command line: export a disc, generate the synthetic disc, run the
+//! demo, inspect or render one container. `anyhow` lives here only.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use xbg7_export::config::Config;
+use xbg7_export::manifest::Manifest;
+use xbg7_export::pipeline::{self, ExportOptions};
+use xbg7_export::synth::{self, Scale, SynthOptions};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "xbg7-export",
+    version,
+    about = "Project Sylpheed XPR2/XBG7 models → glTF 2.0",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(flatten)]
+    export: ExportArgs,
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct ExportArgs {
+    /// Disc root (containing hidden/resource3d) or the resource3d folder itself.
+    #[arg(long)]
+    disc: Option<PathBuf>,
+    /// Output folder (created; must not be inside --disc).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct CommonArgs {
+    /// Pipeline configuration (default: built-in defaults, as in pipeline.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Only containers whose file name matches this glob (e.g. 'Stage_S0*').
+    #[arg(long)]
+    only: Option<String>,
+    /// Do not write PNG previews.
+    #[arg(long)]
+    no_previews: bool,
+    /// No progress bar and no summary line.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Generate the synthetic disc (with ground truth in DIR/truth.json).
+    Synth {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// demo (small, seconds) or full (≈ 1 GB, like the retail disc).
+        #[arg(long, default_value = "demo")]
+        scale: Scale,
+    },
+    /// Generate the demo disc in a temporary folder and export it to --out.
+    Demo {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Show a container's directory, declarations, records and per-resource outcome.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("xbg7-export: error: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        None => {
+            let (Some(disc), Some(out)) = (cli.export.disc, cli.export.out) else {
+                bail!("need --disc DIR and --out DIR (or a subcommand; see --help)");
+            };
+            export(&disc, &out, &cli.export.common)
+        }
+        Some(Cmd::Synth { out, seed, scale }) => {
+            let t = std::time::Instant::now();
+            synth::write_disc(&out, &SynthOptions { seed, scale })
+                .with_context(|| format!("writing synthetic disc to {}", out.display()))?;
+            eprintln!(
+                "synthetic disc written to {} in {:.1} s (ground truth: truth.json)",
+                out.display(),
+                t.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Some(Cmd::Demo { out, seed, common }) => {
+            let tmp = std::env::temp_dir().join(format!("xbg7-export-demo-{}-{seed}", std::process::id()));
+            synth::write_disc(
+                &tmp,
+                &SynthOptions {
+                    seed,
+                    scale: Scale::Demo,
+                },
+            )
+            .context("generating the demo disc")?;
+            let r = export(&tmp, &out, &common);
+            let _ = std::fs::remove_dir_all(&tmp);
+            r
+        }
+        Some(Cmd::Info { file, config }) => info(&file, &load_config(config.as_deref())?),
+    }
+}
+
+fn load_config(path: Option<&Path>) -> Result<Config> {
+    Ok(match path {
+        Some(p) => Config::load(p)?,
+        None => Config::default(),
+    })
+}
+
+fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
+    let cfg = load_config(common.config.as_deref())?;
+    let only = match &common.only {
+        Some(g) => Some(
+            globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .build()
+                .with_context(|| format!("bad --only glob {g:?}"))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let opts = ExportOptions {
+        jobs: common.jobs,
+        only,
+        previews: !common.no_previews,
+        progress: !common.quiet && std::io::stderr().is_terminal(),
+    };
+    let t = std::time::Instant::now();
+    let m = pipeline::export(disc, out, &cfg, &opts)?;
+    if !common.quiet {
+        print_summary(&m, out, t.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+fn print_summary(m: &Manifest, out: &Path, secs: f64) {
+    let s = &m.summary;
+    let kinds: Vec<String> = s
+        .kinds
+        .iter()
+        .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
+        .collect();
+    println!(
+        "{} files, {} resources: {} decoded, {} rejected ({}); {} file errors; {:.1} s → {}",
+        s.total.files,
+        s.total.resources,
+        s.total.decoded,
+        s.total.rejected,
+        kinds.join(", "),
+        s.total.file_errors,
+        secs,
+        out.join("manifest.json").display()
+    );
+}
+
+fn info(file: &Path, cfg: &Config) -> Result<()> {
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let c = pipeline::parse_container(&bytes).map_err(|r| anyhow::anyhow!("{r}"))?;
+    println!(
+        "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {} resources",
+        file.display(),
+        c.header_size,
+        c.data_start,
+        c.data_size,
+        c.resources.len()
+    );
+    for r in &c.resources {
+        println!(
+            "  [{:3}] {} {:?} desc {:#x}+{}",
+            r.index,
+            r.tag_str(),
+            r.name_lossy(),
+            r.descriptor_offset,
+            r.descriptor.len()
+        );
+        if r.is(xbg7_export::container::TAG_XBG7) {
+            match xbg7_export::descriptor::parse(r.descriptor) {
+                Ok(d) => {
+                    println!(
+                        "        marker @{:#x}: {} indices, {} vertices; {}",
+                        d.marker_offset,
+                        d.index_count,
+                        d.vertex_count,
+                        pipeline::describe_declaration(&d.decl)
+                    );
+                    for rec in &d.records {
+                        println!(
+                            "        record @{:#x}: vtx {} idx {} tail {}",
+                            rec.offset, rec.vtx_count, rec.idx_count, rec.tail
+                        );
+                    }
+                }
+                Err(e) => println!("        descriptor: {e}"),
+            }
+        }
+    }
+    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
+    for r in &d.resources {
+        match &r.result {
+            Ok(dr) => println!(
+                "  [{:3}] decoded ({:?}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
+                r.index,
+                dr.layout,
+                dr.placements[0].index_offset,
+                dr.mesh.vertex_count(),
+                dr.mesh.triangle_count(),
+                dr.mesh.primitives.len()
+            ),
+            Err(reason) => println!("  [{:3}] rejected: {reason}", r.index),
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,215 @@
-//! TODO manifest
+//! The coverage manifest (`OUT/manifest.json`, schema `xbg7-export.manifest/1`).
+//!
+//! Owns the serialised shape and the summary arithmetic. Deterministic by construction:
+//! containers sorted by path, resources by directory index, maps are `BTreeMap`s, no
+//! timestamps and no absolute paths.
+
+use crate::reason::Reason;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA: &str = "xbg7-export.manifest/1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub schema: String,
+    pub generator: Generator,
+    pub summary: Summary,
+    pub containers: Vec<ContainerEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generator {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    pub files: usize,
+    pub file_errors: usize,
+    pub resources: usize,
+    pub decoded: usize,
+    pub rejected: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Summary {
+    #[serde(flatten)]
+    pub total: Counts,
+    /// Per container kind (`model`, `stage`).
+    pub kinds: BTreeMap<String, Counts>,
+    /// Rejects (resource reasons and container errors) per reason code.
+    pub reasons: BTreeMap<String, usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Model,
+    Stage,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Model => "model",
+            Kind::Stage => "stage",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerEntry {
+    /// Relative to the disc root, '/'-separated.
+    pub path: String,
+    pub kind: Kind,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Reason>,
+    /// Stage grid preview (relative to OUT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+    pub resources: Vec<ResourceEntry>,
+    pub textures: Vec<TextureEntry>,
+    /// Directory entries that are neither XBG7 nor TX2D (`USER`, `TXCM`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other: Vec<OtherEntry>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Decoded,
+    Rejected,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// The documented model layout (first block at the data start).
+    Sequential,
+    /// Located by content.
+    Anchored,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceEntry {
+    pub index: u32,
+    pub name: String,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
+    /// Data-section-relative offset of the (first) index buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<String>,
+    pub vertices: u32,
+    pub triangles: u32,
+    pub submeshes: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bbox: Option<[[f32; 3]; 2]>,
+    /// BLAKE3 of the decoded geometry (`Mesh::digest`, file frame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skybox: bool,
+    /// Soft signal: long mean edge (the reference decoder's reject gate).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spiky: bool,
+    /// `"ccw"` / `"cw"`: how the winding relates to the normals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winding: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gltf: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bin: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextureEntry {
+    pub index: u32,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtherEntry {
+    pub index: u32,
+    pub tag: String,
+    pub name: String,
+}
+
+impl Manifest {
+    /// Build from container entries (sorted here) and compute the summary.
+    pub fn new(mut containers: Vec<ContainerEntry>) -> Manifest {
+        containers.sort_by(|a, b| a.path.cmp(&b.path));
+        let summary = summarize(&containers);
+        Manifest {
+            schema: SCHEMA.to_string(),
+            generator: Generator {
+                name: env!("CARGO_PKG_NAME").to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+            summary,
+            containers,
+        }
+    }
+
+    /// Pretty JSON with a trailing newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        v.push(b'\n');
+        v
+    }
+
+    /// Every output path (relative to OUT) this manifest references.
+    pub fn outputs(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for c in &self.containers {
+            out.extend(c.preview.as_deref());
+            for r in &c.resources {
+                out.extend(r.gltf.as_deref());
+                out.extend(r.bin.as_deref());
+                out.extend(r.preview.as_deref());
+            }
+        }
+        out
+    }
+}
+
+pub fn summarize(containers: &[ContainerEntry]) -> Summary {
+    let mut s = Summary::default();
+    for c in containers {
+        let k = s.kinds.entry(c.kind.as_str().to_string()).or_default();
+        for counts in [&mut s.total, k] {
+            counts.files += 1;
+            counts.file_errors += c.error.is_some() as usize;
+            counts.resources += c.resources.len();
+            counts.decoded += c.resources.iter().filter(|r| r.status == Status::Decoded).count();
+            counts.rejected += c.resources.iter().filter(|r| r.status == Status::Rejected).count();
+        }
+        for reason in c
+            .error
+            .iter()
+            .chain(c.resources.iter().filter_map(|r| r.reason.as_ref()))
+        {
+            *s.reasons.entry(reason.code.as_str().to_string()).or_default() += 1;
+        }
+    }
+    s
+}

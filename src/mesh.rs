@@ -52,7 +52,7 @@ impl Mesh {
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();
         h.update(b"xbg7-export.mesh/1");
-        let mut put_u32 = |h: &mut blake3::Hasher, v: u32| {
+        let put_u32 = |h: &mut blake3::Hasher, v: u32| {
             h.update(&v.to_le_bytes());
         };
         put_u32(&mut h, self.positions.len() as u32);
@@ -127,7 +127,11 @@ mod tests {
             positions: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
             indices: vec![0, 1, 2],
-            primitives: vec![Primitive { first_index: 0, index_count: 3, material: None }],
+            primitives: vec![Primitive {
+                first_index: 0,
+                index_count: 3,
+                material: None,
+            }],
             ..Default::default()
         }
     }

@@ -1,1 +1,628 @@
-//! TODO pipeline
+//! Per-container decoding and the batch export.
+//!
+//! Owns the decision of which layout decoder places which block
+//! ([`decode_container`], pure over the file bytes) and the writing of one container's
+//! outputs and of the whole batch ([`export`]). Files are processed in parallel with
+//! rayon; outputs are written atomically (temporary name, then rename) and the
+//! manifest last.
+
+use crate::config::Config;
+use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
+use crate::decl::{DeclType, Declaration};
+use crate::descriptor::{self, Descriptor, SubmeshRecord};
+use crate::gates::{self, Measures};
+use crate::gltf_out::{self, GltfOptions, Source};
+use crate::layout::anchored::{self, Unit};
+use crate::layout::{sequential, split_by_records, Decoded, Placement};
+use crate::manifest::{ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry};
+use crate::mesh::Mesh;
+use crate::reason::{Code, Reason};
+use crate::vertex::{append, AttributeMap};
+use crate::walker::{self, Found};
+use crate::{names, preview, raster};
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A resource that decoded and passed every gate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodedResource {
+    pub mesh: Mesh,
+    pub layout: Layout,
+    /// Every block, in record order (one for stages and bodies).
+    pub placements: Vec<Placement>,
+    pub decl: Declaration,
+    pub measures: Measures,
+    pub skybox: bool,
+    pub spiky: bool,
+}
+
+/// The outcome for one XBG7 resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceOutcome {
+    pub index: u32,
+    pub name: Vec<u8>,
+    pub result: Result<DecodedResource, Reason>,
+}
+
+/// Everything decoded from one container.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ContainerDecode {
+    pub resources: Vec<ResourceOutcome>,
+    pub textures: Vec<TextureEntry>,
+    pub other: Vec<OtherEntry>,
+}
+
+/// Container kind from the file name.
+pub fn kind_of(file_name: &str) -> Kind {
+    if walker::is_stage(file_name) {
+        Kind::Stage
+    } else {
+        Kind::Model
+    }
+}
+
+/// Reject declarations no layout can decode exactly.
+pub fn check_declaration(decl: &Declaration, map: &AttributeMap) -> Result<(), Reason> {
+    if let Some(e) = decl.elements.iter().find(|e| e.stream != 0) {
+        return Err(Reason::new(
+            Code::MultiStreamDeclaration,
+            format!("{} element on stream {}", e.usage.name(), e.stream),
+        ));
+    }
+    let pos = map
+        .position
+        .ok_or_else(|| Reason::new(Code::NoPositionElement, "declaration has no POSITION element"))?;
+    if !matches!(pos.ty, DeclType::Float3 | DeclType::Float4 | DeclType::Float16_4) {
+        return Err(Reason::new(
+            Code::QuantizedPosition,
+            format!("POSITION is {} (scale unknown)", pos.ty.name()),
+        ));
+    }
+    Ok(())
+}
+
+/// `POSITION0@0:FLOAT3 NORMAL0@12:FLOAT16_4 …` (stride N)
+pub fn describe_declaration(decl: &Declaration) -> String {
+    let els: Vec<String> = decl
+        .elements
+        .iter()
+        .map(|e| {
+            let s = if e.stream != 0 {
+                format!("s{}:", e.stream)
+            } else {
+                String::new()
+            };
+            format!("{s}{}{}@{}:{}", e.usage.name(), e.usage_index, e.offset, e.ty.name())
+        })
+        .collect();
+    format!("{} (stride {})", els.join(" "), decl.stride)
+}
+
+struct Parsed<'a> {
+    index: u32,
+    name: &'a [u8],
+    desc: Result<(Descriptor, AttributeMap), Reason>,
+}
+
+fn parse_resource<'a>(r: &container::Resource<'a>) -> Parsed<'a> {
+    let desc = match &r.problem {
+        Some(p) => Err(Reason::new(Code::BadRange, p.to_string())),
+        None => descriptor::parse(r.descriptor)
+            .map_err(|e| {
+                let code = match &e {
+                    descriptor::DescriptorError::Declaration {
+                        err: crate::decl::DeclError::UnknownType { .. },
+                        ..
+                    } => Code::UnknownDeclType,
+                    descriptor::DescriptorError::Declaration { .. } => Code::DeclUnterminated,
+                    _ => Code::NoIndexMarker,
+                };
+                Reason::new(code, e.to_string())
+            })
+            .and_then(|d| {
+                let map = AttributeMap::of(&d.decl);
+                check_declaration(&d.decl, &map)?;
+                Ok((d, map))
+            }),
+    };
+    Parsed {
+        index: r.index,
+        name: r.name,
+        desc,
+    }
+}
+
+/// The records to use for a model resource: the documented records, or the marker's
+/// totals as one record when the scan found none.
+fn model_records(d: &Descriptor) -> Vec<SubmeshRecord> {
+    if d.records.is_empty() {
+        vec![SubmeshRecord {
+            offset: 0,
+            vtx_count: d.vertex_count,
+            idx_count: d.index_count,
+            tail: 0,
+        }]
+    } else {
+        d.records.clone()
+    }
+}
+
+enum Plan {
+    /// Sequential first block, then anchoring units for the later records.
+    Sequential { first: Decoded, later: Vec<usize> },
+    /// One anchoring unit for the whole resource.
+    Whole { unit: usize },
+}
+
+/// Decode every XBG7 resource of one container (pure; no I/O).
+pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<ContainerDecode, Reason> {
+    let c = container::parse(file).map_err(container_reason)?;
+    let data = c.data;
+    let parsed: Vec<Parsed> = c
+        .resources
+        .iter()
+        .filter(|r| r.is(TAG_XBG7))
+        .map(parse_resource)
+        .collect();
+
+    // Plan: the documented layout places one model block at the data start.
+    let mut units: Vec<Unit> = Vec::new();
+    let mut plans: Vec<Option<Plan>> = Vec::with_capacity(parsed.len());
+    let mut claimed = Vec::new();
+    let mut start_taken = false;
+    let mut records_of: Vec<Vec<SubmeshRecord>> = Vec::with_capacity(parsed.len());
+    for p in &parsed {
+        let Ok((d, map)) = &p.desc else {
+            plans.push(None);
+            records_of.push(Vec::new());
+            continue;
+        };
+        let records = if kind == Kind::Model {
+            model_records(d)
+        } else {
+            d.records.clone()
+        };
+        let mut plan = None;
+        if kind == Kind::Model && !start_taken {
+            if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, map, &cfg.gates) {
+                start_taken = true;
+                claimed.push(first.placement.range(d.decl.stride));
+                let later = records[1..]
+                    .iter()
+                    .map(|r| {
+                        units.push(Unit {
+                            decl: &d.decl,
+                            map,
+                            vertex_count: r.vtx_count,
+                            index_count: r.idx_count,
+                        });
+                        units.len() - 1
+                    })
+                    .collect();
+                plan = Some(Plan::Sequential { first, later });
+            }
+        }
+        let plan = plan.unwrap_or_else(|| {
+            units.push(Unit {
+                decl: &d.decl,
+                map,
+                vertex_count: d.vertex_count,
+                index_count: d.index_count,
+            });
+            Plan::Whole { unit: units.len() - 1 }
+        });
+        plans.push(Some(plan));
+        records_of.push(records);
+    }
+
+    let mut placed: Vec<Option<Result<Decoded, Reason>>> = anchored::anchor(data, &units, &claimed, &cfg.gates)
+        .into_iter()
+        .map(Some)
+        .collect();
+
+    let mut out = ContainerDecode::default();
+    for ((p, plan), records) in parsed.iter().zip(plans).zip(records_of) {
+        let result = match (plan, &p.desc) {
+            (None, Err(r)) => Err(r.clone()),
+            (Some(plan), Ok((d, _))) => assemble(plan, &records, d, &mut placed, cfg),
+            _ => unreachable!("a plan exists exactly when the descriptor parsed"),
+        };
+        out.resources.push(ResourceOutcome {
+            index: p.index,
+            name: p.name.to_vec(),
+            result,
+        });
+    }
+    let mut materials: Vec<String> = Vec::new();
+    for r in &c.resources {
+        if r.is(TAG_TX2D) {
+            out.textures.push(TextureEntry {
+                index: r.index,
+                name: r.name_lossy(),
+            });
+            materials.push(r.name_lossy());
+        } else if !r.is(TAG_XBG7) {
+            out.other.push(OtherEntry {
+                index: r.index,
+                tag: r.tag_str(),
+                name: r.name_lossy(),
+            });
+        }
+    }
+    for (o, p) in out.resources.iter_mut().zip(&parsed) {
+        if let (Ok(dr), Ok((d, _))) = (&mut o.result, &p.desc) {
+            name_materials(&mut dr.mesh, &d.strings, &materials);
+        }
+    }
+    Ok(out)
+}
+
+fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Decoded, Reason> {
+    placed[u]
+        .take()
+        .unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit taken twice")))
+}
+
+fn assemble(
+    plan: Plan,
+    records: &[SubmeshRecord],
+    d: &Descriptor,
+    placed: &mut [Option<Result<Decoded, Reason>>],
+    cfg: &Config,
+) -> Result<DecodedResource, Reason> {
+    let (mesh, layout, placements, measures) = match plan {
+        Plan::Sequential { first, later } => {
+            let mut mesh = first.mesh;
+            let measures = first.measures;
+            let mut placements = vec![first.placement];
+            for (k, u) in later.into_iter().enumerate() {
+                let b = take(placed, u).map_err(|r| {
+                    Reason::new(
+                        Code::LaterSubmeshUnplaced,
+                        format!("sub-mesh {} of {}: {}: {}", k + 2, records.len(), r.code, r.detail),
+                    )
+                })?;
+                placements.push(b.placement);
+                append(&mut mesh, b.mesh);
+            }
+            (mesh, Layout::Sequential, placements, measures)
+        }
+        Plan::Whole { unit } => {
+            let b = take(placed, unit)?;
+            let mut mesh = b.mesh;
+            let counts: Vec<u32> = records.iter().map(|r| r.idx_count).collect();
+            split_by_records(&mut mesh, &counts);
+            (mesh, Layout::Anchored, vec![b.placement], b.measures)
+        }
+    };
+    // The combined mesh must pass the gates too (it does when every block did).
+    let all = gates::measure(&mesh);
+    gates::verdict(&all, &cfg.gates)?;
+    let extent = mesh
+        .bbox()
+        .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
+        .unwrap_or(0.0);
+    let _ = measures;
+    Ok(DecodedResource {
+        skybox: extent > cfg.stage.skybox_extent,
+        spiky: gates::spiky(&all, &cfg.gates),
+        mesh,
+        layout,
+        placements,
+        decl: d.decl.clone(),
+        measures: all,
+    })
+}
+
+/// Name each primitive's material from the descriptor strings that are TX2D names:
+/// the `_col` (albedo) names in order when there is one per primitive, else the first.
+fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &[String]) {
+    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s)).collect();
+    let col: Vec<&String> = known.iter().copied().filter(|s| s.ends_with("_col")).collect();
+    let pick = if col.is_empty() { &known } else { &col };
+    let n = mesh.primitives.len();
+    for (k, p) in mesh.primitives.iter_mut().enumerate() {
+        p.material = if pick.len() == n {
+            Some(pick[k].clone())
+        } else {
+            pick.first().map(|s| s.to_string())
+        };
+    }
+}
+
+fn container_reason(e: container::ContainerError) -> Reason {
+    use container::ContainerError as E;
+    let code = match e {
+        E::NotXpr2(_) => Code::NotXpr2,
+        E::TooShort { .. } | E::HeaderTruncated { .. } | E::DataTruncated { .. } => Code::Truncated,
+        E::BadCount { .. } => Code::BadDirectory,
+    };
+    Reason::new(code, e.to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// Batch export
+
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    pub jobs: Option<usize>,
+    /// Only containers whose file name matches.
+    pub only: Option<globset::GlobMatcher>,
+    pub previews: bool,
+    pub progress: bool,
+}
+
+#[derive(Debug, Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Walk(#[from] walker::WalkError),
+    #[error("--out {out} is inside --disc {disc}; choose an output folder outside the disc")]
+    OutInsideDisc { out: String, disc: String },
+    #[error("cannot create or write output folder {0}: {1}")]
+    Out(String, std::io::Error),
+    #[error("cannot build the thread pool: {0}")]
+    Pool(String),
+}
+
+/// Write `bytes` to `path` atomically (temporary sibling, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".xbg7-tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Export a whole disc into `out`; returns the manifest (also written as
+/// `out/manifest.json`, last).
+pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
+    let found = walker::discover(disc)?;
+    std::fs::create_dir_all(out).map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+    let out_c = out
+        .canonicalize()
+        .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+    let disc_c = disc
+        .canonicalize()
+        .map_err(|e| walker::WalkError::Unreadable(disc.display().to_string(), e))?;
+    if out_c.starts_with(&disc_c) {
+        return Err(ExportError::OutInsideDisc {
+            out: out.display().to_string(),
+            disc: disc.display().to_string(),
+        });
+    }
+    let found: Vec<Found> = found
+        .into_iter()
+        .filter(|f| {
+            opts.only
+                .as_ref()
+                .is_none_or(|g| g.is_match(f.rel.rsplit('/').next().unwrap_or(&f.rel)))
+        })
+        .collect();
+    let stems: Vec<Vec<u8>> = found
+        .iter()
+        .map(|f| {
+            let name = f.rel.rsplit('/').next().unwrap_or("");
+            name.rsplit_once('.').map_or(name, |(s, _)| s).as_bytes().to_vec()
+        })
+        .collect();
+    let stem_refs: Vec<(u32, &[u8])> = stems
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i as u32, s.as_slice()))
+        .collect();
+    let dirs = names::unique_names(&stem_refs);
+
+    let previous = std::fs::read(out.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok());
+
+    let bar = if opts.progress {
+        indicatif::ProgressBar::new(found.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("static template"));
+    let run = || -> Vec<ContainerEntry> {
+        found
+            .par_iter()
+            .zip(dirs.par_iter())
+            .map(|(f, dir)| {
+                bar.set_message(f.rel.rsplit('/').next().unwrap_or("").to_string());
+                let e = export_container(f, dir, out, cfg, opts);
+                bar.inc(1);
+                e
+            })
+            .collect()
+    };
+    let entries = match opts.jobs {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| ExportError::Pool(e.to_string()))?
+            .install(run),
+        None => run(),
+    };
+    bar.finish_and_clear();
+    let manifest = Manifest::new(entries);
+    write_atomic(&out.join("manifest.json"), &manifest.to_bytes())
+        .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+    if let Some(prev) = previous {
+        remove_stale(out, &prev, &manifest);
+    }
+    Ok(manifest)
+}
+
+/// Remove outputs the previous run listed and this run no longer produces (only those).
+fn remove_stale(out: &Path, prev: &Manifest, now: &Manifest) {
+    let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
+    for rel in prev.outputs() {
+        let safe = !rel.is_empty()
+            && rel
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains('\\'));
+        if safe && !keep.contains(rel) {
+            let _ = std::fs::remove_file(out.join(rel));
+        }
+    }
+}
+
+fn read_file(path: &Path) -> std::io::Result<memmap2::Mmap> {
+    let f = std::fs::File::open(path)?;
+    // SAFETY: the disc is read-only input; a concurrent truncation by another process is
+    // outside what this tool defends against (as for any reader of the file).
+    unsafe { memmap2::Mmap::map(&f) }
+}
+
+fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &ExportOptions) -> ContainerEntry {
+    let file_name = f.rel.rsplit('/').next().unwrap_or("");
+    let kind = kind_of(file_name);
+    let mut entry = ContainerEntry {
+        path: f.rel.clone(),
+        kind,
+        size: std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0),
+        error: None,
+        preview: None,
+        resources: Vec::new(),
+        textures: Vec::new(),
+        other: Vec::new(),
+    };
+    let map;
+    let bytes: &[u8] = if entry.size == 0 {
+        &[]
+    } else {
+        match read_file(&f.abs) {
+            Ok(m) => {
+                map = m;
+                &map
+            }
+            Err(e) => {
+                entry.error = Some(Reason::new(Code::Io, format!("cannot read: {e}")));
+                return entry;
+            }
+        }
+    };
+    let decoded = match decode_container(bytes, kind, cfg) {
+        Ok(d) => d,
+        Err(r) => {
+            entry.error = Some(r);
+            return entry;
+        }
+    };
+    entry.textures = decoded.textures.clone();
+    entry.other = decoded.other.clone();
+    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts) {
+        entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+    }
+    entry
+}
+
+fn write_container(
+    d: &ContainerDecode,
+    entry: &mut ContainerEntry,
+    dir: &str,
+    out: &Path,
+    cfg: &Config,
+    opts: &ExportOptions,
+) -> std::io::Result<()> {
+    let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
+    let files = names::unique_names(&raw);
+    let textures: Vec<String> = d.textures.iter().map(|t| t.name.clone()).collect();
+    let gopts = GltfOptions {
+        axis: cfg.output.axis,
+        vertex_color: cfg.output.vertex_color,
+    };
+    let previews = opts.previews && cfg.output.previews;
+    let ropts = raster::RenderOptions {
+        size: cfg.output.preview_size,
+        ..Default::default()
+    };
+    let mut made_dir = false;
+    for (r, file) in d.resources.iter().zip(&files) {
+        let name = String::from_utf8_lossy(&r.name).into_owned();
+        let mut e = ResourceEntry {
+            index: r.index,
+            name: name.clone(),
+            status: Status::Rejected,
+            reason: None,
+            layout: None,
+            offset: None,
+            stride: None,
+            declaration: None,
+            vertices: 0,
+            triangles: 0,
+            submeshes: 0,
+            bbox: None,
+            digest: None,
+            skybox: false,
+            spiky: false,
+            winding: None,
+            gltf: None,
+            bin: None,
+            preview: None,
+        };
+        match &r.result {
+            Err(reason) => e.reason = Some(reason.clone()),
+            Ok(dr) => {
+                if !made_dir {
+                    std::fs::create_dir_all(out.join(dir))?;
+                    made_dir = true;
+                }
+                let m = &dr.mesh;
+                e.status = Status::Decoded;
+                e.layout = Some(dr.layout);
+                e.offset = dr.placements.first().map(|p| p.index_offset as u64);
+                e.stride = Some(dr.decl.stride as u32);
+                e.declaration = Some(describe_declaration(&dr.decl));
+                e.vertices = m.vertex_count() as u32;
+                e.triangles = m.triangle_count() as u32;
+                e.submeshes = m.primitives.len() as u32;
+                e.bbox = m.bbox().map(|(a, b)| [a, b]);
+                e.digest = Some(m.digest());
+                e.skybox = dr.skybox;
+                e.spiky = dr.spiky;
+                e.winding = dr.measures.winding_sense().map(str::to_string);
+                let bin_name = format!("{file}.bin");
+                let src = Source {
+                    container: &entry.path,
+                    directory_index: r.index,
+                    name: &name,
+                    textures: &textures,
+                };
+                let g = gltf_out::build(m, &bin_name, &gopts, &src);
+                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+                e.gltf = Some(format!("{dir}/{file}.gltf"));
+                e.bin = Some(format!("{dir}/{bin_name}"));
+                if previews && entry.kind == Kind::Model {
+                    let png = raster::encode_png(&raster::render_mesh(m, &ropts));
+                    write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
+                    e.preview = Some(format!("{dir}/{file}.png"));
+                }
+            }
+        }
+        entry.resources.push(e);
+    }
+    if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
+        let cells: Vec<preview::Cell> = d
+            .resources
+            .iter()
+            .filter_map(|r| match &r.result {
+                Ok(dr) if dr.skybox => None,
+                Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
+                Err(_) => Some(preview::Cell::Rejected),
+            })
+            .collect();
+        let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
+        std::fs::create_dir_all(out.join(dir))?;
+        write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
+        entry.preview = Some(format!("{dir}/preview.png"));
+    }
+    Ok(())
+}
+
+/// Parse a container for `info` (re-export for the CLI).
+pub fn parse_container(file: &[u8]) -> Result<Container<'_>, Reason> {
+    container::parse(file).map_err(container_reason)
+}

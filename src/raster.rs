@@ -21,7 +21,12 @@ pub struct RenderOptions {
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { size: 512, supersample: 2, background: Background::Transparent, wireframe: false }
+        RenderOptions {
+            size: 512,
+            supersample: 2,
+            background: Background::Transparent,
+            wireframe: false,
+        }
     }
 }
 

@@ -1,1 +1,338 @@
-//! TODO
+//! Content anchoring (FORMAT.md §6): placing blocks whose offset is not stored.
+//!
+//! Owns the engine used for stage resources, later model sub-meshes and bodies:
+//! 1. **Unit-normal bitmap** per (normal type, byte parity), one O(file) pass.
+//! 2. **Runs** per stride: maximal chains of unit normals `stride` apart; a block's vertex
+//!    buffer is a run, or the start or the end of one (junk before or after it may
+//!    decode as a unit vector by chance), so each run of length `L ≥ V` gives a
+//!    start-aligned and an end-aligned candidate.
+//! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
+//!    a real triangle, and the decoded block must pass every hard gate.
+//! 4. **Global resolution**: one block, one owner. A candidate whose run goes on past
+//!    `V` slots is used only when no exact-end candidate exists; a unit with a single
+//!    candidate evicts conflicting candidates of others; a window that extends backwards
+//!    by a valid triangle (the suffix of a longer index buffer) loses to one that does
+//!    not; byte-identical blocks may be shared by duplicates; anything still open is
+//!    `ambiguous_anchor`, never a guess.
+
+use super::{decode_block, Decoded, Placement};
+use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
+use crate::gates::{degenerate, GateConfig};
+use crate::reason::{Code, Reason};
+use crate::vertex::AttributeMap;
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// One thing to place: a resource's block, or one sub-mesh record's block.
+#[derive(Clone, Copy, Debug)]
+pub struct Unit<'a> {
+    pub decl: &'a Declaration,
+    pub map: &'a AttributeMap,
+    pub vertex_count: u32,
+    pub index_count: u32,
+}
+
+/// A bitmap of "unit normal decodes here" over offsets `2k + parity`.
+pub struct UnitBitmap {
+    parity: usize,
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl UnitBitmap {
+    /// One pass over `data`.
+    pub fn build(data: &[u8], ty: DeclType, parity: usize) -> UnitBitmap {
+        let size = ty.size();
+        let tol = unit_tolerance(ty);
+        let n = if data.len() >= size + parity {
+            (data.len() - size - parity) / 2 + 1
+        } else {
+            0
+        };
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for (w, word) in bits.iter_mut().enumerate() {
+            let mut acc = 0u64;
+            let lo = w * 64;
+            let hi = (lo + 64).min(n);
+            for k in lo..hi {
+                let q = 2 * k + parity;
+                if is_unit_normal(ty, &data[q..q + size], tol) {
+                    acc |= 1 << (k - lo);
+                }
+            }
+            *word = acc;
+        }
+        UnitBitmap { parity, bits, len: n }
+    }
+
+    /// Is the normal at byte offset `q` unit? (false outside the data or on the other parity)
+    #[inline]
+    pub fn get(&self, q: usize) -> bool {
+        if q % 2 != self.parity {
+            return false;
+        }
+        let k = q / 2;
+        k < self.len && self.bits[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    /// Set offsets, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits.iter().enumerate().flat_map(move |(w, &word)| {
+            let mut x = word;
+            std::iter::from_fn(move || {
+                if x == 0 {
+                    return None;
+                }
+                let b = x.trailing_zeros() as usize;
+                x &= x - 1;
+                Some(2 * (w * 64 + b) + self.parity)
+            })
+        })
+    }
+}
+
+/// Maximal runs `(first normal offset, length)` with stride `s`, length ≥ `min_len`.
+pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for q in bm.iter() {
+        if q >= s && bm.get(q - s) {
+            continue;
+        }
+        let mut l = 1;
+        while bm.get(q + l * s) {
+            l += 1;
+        }
+        if l >= min_len {
+            out.push((q, l));
+        }
+    }
+    out
+}
+
+#[derive(Clone, Debug)]
+struct Cand {
+    decoded: Decoded,
+    /// The run ends exactly after `V` vertices.
+    exact_end: bool,
+    /// The index window can be extended backwards by one more valid triangle.
+    extendable: bool,
+    range: Range<usize>,
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// Same counts, same declaration, same bytes: a duplicate may share or mirror it.
+fn identical(data: &[u8], a: &Cand, b: &Cand, ua: &Unit, ub: &Unit) -> bool {
+    ua.vertex_count == ub.vertex_count
+        && ua.index_count == ub.index_count
+        && ua.decl == ub.decl
+        && data[a.range.clone()] == data[b.range.clone()]
+}
+
+/// Can the window starting at `w` be extended backwards by a valid, real triangle?
+fn extendable(data: &[u8], w: usize, d: &Decoded) -> bool {
+    if w < 6 {
+        return false;
+    }
+    let t: Vec<u32> = data[w - 6..w]
+        .chunks_exact(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
+        .collect();
+    let v = d.mesh.positions.len() as u32;
+    t.iter().all(|&i| i < v) && !degenerate(&d.mesh, [t[0], t[1], t[2]])
+}
+
+/// Cheap index pre-check straight from the bytes (no allocation).
+fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
+    let win = &data[w..w + 2 * i];
+    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]) as u32;
+    if i < 3 || idx(0) == idx(1) || idx(1) == idx(2) || idx(0) == idx(2) {
+        return false;
+    }
+    win.chunks_exact(2)
+        .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+}
+
+/// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
+pub fn anchor(
+    data: &[u8],
+    units: &[Unit<'_>],
+    claimed: &[Range<usize>],
+    cfg: &GateConfig,
+) -> Vec<Result<Decoded, Reason>> {
+    let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
+    let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+
+    // Bitmaps and runs, shared by every unit with the same key.
+    let mut bitmaps: BTreeMap<(u32, usize), UnitBitmap> = BTreeMap::new();
+    let mut run_cache: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        let Some(ne) = unit.map.normal else {
+            results[u] = Some(Err(Reason::new(
+                Code::NoAnchorElement,
+                "no NORMAL element to anchor on and no stored offset",
+            )));
+            continue;
+        };
+        let (no, s) = (ne.offset as usize, unit.decl.stride);
+        let bm_key = (ne.ty.code(), no % 2);
+        let bm = bitmaps
+            .entry(bm_key)
+            .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
+        let rs = run_cache
+            .entry((bm_key.0, bm_key.1, s))
+            .or_insert_with(|| runs(bm, s, 3));
+        let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
+        for &(q0, l) in rs.iter().filter(|r| r.1 >= v) {
+            let mut starts = vec![(q0, l == v)];
+            if l > v {
+                starts.push((q0 + (l - v) * s, true));
+            }
+            for (q, exact_end) in starts {
+                let Some(p) = q.checked_sub(no) else { continue };
+                let Some(w) = p.checked_sub(2 * i) else { continue };
+                if !window_plausible(data, w, i, unit.vertex_count) {
+                    continue;
+                }
+                let pl = Placement {
+                    index_offset: w,
+                    index_count: unit.index_count,
+                    vertex_offset: p,
+                    vertex_count: unit.vertex_count,
+                };
+                let range = pl.range(s);
+                if claimed.iter().any(|c| overlaps(c, &range)) {
+                    continue;
+                }
+                if let Ok(d) = decode_block(data, pl, unit.decl, unit.map, cfg) {
+                    let ext = extendable(data, w, &d);
+                    cands[u].push(Cand {
+                        decoded: d,
+                        exact_end,
+                        extendable: ext,
+                        range,
+                    });
+                }
+            }
+        }
+        cands[u].sort_by_key(|c| c.range.start);
+        cands[u].dedup_by_key(|c| c.range.clone());
+    }
+
+    resolve(data, units, &mut cands, &mut results);
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
+        .collect()
+}
+
+fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &mut [Option<Result<Decoded, Reason>>]) {
+    let open = |results: &[Option<Result<Decoded, Reason>>], u: usize| results[u].is_none();
+    // Exact-end candidates beat ones whose run goes on.
+    for c in cands.iter_mut() {
+        if c.iter().any(|x| x.exact_end) {
+            c.retain(|x| x.exact_end);
+        }
+    }
+    loop {
+        let mut changed = false;
+        // A unit with one candidate owns it: evict conflicting candidates of other units.
+        for u in 0..units.len() {
+            if !open(results, u) || cands[u].len() != 1 {
+                continue;
+            }
+            let mine = cands[u][0].clone();
+            for o in 0..units.len() {
+                if o == u || !open(results, o) || cands[o].len() < 2 {
+                    continue;
+                }
+                let before = cands[o].len();
+                cands[o]
+                    .retain(|c| !overlaps(&c.range, &mine.range) || identical(data, c, &mine, &units[o], &units[u]));
+                changed |= cands[o].len() != before;
+            }
+        }
+        if changed {
+            continue;
+        }
+        // A window that is the suffix of a longer index buffer loses to one that is not.
+        for c in cands.iter_mut() {
+            if c.len() > 1 && c.iter().any(|x| !x.extendable) && c.iter().any(|x| x.extendable) {
+                c.retain(|x| !x.extendable);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Fixed units that still conflict with each other: the extendable side loses; a tie
+    // rejects both.
+    let fixed: Vec<usize> = (0..units.len())
+        .filter(|&u| open(results, u) && cands[u].len() == 1)
+        .collect();
+    let mut lost = vec![false; units.len()];
+    for (a_pos, &a) in fixed.iter().enumerate() {
+        for &b in &fixed[a_pos + 1..] {
+            let (ca, cb) = (&cands[a][0], &cands[b][0]);
+            if overlaps(&ca.range, &cb.range) && !identical(data, ca, cb, &units[a], &units[b]) {
+                match (ca.extendable, cb.extendable) {
+                    (true, false) => lost[a] = true,
+                    (false, true) => lost[b] = true,
+                    _ => {
+                        lost[a] = true;
+                        lost[b] = true;
+                    }
+                }
+            }
+        }
+    }
+    for u in 0..units.len() {
+        if !open(results, u) {
+            continue;
+        }
+        if lost[u] {
+            let at = cands[u][0].range.start;
+            results[u] = Some(Err(Reason::new(
+                Code::AmbiguousAnchor,
+                format!("the only valid block at {at:#x} is claimed by another resource"),
+            )));
+        } else if cands[u].is_empty() {
+            results[u] = Some(Err(Reason::new(
+                Code::NoValidAnchor,
+                format!(
+                    "no vertex run of {} slots (stride {}) preceded by {} valid indices passes the gates",
+                    units[u].vertex_count, units[u].decl.stride, units[u].index_count
+                ),
+            )));
+        }
+    }
+    // Duplicates: units whose remaining candidates are all byte-identical blocks share
+    // them out in order (any choice gives the same geometry).
+    let mut next_for_group: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+    for u in 0..units.len() {
+        if !open(results, u) {
+            continue;
+        }
+        let c = &cands[u];
+        if c.len() == 1 {
+            results[u] = Some(Ok(c[0].decoded.clone()));
+            continue;
+        }
+        let all_same = c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]);
+        if all_same {
+            let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
+            let n = next_for_group.entry(key).or_insert(0);
+            results[u] = Some(Ok(c[*n % c.len()].decoded.clone()));
+            *n += 1;
+        } else {
+            let offs: Vec<String> = c.iter().map(|x| format!("{:#x}", x.range.start)).collect();
+            results[u] = Some(Err(Reason::new(
+                Code::AmbiguousAnchor,
+                format!("{} different blocks validate: {}", c.len(), offs.join(", ")),
+            )));
+        }
+    }
+}

@@ -1,5 +1,109 @@
 //! Layout decoders: where a resource's geometry block sits in the data section.
+//!
 //! `sequential` = the documented model layout (first block at the data start);
-//! `anchored` = content anchoring for everything without a stored offset.
+//! `anchored` = content anchoring for everything without a stored offset. Both end in
+//! [`decode_block`], which reads a placed block and runs the hard gates.
+
 pub mod anchored;
 pub mod sequential;
+
+use crate::decl::Declaration;
+use crate::gates::{self, GateConfig, Measures};
+use crate::mesh::{Mesh, Primitive};
+use crate::reason::{Code, Reason};
+use crate::vertex::{read_indices, read_vertices, AttributeMap};
+
+/// Where a block was found (data-section-relative byte offsets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Placement {
+    pub index_offset: usize,
+    pub index_count: u32,
+    pub vertex_offset: usize,
+    pub vertex_count: u32,
+}
+
+impl Placement {
+    /// The block's byte range `[index_offset, vertex end)`.
+    pub fn range(&self, stride: usize) -> std::ops::Range<usize> {
+        self.index_offset..self.vertex_offset + self.vertex_count as usize * stride
+    }
+}
+
+/// A block that passed the gates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub placement: Placement,
+    pub mesh: Mesh,
+    pub measures: Measures,
+}
+
+/// Read the block at `p` (indices, then vertices by the declaration) and gate it.
+/// The mesh gets one primitive covering all indices.
+pub fn decode_block(
+    data: &[u8],
+    p: Placement,
+    decl: &Declaration,
+    map: &AttributeMap,
+    cfg: &GateConfig,
+) -> Result<Decoded, Reason> {
+    let indices = read_indices(data, p.index_offset, p.index_count as usize).ok_or_else(|| {
+        Reason::new(
+            Code::Truncated,
+            format!(
+                "index buffer {:#x}+{} runs past the data section",
+                p.index_offset,
+                2 * p.index_count
+            ),
+        )
+    })?;
+    if let Some(&bad) = indices.iter().find(|&&i| i >= p.vertex_count) {
+        return Err(Reason::new(
+            Code::IndexOutOfRange,
+            format!("index {bad} ≥ vertex count {}", p.vertex_count),
+        ));
+    }
+    let mut mesh = read_vertices(data, p.vertex_offset, p.vertex_count as usize, decl, map).ok_or_else(|| {
+        Reason::new(
+            Code::Truncated,
+            format!(
+                "vertex buffer {:#x}+{}×{} runs past the data section",
+                p.vertex_offset, p.vertex_count, decl.stride
+            ),
+        )
+    })?;
+    mesh.primitives = vec![Primitive {
+        first_index: 0,
+        index_count: p.index_count,
+        material: None,
+    }];
+    mesh.indices = indices;
+    let measures = gates::measure(&mesh);
+    gates::verdict(&measures, cfg)?;
+    Ok(Decoded {
+        placement: p,
+        mesh,
+        measures,
+    })
+}
+
+/// Split a resource's single primitive into one primitive per record when the records'
+/// index counts add up to the total; otherwise keep one primitive.
+pub fn split_by_records(mesh: &mut Mesh, record_index_counts: &[u32]) {
+    let total: u64 = record_index_counts.iter().map(|&c| c as u64).sum();
+    if record_index_counts.len() < 2 || total != mesh.indices.len() as u64 {
+        return;
+    }
+    let mut first = 0u32;
+    mesh.primitives = record_index_counts
+        .iter()
+        .map(|&c| {
+            let p = Primitive {
+                first_index: first,
+                index_count: c,
+                material: None,
+            };
+            first += c;
+            p
+        })
+        .collect();
+}

@@ -1,0 +1,132 @@
+//! Declaration-driven vertex-buffer reading: bytes + [`Declaration`] → mesh attributes.
+//!
+//! Owns the usage → [`Mesh`] field mapping (documented in `synth::truth` too):
+//! POSITION 0 → positions (xyz), NORMAL 0 → normals (xyz, not renormalised),
+//! TEXCOORD n → texcoords ordered by usage index (xy), COLOR 0 → colors (RGBA).
+//! Other usages are decoded by nobody (not exported yet).
+
+use crate::decl::{Declaration, Element, Usage};
+use crate::mesh::Mesh;
+
+/// Elements of a declaration that land in a [`Mesh`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttributeMap {
+    pub position: Option<Element>,
+    pub normal: Option<Element>,
+    /// TEXCOORD elements sorted by usage index.
+    pub texcoords: Vec<Element>,
+    pub color: Option<Element>,
+}
+
+impl AttributeMap {
+    pub fn of(decl: &Declaration) -> AttributeMap {
+        let find = |u: Usage| {
+            decl.elements
+                .iter()
+                .copied()
+                .find(|e| e.usage == u && e.usage_index == 0)
+        };
+        let mut texcoords: Vec<Element> = decl
+            .elements
+            .iter()
+            .copied()
+            .filter(|e| e.usage == Usage::TexCoord)
+            .collect();
+        texcoords.sort_by_key(|e| e.usage_index);
+        texcoords.dedup_by_key(|e| e.usage_index);
+        AttributeMap {
+            position: find(Usage::Position),
+            normal: find(Usage::Normal),
+            texcoords,
+            color: find(Usage::Color),
+        }
+    }
+}
+
+/// Read `count` elements at `base + k·stride + e.offset`; `None` if any byte is out of range.
+fn read_elem(data: &[u8], base: usize, stride: usize, count: usize, e: &Element) -> Option<Vec<[f32; 4]>> {
+    let size = e.ty.size();
+    let last = base
+        .checked_add(count.checked_sub(1)?.checked_mul(stride)?)?
+        .checked_add(e.offset as usize + size)?;
+    if last > data.len() {
+        return None;
+    }
+    Some(
+        (0..count)
+            .map(|k| {
+                let at = base + k * stride + e.offset as usize;
+                e.ty.decode(&data[at..at + size])
+            })
+            .collect(),
+    )
+}
+
+/// Decode `count` vertices starting at `base` into a mesh with no indices yet.
+/// `None` when the buffer runs past the data or there is no POSITION element.
+pub fn read_vertices(data: &[u8], base: usize, count: usize, decl: &Declaration, map: &AttributeMap) -> Option<Mesh> {
+    if count == 0 || decl.stride == 0 {
+        return None;
+    }
+    let s = decl.stride;
+    let xyz = |v: Vec<[f32; 4]>| v.into_iter().map(|c| [c[0], c[1], c[2]]).collect::<Vec<_>>();
+    let positions = xyz(read_elem(data, base, s, count, map.position.as_ref()?)?);
+    let normals = match &map.normal {
+        Some(e) => Some(xyz(read_elem(data, base, s, count, e)?)),
+        None => None,
+    };
+    let mut texcoords = Vec::with_capacity(map.texcoords.len());
+    for e in &map.texcoords {
+        texcoords.push(
+            read_elem(data, base, s, count, e)?
+                .into_iter()
+                .map(|c| [c[0], c[1]])
+                .collect(),
+        );
+    }
+    let colors = match &map.color {
+        Some(e) => Some(read_elem(data, base, s, count, e)?),
+        None => None,
+    };
+    Some(Mesh {
+        positions,
+        normals,
+        texcoords,
+        colors,
+        indices: Vec::new(),
+        primitives: Vec::new(),
+    })
+}
+
+/// Read `count` big-endian u16 indices at `at`; `None` when out of range.
+pub fn read_indices(data: &[u8], at: usize, count: usize) -> Option<Vec<u32>> {
+    let end = at.checked_add(count.checked_mul(2)?)?;
+    let b = data.get(at..end)?;
+    Some(
+        b.chunks_exact(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
+            .collect(),
+    )
+}
+
+/// Append `other`'s vertices and (rebased) indices/primitives to `into`. Both meshes must
+/// carry the same attribute set (same declaration).
+pub fn append(into: &mut Mesh, mut other: Mesh) {
+    let base = into.positions.len() as u32;
+    let ibase = into.indices.len() as u32;
+    into.positions.append(&mut other.positions);
+    if let (Some(a), Some(b)) = (into.normals.as_mut(), other.normals.as_mut()) {
+        a.append(b);
+    }
+    for (a, b) in into.texcoords.iter_mut().zip(other.texcoords.iter_mut()) {
+        a.append(b);
+    }
+    if let (Some(a), Some(b)) = (into.colors.as_mut(), other.colors.as_mut()) {
+        a.append(b);
+    }
+    into.indices.extend(other.indices.iter().map(|i| i + base));
+    for mut p in other.primitives {
+        p.first_index += ibase;
+        into.primitives.push(p);
+    }
+}
