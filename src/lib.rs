@@ -9,6 +9,7 @@
 //! generates the test disc with ground truth.
 
 pub mod be;
+pub mod bench;
 pub mod config;
 pub mod container;
 pub mod decl;

@@ -76,6 +76,20 @@ enum Cmd {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Measure decode and export time as ratios to the I/O floor (see docs/performance.md).
+    Bench {
+        /// Disc to measure (generate one with `synth --scale full`).
+        #[arg(long)]
+        disc: PathBuf,
+        /// Scratch folder for the output trees (default: a temp dir).
+        #[arg(long)]
+        scratch: Option<PathBuf>,
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Also time an export with previews (ratio of the preview overhead).
+        #[arg(long)]
+        previews: bool,
+    },
     /// Show a container's directory, declarations, records and per-resource outcome.
     Info {
         file: PathBuf,
@@ -127,6 +141,13 @@ fn run(cli: Cli) -> Result<()> {
             let r = export(&tmp, &out, &common);
             let _ = std::fs::remove_dir_all(&tmp);
             r
+        }
+        Some(Cmd::Bench { disc, scratch, jobs, previews }) => {
+            let scratch = scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
+            std::fs::create_dir_all(&scratch)?;
+            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews)?;
+            println!("{}", serde_json::to_string_pretty(&r)?);
+            Ok(())
         }
         Some(Cmd::Info { file, config }) => info(&file, &load_config(config.as_deref())?),
     }

@@ -1,0 +1,149 @@
+//! `xbg7-export bench`: performance measured as ratios within one run (never in tests).
+//!
+//! (a) decoding the largest stage single-threaded vs one plain read of its bytes;
+//! (b) exporting the whole disc (no previews, N jobs) vs the I/O floor: reading every
+//!     input byte once plus copying the produced output tree;
+//! (c) the export with previews vs without;
+//! (d) peak RSS of the process.
+
+use crate::config::Config;
+use crate::pipeline::{self, ExportOptions};
+use crate::walker;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Walk(#[from] walker::WalkError),
+    #[error(transparent)]
+    Export(#[from] pipeline::ExportError),
+    #[error("no stage file on the disc")]
+    NoStage,
+    #[error("decoding the largest stage failed: {0}")]
+    Decode(String),
+}
+
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    pub disc_bytes: u64,
+    pub files: usize,
+    pub largest_stage: String,
+    pub largest_stage_bytes: u64,
+    pub stage_read_s: f64,
+    pub stage_decode_s: f64,
+    pub stage_ratio: f64,
+    pub export_s: f64,
+    pub io_floor_read_s: f64,
+    pub io_floor_copy_s: f64,
+    pub export_ratio: f64,
+    pub export_previews_s: Option<f64>,
+    pub previews_overhead: Option<f64>,
+    pub peak_rss_mb: Option<f64>,
+}
+
+fn read_all(paths: &[std::path::PathBuf]) -> std::io::Result<u64> {
+    let mut n = 0u64;
+    for p in paths {
+        n += std::hint::black_box(std::fs::read(p)?).len() as u64;
+    }
+    Ok(n)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for e in walkdir::WalkDir::new(from).follow_links(false) {
+        let e = e.map_err(std::io::Error::other)?;
+        let rel = e.path().strip_prefix(from).map_err(std::io::Error::other)?;
+        let dst = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst)?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Peak resident set size in MiB (Linux `VmHWM`).
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Run the benchmark on `disc`, using `scratch` for output trees.
+pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Result<BenchReport, BenchError> {
+    let cfg = Config::default();
+    let found = walker::discover(disc)?;
+    let paths: Vec<_> = found.iter().map(|f| f.abs.clone()).collect();
+    let sizes: Vec<u64> = paths.iter().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).collect();
+    let (li, _) = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| walker::is_stage(f.rel.rsplit('/').next().unwrap_or("")))
+        .max_by_key(|(i, _)| sizes[*i])
+        .ok_or(BenchError::NoStage)?;
+    // Warm the page cache once so both sides read from memory.
+    read_all(&paths)?;
+
+    let t = Instant::now();
+    let bytes = std::hint::black_box(std::fs::read(&paths[li])?);
+    let stage_read_s = t.elapsed().as_secs_f64();
+    let name = found[li].rel.rsplit('/').next().unwrap_or("").to_string();
+    let t = Instant::now();
+    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let stage_decode_s = t.elapsed().as_secs_f64();
+    std::hint::black_box(d);
+    drop(bytes);
+
+    let out = scratch.join("bench-out");
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = ExportOptions { jobs: Some(jobs), only: None, previews: false, progress: false };
+    let t = Instant::now();
+    pipeline::export(disc, &out, &cfg, &opts)?;
+    let export_s = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let disc_bytes = read_all(&paths)?;
+    let io_floor_read_s = t.elapsed().as_secs_f64();
+    let copy = scratch.join("bench-copy");
+    let _ = std::fs::remove_dir_all(&copy);
+    let t = Instant::now();
+    copy_tree(&out, &copy)?;
+    let io_floor_copy_s = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&copy);
+
+    let (export_previews_s, previews_overhead) = if with_previews {
+        let out2 = scratch.join("bench-out-previews");
+        let _ = std::fs::remove_dir_all(&out2);
+        let t = Instant::now();
+        pipeline::export(disc, &out2, &cfg, &ExportOptions { previews: true, ..opts.clone() })?;
+        let s = t.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&out2);
+        (Some(s), Some(s / export_s - 1.0))
+    } else {
+        (None, None)
+    };
+    let _ = std::fs::remove_dir_all(&out);
+
+    Ok(BenchReport {
+        disc_bytes,
+        files: found.len(),
+        largest_stage: name,
+        largest_stage_bytes: sizes[li],
+        stage_read_s,
+        stage_decode_s,
+        stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
+        export_s,
+        io_floor_read_s,
+        io_floor_copy_s,
+        export_ratio: export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9),
+        export_previews_s,
+        previews_overhead,
+        peak_rss_mb: peak_rss_mb(),
+    })
+}
