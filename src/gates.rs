@@ -102,17 +102,6 @@ pub fn degenerate(m: &Mesh, t: [u32; 3]) -> bool {
     !(len(n) > 0.0)
 }
 
-/// Index-only pre-check, cheap enough to run at every anchoring candidate: all `< v`,
-/// the first triangle has three distinct indices.
-pub fn indices_plausible(indices: &[u32], v: u32) -> bool {
-    indices.len() >= 3
-        && indices.len() % 3 == 0
-        && indices.iter().all(|&i| i < v)
-        && indices[0] != indices[1]
-        && indices[1] != indices[2]
-        && indices[0] != indices[2]
-}
-
 /// Measure a decoded mesh. Indices must already be `< positions.len()`.
 pub fn measure(m: &Mesh) -> Measures {
     let vcount = m.positions.len();
@@ -245,4 +234,133 @@ pub fn verdict(m: &Measures, cfg: &GateConfig) -> Result<(), Reason> {
 /// Soft signal: mean edge long relative to the bbox (the reference decoder's gate).
 pub fn spiky(m: &Measures, cfg: &GateConfig) -> bool {
     m.edge_ratio > cfg.spiky_edge_ratio
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::Primitive;
+
+    /// A closed, outward-wound tetrahedron-like fan: a square pyramid (5 vertices, 6 triangles)
+    /// with normals pointing away from its centre; winding agrees with them (right-hand rule).
+    fn good() -> Mesh {
+        let positions = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
+        let c = [0.5f32, 0.5, 0.4];
+        let normals = positions
+            .iter()
+            .map(|p: &[f32; 3]| {
+                let d = [p[0] - c[0], p[1] - c[1], p[2] - c[2]];
+                let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                [d[0] / l, d[1] / l, d[2] / l]
+            })
+            .collect();
+        let indices = vec![0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
+        Mesh {
+            positions,
+            normals: Some(normals),
+            indices,
+            primitives: vec![Primitive { first_index: 0, index_count: 18, material: None }],
+            ..Default::default()
+        }
+    }
+
+    fn check(m: &Mesh) -> Result<(), Reason> {
+        verdict(&measure(m), &GateConfig::default())
+    }
+
+    fn code(m: &Mesh) -> Code {
+        check(m).unwrap_err().code
+    }
+
+    #[test]
+    fn the_good_mesh_passes_every_gate() {
+        let m = measure(&good());
+        assert_eq!((m.triangles, m.degenerate, m.referenced), (6, 0, 5));
+        assert_eq!((m.winding_agree, m.winding_disagree), (6, 0));
+        assert_eq!(m.winding_sense(), Some("ccw"));
+        assert!(check(&good()).is_ok());
+    }
+
+    #[test]
+    fn reversed_winding_everywhere_is_consistent_and_passes() {
+        let mut g = good();
+        for t in g.indices.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+        assert_eq!(measure(&g).winding_sense(), Some("cw"));
+        assert!(check(&g).is_ok());
+    }
+
+    #[test]
+    fn index_gate_catches_an_out_of_range_index() {
+        let mut g = good();
+        g.indices[17] = 5;
+        assert_eq!(code(&g), Code::IndexOutOfRange);
+    }
+
+    #[test]
+    fn degenerate_gate_catches_zero_padding_read_as_triangles() {
+        // The "window runs into zero padding" mis-anchor: (0,0,0) triangles in front.
+        let mut g = good();
+        let mut idx = vec![0, 0, 0];
+        idx.extend(g.indices.iter());
+        g.indices = idx;
+        assert_eq!(code(&g), Code::DegenerateTriangles);
+    }
+
+    #[test]
+    fn reference_gate_catches_a_window_that_uses_few_vertices() {
+        // A suffix window of another buffer: the indices only touch part of the run.
+        let mut g = good();
+        g.positions.extend([[5.0, 5.0, 5.0]; 3]);
+        g.normals.as_mut().unwrap().extend([[0.0, 0.0, 1.0]; 3]);
+        assert_eq!(code(&g), Code::VerticesUnreferenced);
+    }
+
+    #[test]
+    fn normal_gate_catches_non_unit_normals() {
+        let mut g = good();
+        for n in g.normals.as_mut().unwrap() {
+            *n = [n[0] * 3.0, n[1] * 3.0, n[2] * 3.0];
+        }
+        assert_eq!(code(&g), Code::NormalsNotUnit);
+    }
+
+    #[test]
+    fn winding_gate_catches_scrambled_orientation() {
+        // Triangles that agree and disagree half-and-half: indices shifted onto a block
+        // whose vertex order is not the one the indices were written for.
+        let mut g = good();
+        for t in g.indices.chunks_exact_mut(3).step_by(2) {
+            t.swap(1, 2);
+        }
+        assert_eq!(code(&g), Code::WindingInconsistent);
+        let cfg = GateConfig { winding: false, ..Default::default() };
+        assert!(verdict(&measure(&g), &cfg).is_ok());
+    }
+
+    #[test]
+    fn position_gates_catch_nan_and_absurd_coordinates() {
+        let mut g = good();
+        g.positions[4][2] = f32::NAN;
+        assert_eq!(code(&g), Code::NonFinitePosition);
+        let mut h = good();
+        h.positions[4][2] = 3.0e9;
+        assert_eq!(code(&h), Code::PositionOutOfBounds);
+    }
+
+    #[test]
+    fn spiky_is_a_soft_signal_only() {
+        // A single big quad (skybox-like) has long edges relative to its bbox but passes.
+        let q = Mesh {
+            positions: vec![[-3e5, 0.0, -3e5], [3e5, 0.0, -3e5], [3e5, 0.0, 3e5], [-3e5, 0.0, 3e5]],
+            normals: Some(vec![[0.0, 1.0, 0.0]; 4]),
+            indices: vec![0, 2, 1, 0, 3, 2],
+            primitives: vec![Primitive { first_index: 0, index_count: 6, material: None }],
+            ..Default::default()
+        };
+        let m = measure(&q);
+        assert!(spiky(&m, &GateConfig::default()));
+        assert!(verdict(&m, &GateConfig::default()).is_ok());
+    }
 }
