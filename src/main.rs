@@ -95,6 +95,23 @@ enum Cmd {
         file: PathBuf,
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Also write a PNG preview of the container to this path.
+        #[arg(long)]
+        preview: Option<PathBuf>,
+    },
+    /// Render one container to PNG: a model, or a grid of its resources (stages).
+    Render {
+        file: PathBuf,
+        /// Only resources whose name matches this glob.
+        #[arg(long)]
+        only: Option<String>,
+        /// Image size (model) or cell size (grid) in pixels.
+        #[arg(long)]
+        size: Option<u32>,
+        #[arg(short = 'o', long)]
+        out: PathBuf,
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
 }
 
@@ -149,7 +166,15 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&r)?);
             Ok(())
         }
-        Some(Cmd::Info { file, config }) => info(&file, &load_config(config.as_deref())?),
+        Some(Cmd::Info { file, config, preview }) => {
+            let cfg = load_config(config.as_deref())?;
+            info(&file, &cfg)?;
+            if let Some(png) = preview {
+                render(&file, None, None, &png, &cfg)?;
+            }
+            Ok(())
+        }
+        Some(Cmd::Render { file, only, size, out, config }) => render(&file, only.as_deref(), size, &out, &load_config(config.as_deref())?),
     }
 }
 
@@ -266,5 +291,46 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
             Err(reason) => println!("  [{:3}] rejected: {reason}", r.index),
         }
     }
+    Ok(())
+}
+
+/// Decode one container and write its preview: the model itself when exactly one
+/// resource decodes (and it is a model file), otherwise a grid in directory order.
+fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &Config) -> Result<()> {
+    use xbg7_export::{preview, raster};
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let kind = pipeline::kind_of(&name);
+    let d = pipeline::decode_container(&bytes, kind, cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let glob = match only {
+        Some(g) => Some(globset::GlobBuilder::new(g).case_insensitive(true).build()?.compile_matcher()),
+        None => None,
+    };
+    let picked: Vec<_> = d
+        .resources
+        .iter()
+        .filter(|r| glob.as_ref().is_none_or(|g| g.is_match(String::from_utf8_lossy(&r.name).as_ref())))
+        .collect();
+    if picked.is_empty() {
+        bail!("no resource of {} matches", file.display());
+    }
+    let decoded: Vec<_> = picked.iter().filter_map(|r| r.result.as_ref().ok()).collect();
+    let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
+        let opts = raster::RenderOptions { size: size.unwrap_or(cfg.output.preview_size), ..Default::default() };
+        raster::render_mesh(&decoded[0].mesh, &opts)
+    } else {
+        let cells: Vec<preview::Cell> = picked
+            .iter()
+            .filter_map(|r| match &r.result {
+                Ok(dr) if dr.skybox => None,
+                Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
+                Err(_) => Some(preview::Cell::Rejected),
+            })
+            .collect();
+        let opts = raster::RenderOptions::default();
+        preview::stage_grid(&cells, size.unwrap_or(cfg.output.stage_cell), cfg.output.stage_max_width, &opts)
+    };
+    std::fs::write(out, raster::encode_png(&img)).with_context(|| format!("writing {}", out.display()))?;
+    eprintln!("{}: {} of {} resources decoded → {}", file.display(), decoded.len(), picked.len(), out.display());
     Ok(())
 }
