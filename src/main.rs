@@ -298,6 +298,7 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
 /// resource decodes (and it is a model file), otherwise a grid in directory order.
 fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &Config) -> Result<()> {
     use xbg7_export::{preview, raster};
+
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let kind = pipeline::kind_of(&name);
@@ -319,14 +320,7 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         let opts = raster::RenderOptions { size: size.unwrap_or(cfg.output.preview_size), ..Default::default() };
         raster::render_mesh(&decoded[0].mesh, &opts)
     } else {
-        let cells: Vec<preview::Cell> = picked
-            .iter()
-            .filter_map(|r| match &r.result {
-                Ok(dr) if dr.skybox => None,
-                Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
-                Err(_) => Some(preview::Cell::Rejected),
-            })
-            .collect();
+        let cells = pipeline::grid_cells(picked.iter().copied());
         let opts = raster::RenderOptions::default();
         preview::stage_grid(&cells, size.unwrap_or(cfg.output.stage_cell), cfg.output.stage_max_width, &opts)
     };

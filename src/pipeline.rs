@@ -605,21 +605,25 @@ fn write_container(
         entry.resources.push(e);
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let cells: Vec<preview::Cell> = d
-            .resources
-            .iter()
-            .filter_map(|r| match &r.result {
-                Ok(dr) if dr.skybox => None,
-                Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
-                Err(_) => Some(preview::Cell::Rejected),
-            })
-            .collect();
+        let cells = grid_cells(d.resources.iter());
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         std::fs::create_dir_all(out.join(dir))?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
+}
+
+/// Stage-grid cells in the given order: decoded meshes, a crossed cell per reject,
+/// skybox planes skipped (they would dwarf every thumbnail's scale).
+pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> Vec<preview::Cell<'a>> {
+    resources
+        .filter_map(|r| match &r.result {
+            Ok(dr) if dr.skybox => None,
+            Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
+            Err(_) => Some(preview::Cell::Rejected),
+        })
+        .collect()
 }
 
 /// Parse a container for `info` (re-export for the CLI).
