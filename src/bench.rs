@@ -80,7 +80,10 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
     let cfg = Config::default();
     let found = walker::discover(disc)?;
     let paths: Vec<_> = found.iter().map(|f| f.abs.clone()).collect();
-    let sizes: Vec<u64> = paths.iter().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).collect();
+    let sizes: Vec<u64> = paths
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .collect();
     let (li, _) = found
         .iter()
         .enumerate()
@@ -95,14 +98,20 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
     let stage_read_s = t.elapsed().as_secs_f64();
     let name = found[li].rel.rsplit('/').next().unwrap_or("").to_string();
     let t = Instant::now();
-    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg)
+        .map_err(|r| BenchError::Decode(r.to_string()))?;
     let stage_decode_s = t.elapsed().as_secs_f64();
     std::hint::black_box(d);
     drop(bytes);
 
     let out = scratch.join("bench-out");
     let _ = std::fs::remove_dir_all(&out);
-    let opts = ExportOptions { jobs: Some(jobs), only: None, previews: false, progress: false };
+    let opts = ExportOptions {
+        jobs: Some(jobs),
+        only: None,
+        previews: false,
+        progress: false,
+    };
     let t = Instant::now();
     pipeline::export(disc, &out, &cfg, &opts)?;
     let export_s = t.elapsed().as_secs_f64();
@@ -121,7 +130,15 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
         let out2 = scratch.join("bench-out-previews");
         let _ = std::fs::remove_dir_all(&out2);
         let t = Instant::now();
-        pipeline::export(disc, &out2, &cfg, &ExportOptions { previews: true, ..opts.clone() })?;
+        pipeline::export(
+            disc,
+            &out2,
+            &cfg,
+            &ExportOptions {
+                previews: true,
+                ..opts.clone()
+            },
+        )?;
         let s = t.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&out2);
         (Some(s), Some(s / export_s - 1.0))

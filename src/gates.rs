@@ -244,7 +244,13 @@ mod tests {
     /// A closed, outward-wound tetrahedron-like fan: a square pyramid (5 vertices, 6 triangles)
     /// with normals pointing away from its centre; winding agrees with them (right-hand rule).
     fn good() -> Mesh {
-        let positions = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 1.0]];
+        let positions = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.5, 0.5, 1.0],
+        ];
         let c = [0.5f32, 0.5, 0.4];
         let normals = positions
             .iter()
@@ -259,7 +265,11 @@ mod tests {
             positions,
             normals: Some(normals),
             indices,
-            primitives: vec![Primitive { first_index: 0, index_count: 18, material: None }],
+            primitives: vec![Primitive {
+                first_index: 0,
+                index_count: 18,
+                material: None,
+            }],
             ..Default::default()
         }
     }
@@ -335,7 +345,10 @@ mod tests {
             t.swap(1, 2);
         }
         assert_eq!(code(&g), Code::WindingInconsistent);
-        let cfg = GateConfig { winding: false, ..Default::default() };
+        let cfg = GateConfig {
+            winding: false,
+            ..Default::default()
+        };
         assert!(verdict(&measure(&g), &cfg).is_ok());
     }
 
@@ -356,7 +369,11 @@ mod tests {
             positions: vec![[-3e5, 0.0, -3e5], [3e5, 0.0, -3e5], [3e5, 0.0, 3e5], [-3e5, 0.0, 3e5]],
             normals: Some(vec![[0.0, 1.0, 0.0]; 4]),
             indices: vec![0, 2, 1, 0, 3, 2],
-            primitives: vec![Primitive { first_index: 0, index_count: 6, material: None }],
+            primitives: vec![Primitive {
+                first_index: 0,
+                index_count: 6,
+                material: None,
+            }],
             ..Default::default()
         };
         let m = measure(&q);

@@ -159,8 +159,14 @@ fn run(cli: Cli) -> Result<()> {
             let _ = std::fs::remove_dir_all(&tmp);
             r
         }
-        Some(Cmd::Bench { disc, scratch, jobs, previews }) => {
-            let scratch = scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
+        Some(Cmd::Bench {
+            disc,
+            scratch,
+            jobs,
+            previews,
+        }) => {
+            let scratch =
+                scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;
             let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews)?;
             println!("{}", serde_json::to_string_pretty(&r)?);
@@ -174,7 +180,13 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Some(Cmd::Render { file, only, size, out, config }) => render(&file, only.as_deref(), size, &out, &load_config(config.as_deref())?),
+        Some(Cmd::Render {
+            file,
+            only,
+            size,
+            out,
+            config,
+        }) => render(&file, only.as_deref(), size, &out, &load_config(config.as_deref())?),
     }
 }
 
@@ -300,31 +312,56 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
     use xbg7_export::{preview, raster};
 
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let kind = pipeline::kind_of(&name);
     let d = pipeline::decode_container(&bytes, kind, cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
     let glob = match only {
-        Some(g) => Some(globset::GlobBuilder::new(g).case_insensitive(true).build()?.compile_matcher()),
+        Some(g) => Some(
+            globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .build()?
+                .compile_matcher(),
+        ),
         None => None,
     };
     let picked: Vec<_> = d
         .resources
         .iter()
-        .filter(|r| glob.as_ref().is_none_or(|g| g.is_match(String::from_utf8_lossy(&r.name).as_ref())))
+        .filter(|r| {
+            glob.as_ref()
+                .is_none_or(|g| g.is_match(String::from_utf8_lossy(&r.name).as_ref()))
+        })
         .collect();
     if picked.is_empty() {
         bail!("no resource of {} matches", file.display());
     }
     let decoded: Vec<_> = picked.iter().filter_map(|r| r.result.as_ref().ok()).collect();
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
-        let opts = raster::RenderOptions { size: size.unwrap_or(cfg.output.preview_size), ..Default::default() };
+        let opts = raster::RenderOptions {
+            size: size.unwrap_or(cfg.output.preview_size),
+            ..Default::default()
+        };
         raster::render_mesh(&decoded[0].mesh, &opts)
     } else {
         let cells = pipeline::grid_cells(picked.iter().copied());
         let opts = raster::RenderOptions::default();
-        preview::stage_grid(&cells, size.unwrap_or(cfg.output.stage_cell), cfg.output.stage_max_width, &opts)
+        preview::stage_grid(
+            &cells,
+            size.unwrap_or(cfg.output.stage_cell),
+            cfg.output.stage_max_width,
+            &opts,
+        )
     };
     std::fs::write(out, raster::encode_png(&img)).with_context(|| format!("writing {}", out.display()))?;
-    eprintln!("{}: {} of {} resources decoded → {}", file.display(), decoded.len(), picked.len(), out.display());
+    eprintln!(
+        "{}: {} of {} resources decoded → {}",
+        file.display(),
+        decoded.len(),
+        picked.len(),
+        out.display()
+    );
     Ok(())
 }

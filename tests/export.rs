@@ -15,7 +15,12 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
         .into_iter()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -23,9 +28,21 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");
-    let truth = write_disc(&disc, &SynthOptions { seed: 1, scale: Scale::Demo }).unwrap();
+    let truth = write_disc(
+        &disc,
+        &SynthOptions {
+            seed: 1,
+            scale: Scale::Demo,
+        },
+    )
+    .unwrap();
     let cfg = Config::default();
-    let opts = |jobs| ExportOptions { jobs: Some(jobs), only: None, previews: true, progress: false };
+    let opts = |jobs| ExportOptions {
+        jobs: Some(jobs),
+        only: None,
+        previews: true,
+        progress: false,
+    };
     let out1 = tmp.path().join("out1");
     let out2 = tmp.path().join("out2");
     let m1 = export(&disc, &out1, &cfg, &opts(1)).unwrap();

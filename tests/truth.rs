@@ -20,11 +20,18 @@ struct Tally {
 fn run(seed: u64) -> BTreeMap<String, Tally> {
     let cfg = Config::default();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    for spec in file_plan(&SynthOptions { seed, scale: Scale::Demo }) {
+    for spec in file_plan(&SynthOptions {
+        seed,
+        scale: Scale::Demo,
+    }) {
         let f = build_file(&spec);
         let name = f.rel_path.rsplit('/').next().unwrap().to_string();
         let d = decode_container(&f.bytes, kind_of(&name), &cfg).expect("container parses");
-        assert_eq!(d.resources.len(), f.truth.resources.len(), "{name}: every XBG7 resource is reported");
+        assert_eq!(
+            d.resources.len(),
+            f.truth.resources.len(),
+            "{name}: every XBG7 resource is reported"
+        );
         for (got, want) in d.resources.iter().zip(&f.truth.resources) {
             assert_eq!(got.index, want.index);
             let t = tallies.entry(want.category.clone()).or_default();
@@ -77,7 +84,13 @@ fn demo_disc_decodes_exactly_as_the_truth_says() {
         }
     }
     let wrong: Vec<&String> = tallies.values().flat_map(|t| &t.wrong).collect();
-    assert!(wrong.is_empty(), "decoded resources that differ from the truth: {wrong:?}");
+    assert!(
+        wrong.is_empty(),
+        "decoded resources that differ from the truth: {wrong:?}"
+    );
     let missed: Vec<&String> = tallies.values().flat_map(|t| &t.missed).collect();
-    assert!(missed.is_empty(), "expected-decoded resources that were rejected: {missed:?}");
+    assert!(
+        missed.is_empty(),
+        "expected-decoded resources that were rejected: {missed:?}"
+    );
 }
