@@ -4,7 +4,9 @@
 //! Bytes are written literally as they appear in the file (big-endian); the comment next
 //! to each case derives the expected value by hand.
 
-use xbg7_export::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, DeclType, Usage};
+use xbg7_export::decl::{
+    is_unit_normal, unit_tolerance, xenos_half_to_f32, xenos_half_to_f32_fast, DeclType, Usage,
+};
 use DeclType::*;
 
 /// Decode, insisting the literal has exactly `size()` bytes.
@@ -436,6 +438,17 @@ fn xenos_halves_exhaustive_monotone_and_symmetric() {
 }
 
 #[test]
+fn fast_half_is_bit_identical() {
+    for bits in 0u16..=0xFFFF {
+        assert_eq!(
+            xenos_half_to_f32_fast(bits).to_bits(),
+            xenos_half_to_f32(bits).to_bits(),
+            "{bits:#06x}"
+        );
+    }
+}
+
+#[test]
 fn short_input_never_panics() {
     // Missing bytes read as zero; try_decode rejects them.
     // 3F 80 + zero padding → 0x3F800000 = 1.0; 40 → 0x40000000 = 2.0
@@ -563,5 +576,30 @@ fn tolerances() {
     for ty in DeclType::ALL {
         let t = unit_tolerance(ty);
         assert!(t > 0.0 && t <= 2e-2, "{}", ty.name());
+    }
+}
+
+/// Throughput smoke test for the O(file) normal scan (run with
+/// `cargo test --release --test decl_types -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn scan_speed_70mb() {
+    let mut x = 0x1234_5678_9ABC_DEF0u64;
+    let data: Vec<u8> = (0..70 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    for ty in [Float16_4, Float3, Dec3N, Short4N] {
+        let tol = unit_tolerance(ty);
+        let t = std::time::Instant::now();
+        let hits = (0..data.len().saturating_sub(ty.size()))
+            .step_by(2)
+            .filter(|&o| is_unit_normal(ty, &data[o..], tol))
+            .count();
+        println!("{}: {hits} hits, {:?}", ty.name(), t.elapsed());
     }
 }
