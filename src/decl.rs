@@ -480,12 +480,7 @@ fn decode_exact(ty: DeclType, b: &[u8; 16]) -> [f32; 4] {
         Short2 => [s16(0) as f32, s16(1) as f32, 0.0, 0.0],
         Short4 => [s16(0) as f32, s16(1) as f32, s16(2) as f32, s16(3) as f32],
         Ushort2 => [u16v(0) as f32, u16v(1) as f32, 0.0, 0.0],
-        Ushort4 => [
-            u16v(0) as f32,
-            u16v(1) as f32,
-            u16v(2) as f32,
-            u16v(3) as f32,
-        ],
+        Ushort4 => [u16v(0) as f32, u16v(1) as f32, u16v(2) as f32, u16v(3) as f32],
         Short2N => [snorm(s16(0), 32767.0), snorm(s16(1), 32767.0), 0.0, 0.0],
         Short4N => [
             snorm(s16(0), 32767.0),
@@ -503,11 +498,7 @@ fn decode_exact(ty: DeclType, b: &[u8; 16]) -> [f32; 4] {
         // 10:10:10(:2) — x [9:0], y [19:10], z [29:20], w [31:30].
         Udec3 | Udec4 => {
             let v = w(0);
-            let wv = if ty == Udec3 {
-                1.0
-            } else {
-                ufield(v, 30, 2) as f32
-            };
+            let wv = if ty == Udec3 { 1.0 } else { ufield(v, 30, 2) as f32 };
             [
                 ufield(v, 0, 10) as f32,
                 ufield(v, 10, 10) as f32,
@@ -517,11 +508,7 @@ fn decode_exact(ty: DeclType, b: &[u8; 16]) -> [f32; 4] {
         }
         Dec3 | Dec4 => {
             let v = w(0);
-            let wv = if ty == Dec3 {
-                1.0
-            } else {
-                sfield(v, 30, 2) as f32
-            };
+            let wv = if ty == Dec3 { 1.0 } else { sfield(v, 30, 2) as f32 };
             [
                 sfield(v, 0, 10) as f32,
                 sfield(v, 10, 10) as f32,
@@ -546,11 +533,7 @@ fn decode_exact(ty: DeclType, b: &[u8; 16]) -> [f32; 4] {
         Dec3N | Dec4N => {
             let v = w(0);
             // DEC4N w: 2-bit signed (−2..1) ÷ 1, so −2 clamps to −1.
-            let wv = if ty == Dec3N {
-                1.0
-            } else {
-                snorm(sfield(v, 30, 2), 1.0)
-            };
+            let wv = if ty == Dec3N { 1.0 } else { snorm(sfield(v, 30, 2), 1.0) };
             [
                 snorm(sfield(v, 0, 10), 511.0),
                 snorm(sfield(v, 10, 10), 511.0),
@@ -731,11 +714,7 @@ pub fn xenos_half_to_f32(bits: u16) -> f32 {
 pub fn parse_declaration(bytes: &[u8]) -> Result<(Declaration, usize), DeclError> {
     let mut elements = Vec::new();
     let mut stride = 0usize;
-    for (index, rec) in bytes
-        .chunks_exact(ELEMENT_SIZE)
-        .take(MAX_ELEMENTS)
-        .enumerate()
-    {
+    for (index, rec) in bytes.chunks_exact(ELEMENT_SIZE).take(MAX_ELEMENTS).enumerate() {
         let head = u32::from_be_bytes([rec[0], rec[1], rec[2], rec[3]]);
         let code = u32::from_be_bytes([rec[4], rec[5], rec[6], rec[7]]);
         if code == UNUSED_CODE {
@@ -860,16 +839,4 @@ pub fn is_unit_normal(ty: DeclType, bytes: &[u8], tol: f32) -> bool {
     let lo = (1.0 - tol).max(0.0);
     let hi = 1.0 + tol;
     len2 >= lo * lo && len2 <= hi * hi
-}
-
-/// Is the xyz decoded from `bytes` a unit vector within `tol`?
-pub fn is_unit_normal(ty: DeclType, bytes: &[u8], tol: f32) -> bool {
-    let _ = (ty, bytes, tol);
-    todo!("decl helper")
-}
-
-/// Tolerance for unit vectors stored in this type's precision.
-pub fn unit_tolerance(ty: DeclType) -> f32 {
-    let _ = ty;
-    todo!("decl helper")
 }

@@ -140,23 +140,14 @@ fn empty_declarations() {
 
 #[test]
 fn unterminated_by_slice_end() {
-    assert_eq!(
-        parse_declaration(&[]),
-        Err(DeclError::Unterminated { available: 0 })
-    );
+    assert_eq!(parse_declaration(&[]), Err(DeclError::Unterminated { available: 0 }));
     let mut b = Vec::new();
     b.extend_from_slice(&rec(0, 0, 0x2A23B9, 0, 0, 0));
     b.extend_from_slice(&rec(0, 12, 0x1A2360, 0, 3, 0));
-    assert_eq!(
-        parse_declaration(&b),
-        Err(DeclError::Unterminated { available: 24 })
-    );
+    assert_eq!(parse_declaration(&b), Err(DeclError::Unterminated { available: 24 }));
     // END cut short: 6 of its 12 bytes present.
     b.extend_from_slice(&END[..6]);
-    assert_eq!(
-        parse_declaration(&b),
-        Err(DeclError::Unterminated { available: 30 })
-    );
+    assert_eq!(parse_declaration(&b), Err(DeclError::Unterminated { available: 30 }));
 }
 
 #[test]

@@ -58,10 +58,7 @@ impl Field {
             Kind::F32 => (-1e6, 1e6),
             Kind::F16 => (-65504.0, 65504.0),
             Kind::Int { signed, norm: true } => (if signed { -1.0 } else { 0.0 }, 1.0),
-            Kind::Int {
-                signed,
-                norm: false,
-            } => {
+            Kind::Int { signed, norm: false } => {
                 let (lo, hi) = self.int_range(signed);
                 // i32/u32 → f32 is exact only up to 2^24.
                 let cap = (1i64 << 24) as f64;
@@ -92,10 +89,7 @@ impl Field {
 fn seq(kind: Kind, bytes: usize, n: usize) -> Vec<Field> {
     (0..n)
         .map(|i| Field {
-            slot: Slot::Seq {
-                off: i * bytes,
-                bytes,
-            },
+            slot: Slot::Seq { off: i * bytes, bytes },
             kind,
         })
         .collect()
@@ -209,18 +203,7 @@ fn encode(ty: DeclType, values: &[f64]) -> Vec<u8> {
 fn absent(ty: DeclType, comp: usize) -> f32 {
     let three_packed = matches!(
         ty,
-        Udec3
-            | Dec3
-            | Udec3N
-            | Dec3N
-            | Uhend3
-            | Hend3
-            | Uhend3N
-            | Hend3N
-            | Udhen3
-            | Dhen3
-            | Udhen3N
-            | Dhen3N
+        Udec3 | Dec3 | Udec3N | Dec3N | Uhend3 | Hend3 | Uhend3N | Hend3N | Udhen3 | Dhen3 | Udhen3N | Dhen3N
     );
     if comp == 3 && three_packed {
         1.0
@@ -239,11 +222,7 @@ fn unit_type() -> impl Strategy<Value = DeclType> {
         .into_iter()
         .filter(|&t| {
             let fs = fields(t);
-            fs.len() >= 3
-                && matches!(
-                    fs[0].kind,
-                    Kind::F32 | Kind::F16 | Kind::Int { norm: true, .. }
-                )
+            fs.len() >= 3 && matches!(fs[0].kind, Kind::F32 | Kind::F16 | Kind::Int { norm: true, .. })
         })
         .collect();
     proptest::sample::select(types)

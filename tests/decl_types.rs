@@ -4,9 +4,7 @@
 //! Bytes are written literally as they appear in the file (big-endian); the comment next
 //! to each case derives the expected value by hand.
 
-use xbg7_export::decl::{
-    is_unit_normal, unit_tolerance, xenos_half_to_f32, xenos_half_to_f32_fast, DeclType, Usage,
-};
+use xbg7_export::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, xenos_half_to_f32_fast, DeclType, Usage};
 use DeclType::*;
 
 /// Decode, insisting the literal has exactly `size()` bytes.
@@ -91,9 +89,9 @@ fn normalized_flag() {
     assert_eq!(
         n,
         [
-            "INT1N", "INT2N", "INT4N", "UINT1N", "UINT2N", "UINT4N", "D3DCOLOR", "UBYTE4N",
-            "BYTE4N", "SHORT2N", "SHORT4N", "USHORT2N", "USHORT4N", "UDEC3N", "DEC3N", "UDEC4N",
-            "DEC4N", "UHEND3N", "HEND3N", "UDHEN3N", "DHEN3N"
+            "INT1N", "INT2N", "INT4N", "UINT1N", "UINT2N", "UINT4N", "D3DCOLOR", "UBYTE4N", "BYTE4N", "SHORT2N",
+            "SHORT4N", "USHORT2N", "USHORT4N", "UDEC3N", "DEC3N", "UDEC4N", "DEC4N", "UHEND3N", "HEND3N", "UDHEN3N",
+            "DHEN3N"
         ]
     );
 }
@@ -103,10 +101,7 @@ fn float32_types() {
     // 3F800000 = 1.0
     assert_eq!(dec(Float1, &[0x3F, 0x80, 0, 0]), [1.0, 0.0, 0.0, 0.0]);
     // 3F800000 = 1.0, C0000000 = -2.0
-    assert_eq!(
-        dec(Float2, &[0x3F, 0x80, 0, 0, 0xC0, 0, 0, 0]),
-        [1.0, -2.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Float2, &[0x3F, 0x80, 0, 0, 0xC0, 0, 0, 0]), [1.0, -2.0, 0.0, 0.0]);
     // 40400000 = 3.0, BF000000 = -0.5, 0 = 0.0; w absent → 0
     assert_eq!(
         dec(Float3, &[0x40, 0x40, 0, 0, 0xBF, 0, 0, 0, 0, 0, 0, 0]),
@@ -127,10 +122,7 @@ fn int32_types() {
     // FFFFFFFF as i32 = -1
     assert_eq!(dec(Int1, &[0xFF; 4]), [-1.0, 0.0, 0.0, 0.0]);
     // 1, 0x80000000 = i32::MIN = -2147483648
-    assert_eq!(
-        dec(Int2, &[0, 0, 0, 1, 0x80, 0, 0, 0]),
-        [1.0, -2147483648.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Int2, &[0, 0, 0, 1, 0x80, 0, 0, 0]), [1.0, -2147483648.0, 0.0, 0.0]);
     // 0x0A = 10, 0xFFFFFFF6 = -10, 0x7FFFFFFF = 2147483647 → nearest f32 2147483648, 0
     assert_eq!(
         dec(
@@ -142,10 +134,7 @@ fn int32_types() {
     // FFFFFFFF unsigned = 4294967295 → nearest f32 4294967296
     assert_eq!(dec(Uint1, &[0xFF; 4]), [4294967296.0, 0.0, 0.0, 0.0]);
     // 1, 0x100 = 256
-    assert_eq!(
-        dec(Uint2, &[0, 0, 0, 1, 0, 0, 1, 0]),
-        [1.0, 256.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Uint2, &[0, 0, 0, 1, 0, 0, 1, 0]), [1.0, 256.0, 0.0, 0.0]);
     // 0, 1, 0x10000 = 65536, 0x80000000 = 2147483648 (unsigned: no sign extension)
     assert_eq!(
         dec(Uint4, &[0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x80, 0, 0, 0]),
@@ -158,10 +147,7 @@ fn int32_normalized_types() {
     // 0x7FFFFFFF / 2147483647 = 1
     assert_eq!(dec(Int1N, &[0x7F, 0xFF, 0xFF, 0xFF]), [1.0, 0.0, 0.0, 0.0]);
     // 0x80000000 = -2^31 → -1.0000000005 clamped to -1; 0x80000001 = -2147483647 → -1
-    assert_eq!(
-        dec(Int2N, &[0x80, 0, 0, 0, 0x80, 0, 0, 1]),
-        [-1.0, -1.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Int2N, &[0x80, 0, 0, 0, 0x80, 0, 0, 1]), [-1.0, -1.0, 0.0, 0.0]);
     // 0x40000000 = 2^30 → 0.50000000023 → f32 0.5; 0xC0000000 = -2^30 → -0.5; 0; 1
     assert_eq!(
         dec(
@@ -173,16 +159,10 @@ fn int32_normalized_types() {
     // 0xFFFFFFFF / 4294967295 = 1
     assert_eq!(dec(Uint1N, &[0xFF; 4]), [1.0, 0.0, 0.0, 0.0]);
     // 0, 2^31 / (2^32-1) = 0.50000000012 → f32 0.5
-    assert_eq!(
-        dec(Uint2N, &[0, 0, 0, 0, 0x80, 0, 0, 0]),
-        [0.0, 0.5, 0.0, 0.0]
-    );
+    assert_eq!(dec(Uint2N, &[0, 0, 0, 0, 0x80, 0, 0, 0]), [0.0, 0.5, 0.0, 0.0]);
     // 1, 0, 0.5, 1/4294967295 ≈ 2.3283064e-10
     assert_eq!(
-        dec(
-            Uint4N,
-            &[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 1]
-        ),
+        dec(Uint4N, &[0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 1]),
         [1.0, 0.0, 0.5, (1.0f64 / 4294967295.0) as f32]
     );
 }
@@ -191,10 +171,7 @@ fn int32_normalized_types() {
 fn d3dcolor_is_argb_to_rgba() {
     // file bytes A=0x80 R=0xFF G=0x00 B=0x33 → R 255/255 = 1, G 0, B 51/255 = 0.2,
     // A 128/255
-    assert_eq!(
-        dec(D3dColor, &[0x80, 0xFF, 0x00, 0x33]),
-        [1.0, 0.0, 0.2, 128.0 / 255.0]
-    );
+    assert_eq!(dec(D3dColor, &[0x80, 0xFF, 0x00, 0x33]), [1.0, 0.0, 0.2, 128.0 / 255.0]);
 }
 
 #[test]
@@ -202,20 +179,11 @@ fn byte4_types_x_is_last_file_byte() {
     // u32 0x01020304: x = bits 0-7 = 0x04, y = 0x03, z = 0x02, w = 0x01
     assert_eq!(dec(Ubyte4, &[1, 2, 3, 4]), [4.0, 3.0, 2.0, 1.0]);
     // x = 0x01 = 1, y = 0x7F = 127, z = 0xFF = -1, w = 0x80 = -128 (sign extension)
-    assert_eq!(
-        dec(Byte4, &[0x80, 0xFF, 0x7F, 0x01]),
-        [1.0, 127.0, -1.0, -128.0]
-    );
+    assert_eq!(dec(Byte4, &[0x80, 0xFF, 0x7F, 0x01]), [1.0, 127.0, -1.0, -128.0]);
     // x = 0x66 = 102/255 = 0.4, y = 0xFF → 1, z = 0x33 = 51/255 = 0.2, w = 0
-    assert_eq!(
-        dec(Ubyte4N, &[0x00, 0x33, 0xFF, 0x66]),
-        [0.4, 1.0, 0.2, 0.0]
-    );
+    assert_eq!(dec(Ubyte4N, &[0x00, 0x33, 0xFF, 0x66]), [0.4, 1.0, 0.2, 0.0]);
     // x = 0x7F = 127/127 = 1, y = 0, z = 0x81 = -127 → -1, w = 0x80 = -128 → clamp -1
-    assert_eq!(
-        dec(Byte4N, &[0x80, 0x81, 0x00, 0x7F]),
-        [1.0, 0.0, -1.0, -1.0]
-    );
+    assert_eq!(dec(Byte4N, &[0x80, 0x81, 0x00, 0x7F]), [1.0, 0.0, -1.0, -1.0]);
     // x = 0x40 = 64/127
     assert_eq!(dec(Byte4N, &[0, 0, 0, 0x40]), [64.0 / 127.0, 0.0, 0.0, 0.0]);
 }
@@ -223,30 +191,21 @@ fn byte4_types_x_is_last_file_byte() {
 #[test]
 fn short_types() {
     // 0x8000 = -32768, 0x7FFF = 32767
-    assert_eq!(
-        dec(Short2, &[0x80, 0x00, 0x7F, 0xFF]),
-        [-32768.0, 32767.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Short2, &[0x80, 0x00, 0x7F, 0xFF]), [-32768.0, 32767.0, 0.0, 0.0]);
     // 0xFFFF = -1, 0x0001 = 1, 0x0100 = 256, 0xFF00 = -256
     assert_eq!(
         dec(Short4, &[0xFF, 0xFF, 0x00, 0x01, 0x01, 0x00, 0xFF, 0x00]),
         [-1.0, 1.0, 256.0, -256.0]
     );
     // 0xFFFF = 65535 (no sign), 2
-    assert_eq!(
-        dec(Ushort2, &[0xFF, 0xFF, 0x00, 0x02]),
-        [65535.0, 2.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Ushort2, &[0xFF, 0xFF, 0x00, 0x02]), [65535.0, 2.0, 0.0, 0.0]);
     // 0, 0x8000 = 32768, 0x10 = 16, 0x1234 = 4660
     assert_eq!(
         dec(Ushort4, &[0, 0, 0x80, 0, 0, 0x10, 0x12, 0x34]),
         [0.0, 32768.0, 16.0, 4660.0]
     );
     // 0x7FFF → 1, 0x8000 = -32768 → -1.00003 clamped to -1
-    assert_eq!(
-        dec(Short2N, &[0x7F, 0xFF, 0x80, 0x00]),
-        [1.0, -1.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Short2N, &[0x7F, 0xFF, 0x80, 0x00]), [1.0, -1.0, 0.0, 0.0]);
     // 0x8001 = -32767 → -1, 0, 0x4000 = 16384/32767, 0xC000 = -16384/32767
     assert_eq!(
         dec(Short4N, &[0x80, 0x01, 0, 0, 0x40, 0x00, 0xC0, 0x00]),
@@ -265,30 +224,15 @@ fn short_types() {
 fn dec3_family_w_is_one() {
     // 0xFFF00801: x = 0x001 = 1, y = (0x801 >> 10) & 0x3FF = 2, z = bits 20-29 = 0x3FF
     // = 1023, bits 30-31 (set) ignored, w = 1
-    assert_eq!(
-        dec(Udec3, &[0xFF, 0xF0, 0x08, 0x01]),
-        [1.0, 2.0, 1023.0, 1.0]
-    );
+    assert_eq!(dec(Udec3, &[0xFF, 0xF0, 0x08, 0x01]), [1.0, 2.0, 1023.0, 1.0]);
     // 0x2007FFFF: x = 0x3FF = -1, y = 0x1FF = 511, z = 0x200 = -512
-    assert_eq!(
-        dec(Dec3, &[0x20, 0x07, 0xFF, 0xFF]),
-        [-1.0, 511.0, -512.0, 1.0]
-    );
+    assert_eq!(dec(Dec3, &[0x20, 0x07, 0xFF, 0xFF]), [-1.0, 511.0, -512.0, 1.0]);
     // 0x155003FF: x = 0x3FF → 1, y = 0, z = 0x155 = 341 → 341/1023 = 1/3
-    assert_eq!(
-        dec(Udec3N, &[0x15, 0x50, 0x03, 0xFF]),
-        [1.0, 0.0, 1.0 / 3.0, 1.0]
-    );
+    assert_eq!(dec(Udec3N, &[0x15, 0x50, 0x03, 0xFF]), [1.0, 0.0, 1.0 / 3.0, 1.0]);
     // 0x201801FF: x = 0x1FF = 511 → 1, y = 0x200 = -512 → clamp -1, z = 0x201 = -511 → -1
-    assert_eq!(
-        dec(Dec3N, &[0x20, 0x18, 0x01, 0xFF]),
-        [1.0, -1.0, -1.0, 1.0]
-    );
+    assert_eq!(dec(Dec3N, &[0x20, 0x18, 0x01, 0xFF]), [1.0, -1.0, -1.0, 1.0]);
     // 0x00000100: x = 256 → 256/511
-    assert_eq!(
-        dec(Dec3N, &[0, 0, 0x01, 0x00]),
-        [256.0 / 511.0, 0.0, 0.0, 1.0]
-    );
+    assert_eq!(dec(Dec3N, &[0, 0, 0x01, 0x00]), [256.0 / 511.0, 0.0, 0.0, 1.0]);
 }
 
 #[test]
@@ -308,10 +252,7 @@ fn dec4_family_two_bit_w() {
     // 0xC0000000: w = 3 → 1
     assert_eq!(dec(Udec4N, &[0xC0, 0, 0, 0]), [0.0, 0.0, 0.0, 1.0]);
     // 0x80000600: x = 0x200 = -512 → -1, y = 1 → 1/511, w = -2 → ÷1 clamp -1
-    assert_eq!(
-        dec(Dec4N, &[0x80, 0x00, 0x06, 0x00]),
-        [-1.0, 1.0 / 511.0, 0.0, -1.0]
-    );
+    assert_eq!(dec(Dec4N, &[0x80, 0x00, 0x06, 0x00]), [-1.0, 1.0 / 511.0, 0.0, -1.0]);
     // w = 0b11 = -1 → -1; w = 0b01 = 1 → 1
     assert_eq!(dec(Dec4N, &[0xC0, 0, 0, 0]), [0.0, 0.0, 0.0, -1.0]);
     assert_eq!(dec(Dec4N, &[0x40, 0, 0, 0]), [0.0, 0.0, 0.0, 1.0]);
@@ -320,35 +261,20 @@ fn dec4_family_two_bit_w() {
 #[test]
 fn hend3_family_11_11_10() {
     // 0xFFC00FFF: x = [10:0] = 0x7FF = 2047, y = [21:11] = 1, z = [31:22] = 0x3FF = 1023
-    assert_eq!(
-        dec(Uhend3, &[0xFF, 0xC0, 0x0F, 0xFF]),
-        [2047.0, 1.0, 1023.0, 1.0]
-    );
+    assert_eq!(dec(Uhend3, &[0xFF, 0xC0, 0x0F, 0xFF]), [2047.0, 1.0, 1023.0, 1.0]);
     // 0x803FFC00: x = 0x400 = -1024, y = 0x7FF = -1, z = 0x200 = -512
-    assert_eq!(
-        dec(Hend3, &[0x80, 0x3F, 0xFC, 0x00]),
-        [-1024.0, -1.0, -512.0, 1.0]
-    );
+    assert_eq!(dec(Hend3, &[0x80, 0x3F, 0xFC, 0x00]), [-1024.0, -1.0, -512.0, 1.0]);
     // 0xFFC007FF: x = 2047/2047 = 1, y = 0, z = 1023/1023 = 1
-    assert_eq!(
-        dec(Uhend3N, &[0xFF, 0xC0, 0x07, 0xFF]),
-        [1.0, 0.0, 1.0, 1.0]
-    );
+    assert_eq!(dec(Uhend3N, &[0xFF, 0xC0, 0x07, 0xFF]), [1.0, 0.0, 1.0, 1.0]);
     // x = 1 → 1/2047 (11-bit divisor); z = 1 (0x00400000) → 1/1023 (10-bit divisor)
     assert_eq!(
         dec(Uhend3N, &[0, 0x40, 0, 0x01]),
         [1.0 / 2047.0, 0.0, 1.0 / 1023.0, 1.0]
     );
     // 0x7FE003FF: x = 0x3FF = 1023 → 1, y = 0x400 = -1024 → clamp -1, z = 0x1FF = 511 → 1
-    assert_eq!(
-        dec(Hend3N, &[0x7F, 0xE0, 0x03, 0xFF]),
-        [1.0, -1.0, 1.0, 1.0]
-    );
+    assert_eq!(dec(Hend3N, &[0x7F, 0xE0, 0x03, 0xFF]), [1.0, -1.0, 1.0, 1.0]);
     // 0x80500000: y = 0x200 = 512 → 512/1023, z = 0x201 = -511 → -1
-    assert_eq!(
-        dec(Hend3N, &[0x80, 0x50, 0x00, 0x00]),
-        [0.0, 512.0 / 1023.0, -1.0, 1.0]
-    );
+    assert_eq!(dec(Hend3N, &[0x80, 0x50, 0x00, 0x00]), [0.0, 512.0 / 1023.0, -1.0, 1.0]);
     // 0x80000000: z = 0x200 = -512 → clamp -1
     assert_eq!(dec(Hend3N, &[0x80, 0, 0, 0]), [0.0, 0.0, -1.0, 1.0]);
 }
@@ -356,46 +282,25 @@ fn hend3_family_11_11_10() {
 #[test]
 fn dhen3_family_10_11_11() {
     // 0x003FFFFF: x = [9:0] = 1023, y = [20:10] = 0x7FF = 2047, z = [31:21] = 1
-    assert_eq!(
-        dec(Udhen3, &[0x00, 0x3F, 0xFF, 0xFF]),
-        [1023.0, 2047.0, 1.0, 1.0]
-    );
+    assert_eq!(dec(Udhen3, &[0x00, 0x3F, 0xFF, 0xFF]), [1023.0, 2047.0, 1.0, 1.0]);
     // 0xFFF00200: x = 0x200 = -512, y = 0x400 = -1024, z = 0x7FF = -1
-    assert_eq!(
-        dec(Dhen3, &[0xFF, 0xF0, 0x02, 0x00]),
-        [-512.0, -1024.0, -1.0, 1.0]
-    );
+    assert_eq!(dec(Dhen3, &[0xFF, 0xF0, 0x02, 0x00]), [-512.0, -1024.0, -1.0, 1.0]);
     // 0x001FFC01: x = 1 → 1/1023, y = 0x7FF → 1, z = 0
-    assert_eq!(
-        dec(Udhen3N, &[0x00, 0x1F, 0xFC, 0x01]),
-        [1.0 / 1023.0, 1.0, 0.0, 1.0]
-    );
+    assert_eq!(dec(Udhen3N, &[0x00, 0x1F, 0xFC, 0x01]), [1.0 / 1023.0, 1.0, 0.0, 1.0]);
     // z = 1 (0x00200000) → 1/2047 (11-bit divisor)
-    assert_eq!(
-        dec(Udhen3N, &[0x00, 0x20, 0, 0]),
-        [0.0, 0.0, 1.0 / 2047.0, 1.0]
-    );
+    assert_eq!(dec(Udhen3N, &[0x00, 0x20, 0, 0]), [0.0, 0.0, 1.0 / 2047.0, 1.0]);
     // 0x802FFE00: x = 0x200 = -512 → clamp -1, y = 0x3FF = 1023 → 1, z = 0x401 = -1023 → -1
-    assert_eq!(
-        dec(Dhen3N, &[0x80, 0x2F, 0xFE, 0x00]),
-        [-1.0, 1.0, -1.0, 1.0]
-    );
+    assert_eq!(dec(Dhen3N, &[0x80, 0x2F, 0xFE, 0x00]), [-1.0, 1.0, -1.0, 1.0]);
     // 0x80000000: z = 0x400 = -1024 → clamp -1
     assert_eq!(dec(Dhen3N, &[0x80, 0, 0, 0]), [0.0, 0.0, -1.0, 1.0]);
     // 0x00000100: x = 256 → 256/511
-    assert_eq!(
-        dec(Dhen3N, &[0, 0, 0x01, 0x00]),
-        [256.0 / 511.0, 0.0, 0.0, 1.0]
-    );
+    assert_eq!(dec(Dhen3N, &[0, 0, 0x01, 0x00]), [256.0 / 511.0, 0.0, 0.0, 1.0]);
 }
 
 #[test]
 fn float16_types() {
     // 0x3C00 = 1.0, 0xC000 = -2.0
-    assert_eq!(
-        dec(Float16_2, &[0x3C, 0x00, 0xC0, 0x00]),
-        [1.0, -2.0, 0.0, 0.0]
-    );
+    assert_eq!(dec(Float16_2, &[0x3C, 0x00, 0xC0, 0x00]), [1.0, -2.0, 0.0, 0.0]);
     // 0x7C00: exponent 31 → 2^16 = 65536 (not +Inf); 0xFFFF → -2^16·(1+1023/1024) =
     // -131008 (not NaN); 0x3800 = 0.5; 0x0001 = 2^-24 (subnormal)
     assert_eq!(
@@ -453,10 +358,7 @@ fn short_input_never_panics() {
     // Missing bytes read as zero; try_decode rejects them.
     // 3F 80 + zero padding → 0x3F800000 = 1.0; 40 → 0x40000000 = 2.0
     assert_eq!(Float3.decode(&[0x3F, 0x80]), [1.0, 0.0, 0.0, 0.0]);
-    assert_eq!(
-        Float3.decode(&[0x3F, 0x80, 0, 0, 0x40]),
-        [1.0, 2.0, 0.0, 0.0]
-    );
+    assert_eq!(Float3.decode(&[0x3F, 0x80, 0, 0, 0x40]), [1.0, 2.0, 0.0, 0.0]);
     assert_eq!(Float3.try_decode(&[0x3F, 0x80, 0, 0]), None);
     assert_eq!(Float16_4.decode(&[]), [0.0; 4]);
     assert_eq!(Udec3.decode(&[]), [0.0, 0.0, 0.0, 1.0]);
@@ -505,23 +407,11 @@ fn usages() {
 fn unit_normal_check() {
     let t = unit_tolerance(Float16_4);
     // (1, 0, 0, w=anything)
-    assert!(is_unit_normal(
-        Float16_4,
-        &[0x3C, 0, 0, 0, 0, 0, 0x7C, 0],
-        t
-    ));
+    assert!(is_unit_normal(Float16_4, &[0x3C, 0, 0, 0, 0, 0, 0x7C, 0], t));
     // (0.6, 0.8, 0) in halves: 0x38CD = 0.60009766, 0x3A66 = 0.7998047 → len ≈ 1.00003
-    assert!(is_unit_normal(
-        Float16_4,
-        &[0x38, 0xCD, 0x3A, 0x66, 0, 0, 0, 0],
-        t
-    ));
+    assert!(is_unit_normal(Float16_4, &[0x38, 0xCD, 0x3A, 0x66, 0, 0, 0, 0], t));
     // (1, 1, 0): len √2
-    assert!(!is_unit_normal(
-        Float16_4,
-        &[0x3C, 0, 0x3C, 0, 0, 0, 0, 0],
-        t
-    ));
+    assert!(!is_unit_normal(Float16_4, &[0x3C, 0, 0x3C, 0, 0, 0, 0, 0], t));
     // (0, 0, 0)
     assert!(!is_unit_normal(Float16_4, &[0; 8], t));
     // too short
@@ -546,22 +436,10 @@ fn unit_normal_check() {
     f4.extend_from_slice(&5.0f32.to_be_bytes());
     assert!(is_unit_normal(Float4, &f4, tf));
     // DEC3N (0, 0, 1): z = 511 → 0x1FF << 20 = 0x1FF00000
-    assert!(is_unit_normal(
-        Dec3N,
-        &[0x1F, 0xF0, 0, 0],
-        unit_tolerance(Dec3N)
-    ));
+    assert!(is_unit_normal(Dec3N, &[0x1F, 0xF0, 0, 0], unit_tolerance(Dec3N)));
     // BYTE4N x = 0x7F → 1 (w byte ignored)
-    assert!(is_unit_normal(
-        Byte4N,
-        &[0x7F, 0, 0, 0x7F],
-        unit_tolerance(Byte4N)
-    ));
-    assert!(!is_unit_normal(
-        Byte4N,
-        &[0x7F, 0, 0, 0x40],
-        unit_tolerance(Byte4N)
-    ));
+    assert!(is_unit_normal(Byte4N, &[0x7F, 0, 0, 0x7F], unit_tolerance(Byte4N)));
+    assert!(!is_unit_normal(Byte4N, &[0x7F, 0, 0, 0x40], unit_tolerance(Byte4N)));
     // huge tolerance accepts zero length instead of squaring a negative bound
     assert!(is_unit_normal(Float16_4, &[0; 8], 1.5));
 }
