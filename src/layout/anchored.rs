@@ -357,3 +357,195 @@ fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &m
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::parse_declaration;
+
+    /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20).
+    fn decl() -> Declaration {
+        let mut b = Vec::new();
+        for w in [
+            0u32,
+            0x002A_23B9,
+            0,
+            0x0000_000C,
+            0x001A_2360,
+            0x0003_0000,
+            0x00FF_0000,
+            0xFFFF_FFFF,
+            0,
+        ] {
+            b.extend(w.to_be_bytes());
+        }
+        parse_declaration(&b).unwrap().0
+    }
+
+    /// A square pyramid: 5 vertices, outward normals, 6 triangles (base first).
+    const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
+
+    fn vertices(scale: f32) -> Vec<u8> {
+        let pos = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.5, 0.5, 1.0f32],
+        ];
+        let mut out = Vec::new();
+        for p in pos {
+            let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
+            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            for c in p {
+                out.extend((c * scale).to_be_bytes());
+            }
+            for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
+                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+            }
+        }
+        out
+    }
+
+    fn indices(idx: &[u16]) -> Vec<u8> {
+        idx.iter().flat_map(|i| i.to_be_bytes()).collect()
+    }
+
+    /// Junk that is not unit normals and not small indices.
+    fn junk(n: usize) -> Vec<u8> {
+        (0..n).map(|k| (0x9D ^ (k * 37) as u8) | 0x80).collect()
+    }
+
+    fn place(data: &[u8], units: &[(u32, u32)], d: &Declaration) -> Vec<Result<usize, Code>> {
+        let map = AttributeMap::of(d);
+        let us: Vec<Unit> = units
+            .iter()
+            .map(|&(v, i)| Unit {
+                decl: d,
+                map: &map,
+                vertex_count: v,
+                index_count: i,
+            })
+            .collect();
+        anchor(data, &us, &[], &GateConfig::default())
+            .into_iter()
+            .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
+            .collect()
+    }
+
+    #[test]
+    fn suffix_window_loses_to_the_true_block() {
+        // A = 18 indices; B = the same 5 vertices with only the 4 side triangles, which
+        // are exactly the last 12 indices of A: B validates on A's block too.
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        let a_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        data.extend([0u8; 12]);
+        let b_at = data.len();
+        data.extend(indices(&PYR_IDX[6..]));
+        data.extend(vertices(2.0));
+        data.extend(junk(40));
+        assert_eq!(place(&data, &[(5, 18), (5, 12)], &d), vec![Ok(a_at), Ok(b_at)]);
+        // Order of units does not matter (no first-come first-served).
+        assert_eq!(place(&data, &[(5, 12), (5, 18)], &d), vec![Ok(b_at), Ok(a_at)]);
+    }
+
+    #[test]
+    fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let r = place(&data, &[(5, 18), (5, 12)], &d);
+        assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn a_window_reaching_into_zero_padding_is_not_a_block() {
+        // C would read 6 zero indices of padding + A's 18: "(0,0,0) leading triangles".
+        let d = decl();
+        let mut data = vec![0u8; 32];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        assert_eq!(
+            place(&data, &[(5, 24), (5, 18)], &d),
+            vec![Err(Code::NoValidAnchor), Ok(32)]
+        );
+    }
+
+    #[test]
+    fn run_longer_than_the_vertex_count_is_not_a_smaller_resource() {
+        // A 4-vertex resource must not take the first 4 slots of a 5-vertex run.
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        assert_eq!(place(&data, &[(4, 6)], &d), vec![Err(Code::NoValidAnchor)]);
+    }
+
+    #[test]
+    fn identical_duplicates_may_share_or_split_blocks() {
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        // One block, two resources with identical counts: both decode from it.
+        assert_eq!(place(&data, &[(5, 18), (5, 18)], &d), vec![Ok(16), Ok(16)]);
+        // Two identical copies: each takes one.
+        let second = data.len() + 8;
+        data.extend([0u8; 8]);
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(16));
+        assert_eq!(place(&data, &[(5, 18), (5, 18)], &d), vec![Ok(16), Ok(second)]);
+    }
+
+    #[test]
+    fn two_different_blocks_for_one_resource_are_ambiguous() {
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(3.0));
+        data.extend(junk(16));
+        assert_eq!(place(&data, &[(5, 18)], &d), vec![Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn no_normal_means_no_anchor_element() {
+        let mut b = Vec::new();
+        for w in [0u32, 0x002A_23B9, 0, 0x00FF_0000, 0xFFFF_FFFF, 0] {
+            b.extend(w.to_be_bytes());
+        }
+        let d = parse_declaration(&b).unwrap().0;
+        assert_eq!(place(&[0u8; 64], &[(5, 18)], &d), vec![Err(Code::NoAnchorElement)]);
+    }
+
+    #[test]
+    fn table_scan_agrees_with_the_reader() {
+        let data: Vec<u8> = (0..20_000u32)
+            .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let mut v = vertices(1.0);
+        v.extend(data);
+        let bm = UnitBitmap::build(&v, DeclType::Float16_4, 0);
+        let tol = unit_tolerance(DeclType::Float16_4);
+        for q in (0..v.len() - 8).step_by(2) {
+            assert_eq!(
+                bm.get(q),
+                is_unit_normal(DeclType::Float16_4, &v[q..q + 8], tol),
+                "offset {q}"
+            );
+        }
+        assert!(bm.get(12) && bm.get(32));
+    }
+}
