@@ -28,7 +28,7 @@
 //!   container's TX2D names). One node (named `src.name`) referencing the mesh, one scene,
 //!   `scene: 0`. The root and the node carry
 //!   `extras.source = { container, directory_index }`.
-//! - **Normal fallback**: a normal that is zero, non-finite or too short to normalise is
+//! - **Normal fallback**: a normal that is zero or has a non-finite component is
 //!   replaced by the normalised area-weighted sum of the (output-frame,
 //!   winding-consistent) face normals of the triangles that use the vertex; if that is
 //!   zero too (isolated vertex, degenerate triangles only), by `(0, 0, 1)` of the output
@@ -429,10 +429,10 @@ fn output_positions(positions: &[[f32; 3]], flip: bool) -> Result<Vec<[f32; 3]>,
         .collect())
 }
 
-/// Unit vector of `v`, or `None` when it is zero, non-finite or too small to normalise.
+/// Unit vector of `v`, or `None` when it is zero or not finite.
 fn unit(v: [f64; 3]) -> Option<[f32; 3]> {
     let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if !len.is_finite() || len < 1e-30 {
+    if !len.is_finite() || len <= 0.0 {
         return None;
     }
     let u = [
@@ -676,4 +676,80 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
     });
     root.scene = Some(scene);
     root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::Primitive;
+
+    #[test]
+    fn glb_chunks_are_padded_per_spec() {
+        let glb = glb_container(b"{\"a\":1}", &[1, 2, 3, 4, 5]).unwrap();
+        let mut want = b"glTF".to_vec();
+        want.extend(2u32.to_le_bytes());
+        want.extend(44u32.to_le_bytes());
+        want.extend(8u32.to_le_bytes());
+        want.extend(b"JSON{\"a\":1} ");
+        want.extend(8u32.to_le_bytes());
+        want.extend(b"BIN\0");
+        want.extend([1, 2, 3, 4, 5, 0, 0, 0]);
+        assert_eq!(glb, want);
+    }
+
+    #[test]
+    fn bounds_are_exact_and_deterministic_for_signed_zero() {
+        let pts = [[0.0, -0.0, 1.5], [-0.0, 0.0, -2.25], [0.1, 3.0, 0.0]];
+        let (lo, hi) = exact_bounds(&pts).unwrap();
+        assert_eq!(
+            lo.map(f32::to_bits),
+            [0.0f32, -0.0, -2.25].map(f32::to_bits)
+        );
+        assert_eq!(hi.map(f32::to_bits), [0.1f32, 3.0, 1.5].map(f32::to_bits));
+        assert_eq!(exact_bounds(&[]), None);
+        assert_eq!(json_vec(&[0.1]), serde_json::json!([0.10000000149011612]));
+    }
+
+    #[test]
+    fn unit_rejects_zero_and_non_finite() {
+        assert_eq!(unit([3.0, 0.0, 4.0]), Some([0.6, 0.0, 0.8]));
+        assert_eq!(unit([0.0; 3]), None);
+        assert_eq!(unit([f64::NAN, 0.0, 1.0]), None);
+        assert_eq!(unit([f64::INFINITY, 0.0, 0.0]), None);
+        assert_eq!(unit([1e-40, 0.0, 0.0]), Some([1.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn flip_swaps_second_and_third_index_per_primitive() {
+        let mesh = Mesh {
+            positions: vec![[0.0; 3]; 6],
+            indices: vec![0, 1, 2, 3, 4, 5, 5, 4, 3],
+            primitives: vec![
+                Primitive {
+                    first_index: 0,
+                    index_count: 3,
+                    material: None,
+                },
+                Primitive {
+                    first_index: 3,
+                    index_count: 6,
+                    material: None,
+                },
+            ],
+            ..Default::default()
+        };
+        let out = output_indices(&mesh, true).unwrap();
+        assert_eq!(out.values, [0, 2, 1, 3, 5, 4, 5, 3, 4]);
+        assert_eq!(out.ranges, [(0, 3), (3, 6)]);
+        let keep = output_indices(&mesh, false).unwrap();
+        assert_eq!(keep.values, mesh.indices);
+    }
+
+    #[test]
+    fn colours_clamp_and_nan_becomes_zero() {
+        assert_eq!(clamp01(f32::NAN), 0.0);
+        assert_eq!(clamp01(-1.0), 0.0);
+        assert_eq!(clamp01(2.0), 1.0);
+        assert_eq!(clamp01(0.25), 0.25);
+    }
 }
