@@ -47,11 +47,12 @@ pub const PITCH_DEG: f64 = 25.0;
 /// Fraction of the image left free on each side by the auto-fit.
 pub const MARGIN: f64 = 0.06;
 /// Largest accepted output size (larger requests are clamped).
-pub const MAX_SIZE: u32 = 8192;
+pub const MAX_SIZE: u32 = 4096;
 /// Largest accepted supersampling factor per axis.
 pub const MAX_SUPERSAMPLE: u32 = 8;
-/// Largest sample-grid side; the supersampling factor is lowered to stay within it.
-pub const MAX_SAMPLES_PER_AXIS: u32 = 8192;
+/// Largest sample-grid side; the supersampling factor is lowered to stay within it
+/// (bounds the z-buffer to 4096² × 8 bytes = 128 MiB).
+pub const MAX_SAMPLES_PER_AXIS: u32 = 4096;
 /// Material colour (sRGB bytes): a light grey-blue.
 pub const MATERIAL_SRGB: [u8; 3] = [186, 198, 218];
 /// Wireframe overlay colour (sRGB bytes).
@@ -556,16 +557,29 @@ fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], side: usize, mut hit: impl FnMut(usi
         step_y[k] = dx * SUB;
     }
     for sy in sy0..=sy1 {
-        let mut w = row;
+        // The covered span of this row, solved exactly from the three edge functions
+        // w_k(sx) = row_k + step_x_k·(sx − sx0) ≥ 0 (same result as testing every sample).
+        let (mut lo, mut hi) = (sx0, sx1);
+        for k in 0..3 {
+            let (r, st) = (row[k], step_x[k]);
+            if st > 0 {
+                if r < 0 {
+                    lo = lo.max(sx0 + (-r + st - 1) / st);
+                }
+            } else if st < 0 {
+                if r < 0 {
+                    hi = sx0 - 1;
+                } else {
+                    hi = hi.min(sx0 + r / -st);
+                }
+            } else if r < 0 {
+                hi = sx0 - 1;
+            }
+        }
         let cy = sy as f32 + 0.5;
         let base = sy as usize * side;
-        for sx in sx0..=sx1 {
-            if (w[0] | w[1] | w[2]) >= 0 {
-                hit(base + sx as usize, sx as f32 + 0.5, cy);
-            }
-            w[0] += step_x[0];
-            w[1] += step_x[1];
-            w[2] += step_x[2];
+        for sx in lo..=hi {
+            hit(base + sx as usize, sx as f32 + 0.5, cy);
         }
         row[0] += step_y[0];
         row[1] += step_y[1];
@@ -798,8 +812,9 @@ mod tests {
         };
         assert_eq!(effective_dims(&o(0, 0)), (1, 1));
         assert_eq!(effective_dims(&o(512, 2)), (512, 2));
-        assert_eq!(effective_dims(&o(100_000, 4)), (8192, 1));
-        assert_eq!(effective_dims(&o(4096, 8)), (4096, 2));
+        assert_eq!(effective_dims(&o(100_000, 4)), (4096, 1));
+        assert_eq!(effective_dims(&o(2048, 8)), (2048, 2));
+        assert_eq!(effective_dims(&o(1000, 3)), (1000, 3));
         assert_eq!(effective_dims(&o(16, 100)), (16, 8));
     }
 
