@@ -1,7 +1,83 @@
 //! Software rasterizer: orthographic, z-buffered, two-sided Lambert, supersampled; RGBA8
 //! images and PNG encoding. No GPU, deterministic to the byte.
+//!
+//! This module owns the look of every preview: the fixed camera, the shading model, the
+//! sample grid and the PNG encoding. It never fails: bad geometry is skipped, never a panic.
+//!
+//! # Frames and camera
+//!
+//! A [`Mesh`] is in the file frame (Direct3D, left-handed, +Y up). Previews show the mesh
+//! as the glTF export looks after its default axis flip, **Z mirrored**
+//! (`(x, y, z) → (x, y, −z)`, [`file_to_gltf`]), so a preview matches what Blender shows.
+//! In that right-handed, +Y-up frame the camera sits on the front-right-above side at the
+//! fixed three-quarter view [`YAW_DEG`] (around +Y, from +Z towards +X) and [`PITCH_DEG`]
+//! (elevation), see [`view_basis`]. The projection is orthographic. The view is
+//! auto-fitted: the screen-space bounding box of every drawn vertex is centred and scaled
+//! so that its larger side spans `(1 − 2·MARGIN)` of the image ([`Camera::fit`]); aspect
+//! is preserved.
+//!
+//! # Rasterization and shading
+//!
+//! The image is rendered at `size·supersample` samples per axis, sample centres at
+//! half-integers. Triangles are scan-converted over their bounding box with integer edge
+//! functions on a 1/256-sample fixed-point grid and the top-left rule (watertight: no
+//! holes, no double hits along shared edges), z-tested against a per-sample depth buffer
+//! (closer wins, first triangle wins ties), and no face is culled. A second pass shades
+//! the visible triangle once per pixel when all its samples see the same triangle (at the
+//! pixel centre), otherwise once per sample: the decoded normals are interpolated and
+//! normalised (face normals when the mesh has none or a vertex normal is unusable), a
+//! normal facing away from the viewer is flipped (two-sided lighting), then
+//! `colour = MATERIAL · (AMBIENT + KEY · max(0, n·L))` in linear light. Samples are
+//! box-averaged with premultiplied alpha and converted to 8-bit with a γ = 2 curve
+//! (`sqrt`, correctly rounded everywhere, so no `powf` platform drift).
+//!
+//! # Robustness and determinism
+//!
+//! Triangles with an out-of-range index or a non-finite (NaN/inf) vertex are skipped and
+//! do not take part in the fit. Empty and zero-extent meshes give the bare background.
+//! All arithmetic runs in a fixed order on one thread, the trigonometric constants are
+//! literals, so the same input gives identical bytes.
 
 use crate::mesh::Mesh;
+
+/// Camera yaw in degrees: rotation around +Y (glTF frame) from +Z towards +X.
+pub const YAW_DEG: f64 = 35.0;
+/// Camera pitch in degrees: elevation above the XZ plane (looking down).
+pub const PITCH_DEG: f64 = 25.0;
+/// Fraction of the image left free on each side by the auto-fit.
+pub const MARGIN: f64 = 0.06;
+/// Largest accepted output size (larger requests are clamped).
+pub const MAX_SIZE: u32 = 4096;
+/// Largest accepted supersampling factor per axis.
+pub const MAX_SUPERSAMPLE: u32 = 8;
+/// Largest sample-grid side; the supersampling factor is lowered to stay within it
+/// (bounds the z-buffer to 4096² × 8 bytes = 128 MiB).
+pub const MAX_SAMPLES_PER_AXIS: u32 = 4096;
+/// Material colour (sRGB bytes): a light grey-blue.
+pub const MATERIAL_SRGB: [u8; 3] = [186, 198, 218];
+/// Wireframe overlay colour (sRGB bytes).
+pub const WIRE_SRGB: [u8; 3] = [38, 46, 62];
+/// Ambient light intensity.
+pub const AMBIENT: f32 = 0.30;
+/// Key light intensity.
+pub const KEY: f32 = 0.70;
+/// Key light direction in view space (x right, y up, z towards the viewer), unnormalised:
+/// from the upper left, in front.
+pub const KEY_DIR_VIEW: [f32; 3] = [-0.45, 0.60, 0.66];
+/// Half width of the wireframe lines, in output pixels.
+pub const WIRE_HALF_WIDTH: f32 = 0.6;
+
+// cos/sin of YAW_DEG and PITCH_DEG as literals: `f64::sin` may differ by an ulp between
+// platforms' libm, these never do (a unit test checks them against the trigonometry).
+const COS_YAW: f64 = 0.819_152_044_288_991_8;
+const SIN_YAW: f64 = 0.573_576_436_351_046;
+const COS_PITCH: f64 = 0.906_307_787_036_649_9;
+const SIN_PITCH: f64 = 0.422_618_261_740_699_44;
+
+/// Fixed-point sub-sample resolution of the edge functions (8 bits).
+const SUB: i64 = 256;
+/// Sample id of "no triangle".
+const NO_TRI: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Background {
@@ -38,14 +114,733 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
-/// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
-pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
-    let _ = (mesh, opts);
-    todo!("raster helper")
+impl Image {
+    /// A `width × height` image filled with one colour.
+    pub fn filled(width: u32, height: u32, rgba: [u8; 4]) -> Image {
+        let n = width as usize * height as usize;
+        let mut data = Vec::with_capacity(n * 4);
+        for _ in 0..n {
+            data.extend_from_slice(&rgba);
+        }
+        Image {
+            width,
+            height,
+            rgba: data,
+        }
+    }
+
+    /// The pixel at `(x, y)`, `None` outside the image (or for an inconsistent buffer).
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        let p = self.rgba.get(i..i + 4)?;
+        Some([p[0], p[1], p[2], p[3]])
+    }
 }
 
-/// Encode as PNG (deterministic bytes).
+/// Errors of [`try_encode_png`].
+#[derive(Debug, thiserror::Error)]
+pub enum RasterError {
+    #[error("image {width}x{height} has {len} bytes, expected {expected}")]
+    BadBuffer {
+        width: u32,
+        height: u32,
+        len: usize,
+        expected: usize,
+    },
+    #[error("image has a zero dimension ({width}x{height})")]
+    Empty { width: u32, height: u32 },
+    #[error("png encoder: {0}")]
+    Png(String),
+}
+
+/// The file frame → glTF frame conversion previews use: the exporter's default Z mirror.
+pub fn file_to_gltf(p: [f32; 3]) -> [f64; 3] {
+    [p[0] as f64, p[1] as f64, -(p[2] as f64)]
+}
+
+/// Orthonormal camera basis in the glTF frame: `[right, up, towards_viewer]`
+/// (right-handed: `right × up = towards_viewer`).
+pub fn view_basis() -> [[f64; 3]; 3] {
+    let right = [COS_YAW, 0.0, -SIN_YAW];
+    let up = [-SIN_YAW * SIN_PITCH, COS_PITCH, -COS_YAW * SIN_PITCH];
+    let toward = [SIN_YAW * COS_PITCH, SIN_PITCH, COS_YAW * COS_PITCH];
+    [right, up, toward]
+}
+
+/// View-space coordinates `(right, up, towards viewer)` of a file-frame vector.
+pub fn view_coords(p_file: [f32; 3]) -> [f64; 3] {
+    let g = file_to_gltf(p_file);
+    let b = view_basis();
+    [dot3(g, b[0]), dot3(g, b[1]), dot3(g, b[2])]
+}
+
+fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The fitted orthographic camera of one render.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// Output image side in pixels.
+    pub size: u32,
+    /// View-space point mapped to the image centre (depth component: mid depth).
+    pub center: [f64; 3],
+    /// Output pixels per model unit.
+    pub scale: f64,
+}
+
+impl Camera {
+    /// Fit the fixed view to the drawable triangles of `mesh` (see the module doc).
+    /// A mesh with nothing drawable gets the identity fit (scale 1, centred on the origin).
+    pub fn fit(mesh: &Mesh, size: u32) -> Camera {
+        let views = view_vertices(mesh);
+        fit_views(mesh, &views, size.clamp(1, MAX_SIZE))
+    }
+
+    /// Output-pixel position of a file-frame point: `[x right, y down, depth]`, depth in
+    /// pixels relative to the fitted centre, larger = closer to the viewer.
+    pub fn project(&self, p_file: [f32; 3]) -> [f64; 3] {
+        self.project_view(view_coords(p_file))
+    }
+
+    fn project_view(&self, v: [f64; 3]) -> [f64; 3] {
+        let half = self.size as f64 / 2.0;
+        [
+            half + (v[0] - self.center[0]) * self.scale,
+            half - (v[1] - self.center[1]) * self.scale,
+            (v[2] - self.center[2]) * self.scale,
+        ]
+    }
+}
+
+/// View coordinates of every vertex, `None` for a non-finite position.
+fn view_vertices(mesh: &Mesh) -> Vec<Option<[f64; 3]>> {
+    mesh.positions
+        .iter()
+        .map(|p| {
+            if p.iter().all(|c| c.is_finite()) {
+                Some(view_coords(*p))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The index triples of the drawable triangles: indices in range, vertices finite.
+fn drawable<'a>(
+    mesh: &'a Mesh,
+    views: &'a [Option<[f64; 3]>],
+) -> impl Iterator<Item = ([usize; 3], [[f64; 3]; 3])> + 'a {
+    mesh.indices.chunks_exact(3).filter_map(move |t| {
+        let ix = [t[0] as usize, t[1] as usize, t[2] as usize];
+        let a = (*views.get(ix[0])?)?;
+        let b = (*views.get(ix[1])?)?;
+        let c = (*views.get(ix[2])?)?;
+        Some((ix, [a, b, c]))
+    })
+}
+
+fn fit_views(mesh: &Mesh, views: &[Option<[f64; 3]>], size: u32) -> Camera {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    let mut any = false;
+    for (_, vs) in drawable(mesh, views) {
+        any = true;
+        for v in vs {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v[k]);
+                hi[k] = hi[k].max(v[k]);
+            }
+        }
+    }
+    if !any {
+        return Camera {
+            size,
+            center: [0.0; 3],
+            scale: 1.0,
+        };
+    }
+    let center = [
+        lo[0] * 0.5 + hi[0] * 0.5,
+        lo[1] * 0.5 + hi[1] * 0.5,
+        lo[2] * 0.5 + hi[2] * 0.5,
+    ];
+    let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    let avail = size as f64 * (1.0 - 2.0 * MARGIN);
+    let scale = avail / extent;
+    let scale = if extent > 0.0 && scale.is_finite() {
+        scale
+    } else {
+        1.0
+    };
+    Camera {
+        size,
+        center,
+        scale,
+    }
+}
+
+/// Effective `(size, supersample)` after clamping to the documented limits.
+pub fn effective_dims(opts: &RenderOptions) -> (u32, u32) {
+    let size = opts.size.clamp(1, MAX_SIZE);
+    let ss = opts
+        .supersample
+        .clamp(1, MAX_SUPERSAMPLE)
+        .min((MAX_SAMPLES_PER_AXIS / size).max(1));
+    (size, ss)
+}
+
+fn srgb_to_linear(c: u8) -> f32 {
+    let x = c as f32 / 255.0;
+    x * x
+}
+
+fn linear_to_srgb8(x: f32) -> u8 {
+    let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    (x.sqrt() * 255.0 + 0.5) as u8
+}
+
+fn normalize3(v: [f32; 3]) -> Option<[f32; 3]> {
+    let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if !l2.is_finite() || l2 <= 1e-12 {
+        return None;
+    }
+    let inv = 1.0 / l2.sqrt();
+    Some([v[0] * inv, v[1] * inv, v[2] * inv])
+}
+
+/// Fixed shading parameters, prepared once per render.
+struct Shader {
+    material: [f32; 3],
+    wire: [f32; 3],
+    light: [f32; 3],
+}
+
+impl Shader {
+    fn new() -> Shader {
+        let m = MATERIAL_SRGB.map(srgb_to_linear);
+        let w = WIRE_SRGB.map(srgb_to_linear);
+        let light = normalize3(KEY_DIR_VIEW).unwrap_or([0.0, 0.0, 1.0]);
+        Shader {
+            material: m,
+            wire: w,
+            light,
+        }
+    }
+
+    /// Linear colour of a view-space unit normal, two-sided.
+    fn lambert(&self, n: [f32; 3]) -> [f32; 3] {
+        let n = if n[2] < 0.0 { [-n[0], -n[1], -n[2]] } else { n };
+        let ndl = n[0] * self.light[0] + n[1] * self.light[1] + n[2] * self.light[2];
+        let i = AMBIENT + KEY * ndl.max(0.0);
+        [
+            self.material[0] * i,
+            self.material[1] * i,
+            self.material[2] * i,
+        ]
+    }
+}
+
+/// The sRGB colour a fully covered pixel of a flat surface with this file-frame normal gets
+/// at the fixed view (two-sided: `n` and `−n` give the same colour). A rendered pixel
+/// matches it to within 1 per channel (float averaging of the samples).
+pub fn shade_color(normal_file: [f32; 3]) -> [u8; 3] {
+    let v = view_coords(normal_file);
+    let n = normalize3([v[0] as f32, v[1] as f32, v[2] as f32]).unwrap_or([0.0, 0.0, 1.0]);
+    Shader::new().lambert(n).map(linear_to_srgb8)
+}
+
+/// Monotonic map of a (non-NaN) f32 to u32: `a < b ⇔ ordered_bits(a) < ordered_bits(b)`;
+/// every value, even −inf, maps above 0 (the empty key).
+fn ordered_bits(z: f32) -> u32 {
+    let b = z.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+/// Triangle id of a z-buffer key (`NO_TRI` for the empty key 0).
+fn key_id(k: u64) -> u32 {
+    !(k as u32)
+}
+
+/// Per-triangle shading setup, in sample space.
+struct Tri {
+    v: [u32; 3],
+    ox: f32,
+    oy: f32,
+    /// Gradients of barycentrics b1 and b2 (b0 = 1 − b1 − b2).
+    g1: [f32; 2],
+    g2: [f32; 2],
+    /// 1 / |∇b_i|: converts b_i to the distance (in samples) from the opposite edge.
+    inv_g: [f32; 3],
+    face_n: [f32; 3],
+    smooth: bool,
+}
+
+/// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
+pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
+    let (size, ss) = effective_dims(opts);
+    let views = view_vertices(mesh);
+    let cam = fit_views(mesh, &views, size);
+    let side = (size * ss) as usize;
+    let ssf = ss as f64;
+
+    // Per-vertex view-space unit normals (None: missing or unusable).
+    let vnormals: Vec<Option<[f32; 3]>> = match &mesh.normals {
+        Some(ns) if ns.len() == mesh.positions.len() => ns
+            .iter()
+            .map(|n| {
+                if !n.iter().all(|c| c.is_finite()) {
+                    return None;
+                }
+                let v = view_coords(*n);
+                normalize3([v[0] as f32, v[1] as f32, v[2] as f32])
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+
+    // One u64 per sample: ordered depth bits << 32 | !triangle id; 0 = empty. `max`
+    // keeps the closest triangle, and the first one drawn on a depth tie.
+    let mut zbuf = vec![0u64; side * side];
+    let mut tris: Vec<Tri> = Vec::with_capacity(mesh.triangle_count());
+    let lim = side as f64 + 2.0;
+
+    for (ix, vs) in drawable(mesh, &views) {
+        // Sample-space positions and depths.
+        let mut p = [[0.0f64; 3]; 3];
+        for k in 0..3 {
+            let o = cam.project_view(vs[k]);
+            p[k] = [
+                (o[0] * ssf).clamp(-2.0, lim),
+                (o[1] * ssf).clamp(-2.0, lim),
+                (o[2] * ssf).clamp(-1e30, 1e30),
+            ];
+        }
+        let mut ix = ix;
+        let mut fx = p.map(|q| (q[0] * SUB as f64).round() as i64);
+        let mut fy = p.map(|q| (q[1] * SUB as f64).round() as i64);
+        let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
+        if area == 0 {
+            continue;
+        }
+        if area < 0 {
+            ix.swap(1, 2);
+            p.swap(1, 2);
+            fx.swap(1, 2);
+            fy.swap(1, 2);
+        }
+        let Some(tri) = setup_tri(ix, &p, &vs, &vnormals) else {
+            continue;
+        };
+        let id = tris.len() as u32;
+        let z0 = p[0][2] as f32;
+        let dz1 = (p[1][2] - p[0][2]) as f32;
+        let dz2 = (p[2][2] - p[0][2]) as f32;
+        let dzdx = tri.g1[0] * dz1 + tri.g2[0] * dz2;
+        let dzdy = tri.g1[1] * dz1 + tri.g2[1] * dz2;
+        raster_tri(&fx, &fy, side, |s, cx, cy| {
+            let z = z0 + dzdx * (cx - tri.ox) + dzdy * (cy - tri.oy);
+            if z.is_nan() {
+                return;
+            }
+            let key = (u64::from(ordered_bits(z)) << 32) | u64::from(!id);
+            if let Some(slot) = zbuf.get_mut(s) {
+                *slot = (*slot).max(key);
+            }
+        });
+        tris.push(tri);
+    }
+
+    resolve(size, ss, &zbuf, &tris, &vnormals, opts)
+}
+
+/// Shading setup of one positively oriented sample-space triangle.
+fn setup_tri(
+    ix: [usize; 3],
+    p: &[[f64; 3]; 3],
+    vs: &[[f64; 3]; 3],
+    vnormals: &[Option<[f32; 3]>],
+) -> Option<Tri> {
+    let (x0, y0) = (p[0][0], p[0][1]);
+    let (e1x, e1y) = (p[1][0] - x0, p[1][1] - y0);
+    let (e2x, e2y) = (p[2][0] - x0, p[2][1] - y0);
+    let a = e1x * e2y - e1y * e2x;
+    if a == 0.0 || !a.is_finite() {
+        return None;
+    }
+    let g1 = [e2y / a, -e2x / a];
+    let g2 = [-e1y / a, e1x / a];
+    let g0 = [-(g1[0] + g2[0]), -(g1[1] + g2[1])];
+    let inv = |g: [f64; 2]| {
+        let l = (g[0] * g[0] + g[1] * g[1]).sqrt();
+        if l > 0.0 {
+            (1.0 / l) as f32
+        } else {
+            f32::INFINITY
+        }
+    };
+    // Face normal from the view-space (unscaled) vertices; sign is irrelevant (two-sided).
+    let u = [
+        vs[1][0] - vs[0][0],
+        vs[1][1] - vs[0][1],
+        vs[1][2] - vs[0][2],
+    ];
+    let w = [
+        vs[2][0] - vs[0][0],
+        vs[2][1] - vs[0][1],
+        vs[2][2] - vs[0][2],
+    ];
+    let c = [
+        u[1] * w[2] - u[2] * w[1],
+        u[2] * w[0] - u[0] * w[2],
+        u[0] * w[1] - u[1] * w[0],
+    ];
+    let cl = dot3(c, c).sqrt();
+    let face_n = if cl > 0.0 && cl.is_finite() {
+        [(c[0] / cl) as f32, (c[1] / cl) as f32, (c[2] / cl) as f32]
+    } else {
+        [0.0, 0.0, 1.0]
+    };
+    let smooth = !vnormals.is_empty() && ix.iter().all(|&i| vnormals[i].is_some());
+    Some(Tri {
+        v: [ix[0] as u32, ix[1] as u32, ix[2] as u32],
+        ox: x0 as f32,
+        oy: y0 as f32,
+        g1: [g1[0] as f32, g1[1] as f32],
+        g2: [g2[0] as f32, g2[1] as f32],
+        inv_g: [inv(g0), inv(g1), inv(g2)],
+        face_n,
+        smooth,
+    })
+}
+
+/// Scan-convert a positively oriented fixed-point triangle over its bounding box, calling
+/// `hit(sample_index, centre_x, centre_y)` for every covered sample (top-left rule).
+fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], side: usize, mut hit: impl FnMut(usize, f32, f32)) {
+    let half = SUB / 2;
+    let last = side as i64 - 1;
+    let min_x = *fx.iter().min().unwrap_or(&0);
+    let max_x = *fx.iter().max().unwrap_or(&0);
+    let min_y = *fy.iter().min().unwrap_or(&0);
+    let max_y = *fy.iter().max().unwrap_or(&0);
+    // Samples whose centre (s·SUB + SUB/2) lies inside [min, max].
+    let sx0 = ((min_x - half + SUB - 1).div_euclid(SUB)).max(0);
+    let sx1 = ((max_x - half).div_euclid(SUB)).min(last);
+    let sy0 = ((min_y - half + SUB - 1).div_euclid(SUB)).max(0);
+    let sy1 = ((max_y - half).div_euclid(SUB)).min(last);
+    if sx0 > sx1 || sy0 > sy1 {
+        return;
+    }
+    // Edge k runs from vertex a to vertex b and is opposite vertex k.
+    let edges = [(1usize, 2usize), (2, 0), (0, 1)];
+    let px0 = sx0 * SUB + half;
+    let py0 = sy0 * SUB + half;
+    let mut row = [0i64; 3];
+    let mut step_x = [0i64; 3];
+    let mut step_y = [0i64; 3];
+    for (k, &(a, b)) in edges.iter().enumerate() {
+        let dx = fx[b] - fx[a];
+        let dy = fy[b] - fy[a];
+        // Top edge (horizontal, interior below) or left edge (going up): inclusive.
+        let top_left = (dy == 0 && dx > 0) || dy < 0;
+        let bias = if top_left { 0 } else { -1 };
+        row[k] = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
+        step_x[k] = -dy * SUB;
+        step_y[k] = dx * SUB;
+    }
+    for sy in sy0..=sy1 {
+        // The covered span of this row, solved exactly from the three edge functions
+        // w_k(sx) = row_k + step_x_k·(sx − sx0) ≥ 0 (same result as testing every sample).
+        let (mut lo, mut hi) = (sx0, sx1);
+        for k in 0..3 {
+            let (r, st) = (row[k], step_x[k]);
+            if st > 0 {
+                if r < 0 {
+                    lo = lo.max(sx0 + (-r + st - 1) / st);
+                }
+            } else if st < 0 {
+                if r < 0 {
+                    hi = sx0 - 1;
+                } else {
+                    hi = hi.min(sx0 + r / -st);
+                }
+            } else if r < 0 {
+                hi = sx0 - 1;
+            }
+        }
+        let cy = sy as f32 + 0.5;
+        let base = sy as usize * side;
+        for sx in lo..=hi {
+            hit(base + sx as usize, sx as f32 + 0.5, cy);
+        }
+        row[0] += step_y[0];
+        row[1] += step_y[1];
+        row[2] += step_y[2];
+    }
+}
+
+/// Shade every sample and box-downsample with premultiplied alpha.
+fn resolve(
+    size: u32,
+    ss: u32,
+    zbuf: &[u64],
+    tris: &[Tri],
+    vnormals: &[Option<[f32; 3]>],
+    opts: &RenderOptions,
+) -> Image {
+    let shader = Shader::new();
+    let side = (size * ss) as usize;
+    let (bg_bytes, bg_lin, bg_a) = match opts.background {
+        Background::Transparent => ([0u8; 4], [0.0f32; 3], 0.0f32),
+        Background::Solid(c) => {
+            let a = c[3] as f32 / 255.0;
+            (c, [c[0], c[1], c[2]].map(srgb_to_linear), a)
+        }
+    };
+    let bg_premul = [bg_lin[0] * bg_a, bg_lin[1] * bg_a, bg_lin[2] * bg_a];
+    let wire_dist = WIRE_HALF_WIDTH * ss as f32;
+    let n_samples = (ss * ss) as f32;
+    let size_u = size as usize;
+    let ss_u = ss as usize;
+    let mut out = vec![0u8; size_u * size_u * 4];
+
+    let wire = opts.wireframe.then_some(wire_dist);
+    let half_cell = ss as f32 * 0.5;
+    for py in 0..size_u {
+        for px in 0..size_u {
+            let o = (py * size_u + px) * 4;
+            // Interior fast path: every sample sees the same triangle, so shade once at
+            // the pixel centre (the shading varies linearly across a pixel anyway).
+            if wire.is_none() {
+                let first = key_id(zbuf[py * ss_u * side + px * ss_u]);
+                let uniform = first != NO_TRI
+                    && (0..ss_u).all(|sy| {
+                        let r = (py * ss_u + sy) * side + px * ss_u;
+                        zbuf[r..r + ss_u].iter().all(|&k| key_id(k) == first)
+                    });
+                if uniform {
+                    let c = shade_sample(
+                        &tris[first as usize],
+                        (px * ss_u) as f32 + half_cell,
+                        (py * ss_u) as f32 + half_cell,
+                        vnormals,
+                        &shader,
+                        None,
+                    );
+                    out[o..o + 4].copy_from_slice(&[
+                        linear_to_srgb8(c[0]),
+                        linear_to_srgb8(c[1]),
+                        linear_to_srgb8(c[2]),
+                        255,
+                    ]);
+                    continue;
+                }
+            }
+            let mut acc = [0.0f32; 4];
+            let mut hits = 0u32;
+            for sy in 0..ss_u {
+                let y = py * ss_u + sy;
+                let row = y * side;
+                for sx in 0..ss_u {
+                    let x = px * ss_u + sx;
+                    let id = key_id(zbuf[row + x]);
+                    if id == NO_TRI {
+                        acc[0] += bg_premul[0];
+                        acc[1] += bg_premul[1];
+                        acc[2] += bg_premul[2];
+                        acc[3] += bg_a;
+                        continue;
+                    }
+                    hits += 1;
+                    let t = &tris[id as usize];
+                    let c =
+                        shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, wire);
+                    acc[0] += c[0];
+                    acc[1] += c[1];
+                    acc[2] += c[2];
+                    acc[3] += 1.0;
+                }
+            }
+            if hits == 0 {
+                out[o..o + 4].copy_from_slice(&bg_bytes);
+                continue;
+            }
+            let a = acc[3];
+            out[o] = linear_to_srgb8(acc[0] / a);
+            out[o + 1] = linear_to_srgb8(acc[1] / a);
+            out[o + 2] = linear_to_srgb8(acc[2] / a);
+            out[o + 3] = ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        }
+    }
+    Image {
+        width: size,
+        height: size,
+        rgba: out,
+    }
+}
+
+fn shade_sample(
+    t: &Tri,
+    cx: f32,
+    cy: f32,
+    vnormals: &[Option<[f32; 3]>],
+    shader: &Shader,
+    wire: Option<f32>,
+) -> [f32; 3] {
+    let dx = cx - t.ox;
+    let dy = cy - t.oy;
+    let b1 = t.g1[0] * dx + t.g1[1] * dy;
+    let b2 = t.g2[0] * dx + t.g2[1] * dy;
+    let b0 = 1.0 - b1 - b2;
+    if let Some(wd) = wire {
+        let d = (b0 * t.inv_g[0]).min(b1 * t.inv_g[1]).min(b2 * t.inv_g[2]);
+        if d < wd {
+            return shader.wire;
+        }
+    }
+    let mut n = t.face_n;
+    if t.smooth {
+        let (w0, w1, w2) = (b0.max(0.0), b1.max(0.0), b2.max(0.0));
+        let n0 = vnormals[t.v[0] as usize].unwrap_or(t.face_n);
+        let n1 = vnormals[t.v[1] as usize].unwrap_or(t.face_n);
+        let n2 = vnormals[t.v[2] as usize].unwrap_or(t.face_n);
+        let mut m = [0.0f32; 3];
+        for k in 0..3 {
+            m[k] = n0[k] * w0 + n1[k] * w1 + n2[k] * w2;
+        }
+        if let Some(u) = normalize3(m) {
+            n = u;
+        }
+    }
+    shader.lambert(n)
+}
+
+/// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).
+pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
+    if img.width == 0 || img.height == 0 {
+        return Err(RasterError::Empty {
+            width: img.width,
+            height: img.height,
+        });
+    }
+    let expected = (img.width as usize)
+        .checked_mul(img.height as usize)
+        .and_then(|n| n.checked_mul(4));
+    if expected != Some(img.rgba.len()) {
+        return Err(RasterError::BadBuffer {
+            width: img.width,
+            height: img.height,
+            len: img.rgba.len(),
+            expected: expected.unwrap_or(usize::MAX),
+        });
+    }
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Balanced);
+        enc.set_filter(png::Filter::Adaptive);
+        let mut w = enc
+            .write_header()
+            .map_err(|e| RasterError::Png(e.to_string()))?;
+        w.write_image_data(&img.rgba)
+            .map_err(|e| RasterError::Png(e.to_string()))?;
+        w.finish().map_err(|e| RasterError::Png(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+/// Encode as PNG (deterministic bytes). An inconsistent image (zero side, or a buffer
+/// that is not `width·height·4` bytes, which [`render_mesh`] never produces) is encoded
+/// as a single transparent pixel instead; use [`try_encode_png`] to get the error.
 pub fn encode_png(img: &Image) -> Vec<u8> {
-    let _ = img;
-    todo!("raster helper")
+    try_encode_png(img)
+        .unwrap_or_else(|_| try_encode_png(&Image::filled(1, 1, [0; 4])).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trig_literals_match() {
+        assert!((COS_YAW - YAW_DEG.to_radians().cos()).abs() < 1e-15);
+        assert!((SIN_YAW - YAW_DEG.to_radians().sin()).abs() < 1e-15);
+        assert!((COS_PITCH - PITCH_DEG.to_radians().cos()).abs() < 1e-15);
+        assert!((SIN_PITCH - PITCH_DEG.to_radians().sin()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn basis_is_right_handed_orthonormal() {
+        let [r, u, t] = view_basis();
+        let cross = [
+            r[1] * u[2] - r[2] * u[1],
+            r[2] * u[0] - r[0] * u[2],
+            r[0] * u[1] - r[1] * u[0],
+        ];
+        for k in 0..3 {
+            assert!((cross[k] - t[k]).abs() < 1e-15);
+        }
+        for v in [r, u, t] {
+            assert!((dot3(v, v) - 1.0).abs() < 1e-15);
+        }
+        assert!(dot3(r, u).abs() < 1e-15);
+    }
+
+    #[test]
+    fn srgb_roundtrip_is_exact_for_every_byte() {
+        for c in 0..=255u8 {
+            assert_eq!(linear_to_srgb8(srgb_to_linear(c)), c);
+        }
+    }
+
+    #[test]
+    fn dims_are_clamped() {
+        let o = |size, supersample| RenderOptions {
+            size,
+            supersample,
+            ..Default::default()
+        };
+        assert_eq!(effective_dims(&o(0, 0)), (1, 1));
+        assert_eq!(effective_dims(&o(512, 2)), (512, 2));
+        assert_eq!(effective_dims(&o(100_000, 4)), (4096, 1));
+        assert_eq!(effective_dims(&o(2048, 8)), (2048, 2));
+        assert_eq!(effective_dims(&o(1000, 3)), (1000, 3));
+        assert_eq!(effective_dims(&o(16, 100)), (16, 8));
+    }
+
+    #[test]
+    fn fill_rule_covers_a_split_square_exactly_once() {
+        // A 4×4-sample square split along its diagonal: every sample hit exactly once.
+        let s = SUB;
+        let mut count = [0u32; 36];
+        let quads = [
+            ([0, 4 * s, 4 * s], [0, 0, 4 * s]),
+            ([0, 4 * s, 0], [0, 4 * s, 4 * s]),
+        ];
+        for (fx, fy) in quads {
+            let (mut fx, mut fy) = (fx, fy);
+            let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
+            if area < 0 {
+                fx.swap(1, 2);
+                fy.swap(1, 2);
+            }
+            raster_tri(&fx, &fy, 6, |i, _, _| count[i] += 1);
+        }
+        for y in 0..6 {
+            for x in 0..6 {
+                let want = u32::from(x < 4 && y < 4);
+                assert_eq!(count[y * 6 + x], want, "sample {x},{y}");
+            }
+        }
+    }
 }
