@@ -54,6 +54,8 @@ pub struct Measures {
     pub vertices: usize,
     pub max_index: u32,
     pub non_finite: usize,
+    /// Non-finite normal / texcoord / colour components.
+    pub non_finite_attributes: usize,
     pub max_abs: f64,
     /// Mean |normal| (None without normals).
     pub mean_normal_len: Option<f64>,
@@ -163,6 +165,10 @@ pub fn measure(m: &Mesh) -> Measures {
             }
         }
     }
+    let normals = m.normals.iter().flatten().flat_map(|n| n.iter());
+    let uvs = m.texcoords.iter().flatten().flat_map(|t| t.iter());
+    let colors = m.colors.iter().flatten().flat_map(|c| c.iter());
+    out.non_finite_attributes = normals.chain(uvs).chain(colors).filter(|c| !c.is_finite()).count();
     if let Some(ns) = &m.normals {
         if !ns.is_empty() {
             let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
@@ -190,6 +196,15 @@ pub fn verdict(m: &Measures, cfg: &GateConfig) -> Result<(), Reason> {
         return Err(Reason::new(
             Code::NonFinitePosition,
             format!("{} non-finite position components", m.non_finite),
+        ));
+    }
+    if m.non_finite_attributes > 0 {
+        return Err(Reason::new(
+            Code::InvalidAttribute,
+            format!(
+                "{} non-finite normal/texcoord/colour components",
+                m.non_finite_attributes
+            ),
         ));
     }
     if m.max_abs > cfg.max_abs_coordinate {
@@ -360,6 +375,10 @@ mod tests {
         let mut h = good();
         h.positions[4][2] = 3.0e9;
         assert_eq!(code(&h), Code::PositionOutOfBounds);
+        let mut k = good();
+        k.texcoords = vec![vec![[0.0, 0.0]; 5]];
+        k.texcoords[0][3][1] = f32::INFINITY;
+        assert_eq!(code(&k), Code::InvalidAttribute);
     }
 
     #[test]

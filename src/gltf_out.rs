@@ -148,19 +148,11 @@ pub fn build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_>) -
 }
 
 /// Build `.gltf` + `.bin`, or say why the mesh cannot be written as valid glTF.
-pub fn try_build(
-    mesh: &Mesh,
-    bin_uri: &str,
-    opts: &GltfOptions,
-    src: &Source<'_>,
-) -> Result<GltfFiles, GltfError> {
+pub fn try_build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_>) -> Result<GltfFiles, GltfError> {
     let encoded = encode(mesh, opts)?;
     let root = document(&encoded, Some(bin_uri), mesh, src);
     let gltf = json::serialize::to_vec_pretty(&root).map_err(|e| GltfError::Json(e.to_string()))?;
-    Ok(GltfFiles {
-        gltf,
-        bin: encoded.bin,
-    })
+    Ok(GltfFiles { gltf, bin: encoded.bin })
 }
 
 /// Build one binary `.glb` (same document, buffer embedded).
@@ -176,11 +168,7 @@ pub fn build_glb(mesh: &Mesh, opts: &GltfOptions, src: &Source<'_>) -> Vec<u8> {
 
 /// Build one binary `.glb`: 12-byte header, JSON chunk padded with spaces, BIN chunk
 /// padded with zeros (glTF 2.0 §4.4), or say why the mesh cannot be written.
-pub fn try_build_glb(
-    mesh: &Mesh,
-    opts: &GltfOptions,
-    src: &Source<'_>,
-) -> Result<Vec<u8>, GltfError> {
+pub fn try_build_glb(mesh: &Mesh, opts: &GltfOptions, src: &Source<'_>) -> Result<Vec<u8>, GltfError> {
     let encoded = encode(mesh, opts)?;
     let root = document(&encoded, None, mesh, src);
     let json = json::serialize::to_vec(&root).map_err(|e| GltfError::Json(e.to_string()))?;
@@ -192,9 +180,7 @@ fn glb_container(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, GltfError> {
     let json_len = pad4(json.len());
     let bin_len = pad4(bin.len());
     let total = 12 + 8 + json_len + 8 + bin_len;
-    let too_large = GltfError::TooLarge {
-        bytes: total as u64,
-    };
+    let too_large = GltfError::TooLarge { bytes: total as u64 };
     let total32 = u32::try_from(total).map_err(|_| too_large.clone())?;
     let json_len32 = u32::try_from(json_len).map_err(|_| too_large.clone())?;
     let bin_len32 = u32::try_from(bin_len).map_err(|_| too_large)?;
@@ -299,13 +285,7 @@ fn encode(mesh: &Mesh, opts: &GltfOptions) -> Result<Encoded, GltfError> {
     }
     for (k, set) in mesh.texcoords.iter().enumerate() {
         let flat: Vec<f32> = set.iter().flatten().copied().collect();
-        push(
-            Semantic::TexCoords(k as u32),
-            Type::Vec2,
-            None,
-            &flat,
-            &mut bin,
-        );
+        push(Semantic::TexCoords(k as u32), Type::Vec2, None, &flat, &mut bin);
     }
     if let Some(cs) = &mesh.colors {
         let semantic = match opts.vertex_color {
@@ -414,19 +394,13 @@ fn to_output_frame(v: [f32; 3], flip: bool) -> [f32; 3] {
 }
 
 fn output_positions(positions: &[[f32; 3]], flip: bool) -> Result<Vec<[f32; 3]>, GltfError> {
-    if let Some(v) = positions
-        .iter()
-        .position(|p| !p.iter().all(|c| c.is_finite()))
-    {
+    if let Some(v) = positions.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
         return Err(GltfError::NonFinite {
             attribute: "POSITION".to_string(),
             vertex: v,
         });
     }
-    Ok(positions
-        .iter()
-        .map(|&p| to_output_frame(p, flip))
-        .collect())
+    Ok(positions.iter().map(|&p| to_output_frame(p, flip)).collect())
 }
 
 /// Unit vector of `v`, or `None` when it is zero or not finite.
@@ -435,21 +409,12 @@ fn unit(v: [f64; 3]) -> Option<[f32; 3]> {
     if !len.is_finite() || len <= 0.0 {
         return None;
     }
-    let u = [
-        (v[0] / len) as f32,
-        (v[1] / len) as f32,
-        (v[2] / len) as f32,
-    ];
+    let u = [(v[0] / len) as f32, (v[1] / len) as f32, (v[2] / len) as f32];
     u.iter().all(|c| c.is_finite()).then_some(u)
 }
 
 /// Renormalised output-frame normals, with the documented fallback for unusable ones.
-fn output_normals(
-    normals: &[[f32; 3]],
-    out_positions: &[[f32; 3]],
-    out_indices: &[u32],
-    flip: bool,
-) -> Vec<[f32; 3]> {
+fn output_normals(normals: &[[f32; 3]], out_positions: &[[f32; 3]], out_indices: &[u32], flip: bool) -> Vec<[f32; 3]> {
     let as64 = |v: [f32; 3]| [f64::from(v[0]), f64::from(v[1]), f64::from(v[2])];
     let mut out: Vec<Option<[f32; 3]>> = normals
         .iter()
@@ -463,9 +428,7 @@ fn output_normals(
             }
         }
     }
-    out.into_iter()
-        .map(|v| v.unwrap_or([0.0, 0.0, 1.0]))
-        .collect()
+    out.into_iter().map(|v| v.unwrap_or([0.0, 0.0, 1.0])).collect()
 }
 
 /// Per vertex, the sum of the (area-weighted, counter-clockwise) face normals of the
@@ -590,20 +553,8 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
 
     let mut attributes = BTreeMap::new();
     for a in &enc.attributes {
-        let v = view(
-            &mut root,
-            a.offset,
-            a.len,
-            json::buffer::Target::ArrayBuffer,
-        );
-        let acc = root.push(accessor(
-            v,
-            0,
-            enc.vertex_count,
-            ComponentType::F32,
-            a.type_,
-            a.bounds,
-        ));
+        let v = view(&mut root, a.offset, a.len, json::buffer::Target::ArrayBuffer);
+        let acc = root.push(accessor(v, 0, enc.vertex_count, ComponentType::F32, a.type_, a.bounds));
         attributes.insert(Checked::Valid(a.semantic.clone()), acc);
     }
     let (index_ct, index_size) = if enc.index_u32 {
@@ -631,11 +582,7 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
             None,
         ));
         let material = root.push(json::Material {
-            name: Some(
-                prim.material
-                    .clone()
-                    .unwrap_or_else(|| format!("{}_mat{k}", src.name)),
-            ),
+            name: Some(prim.material.clone().unwrap_or_else(|| format!("{}_mat{k}", src.name))),
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
                 metallic_factor: json::material::StrengthFactor(0.0),
                 roughness_factor: json::material::StrengthFactor(0.8),
@@ -701,10 +648,7 @@ mod tests {
     fn bounds_are_exact_and_deterministic_for_signed_zero() {
         let pts = [[0.0, -0.0, 1.5], [-0.0, 0.0, -2.25], [0.1, 3.0, 0.0]];
         let (lo, hi) = exact_bounds(&pts).unwrap();
-        assert_eq!(
-            lo.map(f32::to_bits),
-            [0.0f32, -0.0, -2.25].map(f32::to_bits)
-        );
+        assert_eq!(lo.map(f32::to_bits), [0.0f32, -0.0, -2.25].map(f32::to_bits));
         assert_eq!(hi.map(f32::to_bits), [0.1f32, 3.0, 1.5].map(f32::to_bits));
         assert_eq!(exact_bounds(&[]), None);
         assert_eq!(json_vec(&[0.1]), serde_json::json!([0.10000000149011612]));

@@ -39,10 +39,7 @@ pub fn sanitize(name: &[u8], index: u32) -> String {
         .iter()
         .map(|&b| if is_kept(b) { (b, true) } else { (b'_', false) })
         .collect();
-    let start = mapped
-        .iter()
-        .position(|&(b, _)| b != b'.')
-        .unwrap_or(mapped.len());
+    let start = mapped.iter().position(|&(b, _)| b != b'.').unwrap_or(mapped.len());
     let body = &mapped[start..];
     if !body.iter().any(|&(_, original)| original) {
         return format!("res_{index}");
@@ -198,10 +195,7 @@ mod tests {
     fn check_safe(s: &str, max: usize) {
         assert!(!s.is_empty());
         assert!(s.len() <= max, "{s} too long");
-        assert!(
-            s.bytes().all(|b| is_kept(b) || b == b'~'),
-            "{s} has unsafe bytes"
-        );
+        assert!(s.bytes().all(|b| is_kept(b) || b == b'~'), "{s} has unsafe bytes");
         assert!(!s.starts_with('.'), "{s} starts with a dot");
         assert!(!is_device_name(s), "{s} is a device name");
     }

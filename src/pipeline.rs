@@ -590,7 +590,15 @@ fn write_container(
                     name: &name,
                     textures: &textures,
                 };
-                let g = gltf_out::build(m, &bin_name, &gopts, &src);
+                let g = match gltf_out::try_build(m, &bin_name, &gopts, &src) {
+                    Ok(g) => g,
+                    Err(err) => {
+                        entry
+                            .resources
+                            .push(rejected(e, Reason::new(Code::InvalidAttribute, err.to_string())));
+                        continue;
+                    }
+                };
                 write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
                 write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
                 e.gltf = Some(format!("{dir}/{file}.gltf"));
@@ -612,6 +620,27 @@ fn write_container(
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
+}
+
+/// Turn a half-filled decoded entry back into a reject (the glTF writer refused it).
+fn rejected(e: ResourceEntry, reason: Reason) -> ResourceEntry {
+    ResourceEntry {
+        status: Status::Rejected,
+        reason: Some(reason),
+        layout: None,
+        offset: None,
+        stride: None,
+        declaration: None,
+        vertices: 0,
+        triangles: 0,
+        submeshes: 0,
+        bbox: None,
+        digest: None,
+        skybox: false,
+        spiky: false,
+        winding: None,
+        ..e
+    }
 }
 
 /// Stage-grid cells in the given order: decoded meshes, a crossed cell per reject,

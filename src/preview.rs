@@ -65,12 +65,7 @@ impl GridLayout {
 ///
 /// Every cell is `render_mesh(mesh, opts with size = cell)`; the grid background (and a
 /// rejected cell) is `opts.background`. See [`GridLayout::new`] for the geometry.
-pub fn stage_grid(
-    cells: &[Cell<'_>],
-    cell_size: u32,
-    max_width: u32,
-    opts: &RenderOptions,
-) -> Image {
+pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &RenderOptions) -> Image {
     let layout = GridLayout::new(cells.len(), cell_size, max_width);
     let cell_opts = RenderOptions {
         size: layout.cell,
@@ -111,8 +106,7 @@ fn blit(dst: &mut Image, src: &Image, ox: u32, oy: u32) {
         }
         let s = y as usize * src.width as usize * 4;
         let d = (dy as usize * dst.width as usize + ox as usize) * 4;
-        if let (Some(from), Some(to)) = (src.rgba.get(s..s + w * 4), dst.rgba.get_mut(d..d + w * 4))
-        {
+        if let (Some(from), Some(to)) = (src.rgba.get(s..s + w * 4), dst.rgba.get_mut(d..d + w * 4)) {
             to.copy_from_slice(from);
         }
     }

@@ -272,16 +272,8 @@ fn fit_views(mesh: &Mesh, views: &[Option<[f64; 3]>], size: u32) -> Camera {
     let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
     let avail = size as f64 * (1.0 - 2.0 * MARGIN);
     let scale = avail / extent;
-    let scale = if extent > 0.0 && scale.is_finite() {
-        scale
-    } else {
-        1.0
-    };
-    Camera {
-        size,
-        center,
-        scale,
-    }
+    let scale = if extent > 0.0 && scale.is_finite() { scale } else { 1.0 };
+    Camera { size, center, scale }
 }
 
 /// Effective `(size, supersample)` after clamping to the documented limits.
@@ -337,11 +329,7 @@ impl Shader {
         let n = if n[2] < 0.0 { [-n[0], -n[1], -n[2]] } else { n };
         let ndl = n[0] * self.light[0] + n[1] * self.light[1] + n[2] * self.light[2];
         let i = AMBIENT + KEY * ndl.max(0.0);
-        [
-            self.material[0] * i,
-            self.material[1] * i,
-            self.material[2] * i,
-        ]
+        [self.material[0] * i, self.material[1] * i, self.material[2] * i]
     }
 }
 
@@ -463,12 +451,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
 }
 
 /// Shading setup of one positively oriented sample-space triangle.
-fn setup_tri(
-    ix: [usize; 3],
-    p: &[[f64; 3]; 3],
-    vs: &[[f64; 3]; 3],
-    vnormals: &[Option<[f32; 3]>],
-) -> Option<Tri> {
+fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[Option<[f32; 3]>]) -> Option<Tri> {
     let (x0, y0) = (p[0][0], p[0][1]);
     let (e1x, e1y) = (p[1][0] - x0, p[1][1] - y0);
     let (e2x, e2y) = (p[2][0] - x0, p[2][1] - y0);
@@ -488,16 +471,8 @@ fn setup_tri(
         }
     };
     // Face normal from the view-space (unscaled) vertices; sign is irrelevant (two-sided).
-    let u = [
-        vs[1][0] - vs[0][0],
-        vs[1][1] - vs[0][1],
-        vs[1][2] - vs[0][2],
-    ];
-    let w = [
-        vs[2][0] - vs[0][0],
-        vs[2][1] - vs[0][1],
-        vs[2][2] - vs[0][2],
-    ];
+    let u = [vs[1][0] - vs[0][0], vs[1][1] - vs[0][1], vs[1][2] - vs[0][2]];
+    let w = [vs[2][0] - vs[0][0], vs[2][1] - vs[0][1], vs[2][2] - vs[0][2]];
     let c = [
         u[1] * w[2] - u[2] * w[1],
         u[2] * w[0] - u[0] * w[2],
@@ -661,8 +636,7 @@ fn resolve(
                     }
                     hits += 1;
                     let t = &tris[id as usize];
-                    let c =
-                        shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, wire);
+                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, wire);
                     acc[0] += c[0];
                     acc[1] += c[1];
                     acc[2] += c[2];
@@ -749,9 +723,7 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
         enc.set_depth(png::BitDepth::Eight);
         enc.set_compression(png::Compression::Balanced);
         enc.set_filter(png::Filter::Adaptive);
-        let mut w = enc
-            .write_header()
-            .map_err(|e| RasterError::Png(e.to_string()))?;
+        let mut w = enc.write_header().map_err(|e| RasterError::Png(e.to_string()))?;
         w.write_image_data(&img.rgba)
             .map_err(|e| RasterError::Png(e.to_string()))?;
         w.finish().map_err(|e| RasterError::Png(e.to_string()))?;
@@ -763,8 +735,7 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
 /// that is not `width·height·4` bytes, which [`render_mesh`] never produces) is encoded
 /// as a single transparent pixel instead; use [`try_encode_png`] to get the error.
 pub fn encode_png(img: &Image) -> Vec<u8> {
-    try_encode_png(img)
-        .unwrap_or_else(|_| try_encode_png(&Image::filled(1, 1, [0; 4])).unwrap_or_default())
+    try_encode_png(img).unwrap_or_else(|_| try_encode_png(&Image::filled(1, 1, [0; 4])).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -823,10 +794,7 @@ mod tests {
         // A 4×4-sample square split along its diagonal: every sample hit exactly once.
         let s = SUB;
         let mut count = [0u32; 36];
-        let quads = [
-            ([0, 4 * s, 4 * s], [0, 0, 4 * s]),
-            ([0, 4 * s, 0], [0, 4 * s, 4 * s]),
-        ];
+        let quads = [([0, 4 * s, 4 * s], [0, 0, 4 * s]), ([0, 4 * s, 0], [0, 4 * s, 4 * s])];
         for (fx, fy) in quads {
             let (mut fx, mut fy) = (fx, fy);
             let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);

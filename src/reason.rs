@@ -36,6 +36,8 @@ pub enum Code {
     PositionOutOfBounds,
     WindingInconsistent,
     VerticesUnreferenced,
+    /// Decoded, but an attribute cannot be written as valid glTF (e.g. non-finite UVs).
+    InvalidAttribute,
     Io,
 }
 
@@ -64,6 +66,7 @@ impl Code {
             Code::PositionOutOfBounds => "position_out_of_bounds",
             Code::WindingInconsistent => "winding_inconsistent",
             Code::VerticesUnreferenced => "vertices_unreferenced",
+            Code::InvalidAttribute => "invalid_attribute",
             Code::Io => "io",
         }
     }

@@ -20,10 +20,7 @@ fn mesh() -> impl Strategy<Value = Mesh> {
     (1usize..40).prop_flat_map(|n| {
         (
             prop::collection::vec([finite(), finite(), finite()], n),
-            prop::option::of(prop::collection::vec(
-                [any::<f32>(), any::<f32>(), any::<f32>()],
-                n,
-            )),
+            prop::option::of(prop::collection::vec([any::<f32>(), any::<f32>(), any::<f32>()], n)),
             prop::collection::vec(prop::collection::vec([finite(), finite()], n), 0..3),
             prop::option::of(prop::collection::vec([any::<f32>(); 4], n)),
             prop::collection::vec(prop::collection::vec(0..n as u32, 1..6), 1..4),

@@ -47,14 +47,7 @@ fn sample() -> Mesh {
             [3.0, 0.0, 4.0],
         ]),
         texcoords: vec![
-            vec![
-                [0.0, 0.0],
-                [1.0, 0.0],
-                [0.0, 1.0],
-                [0.1, 0.2],
-                [0.3, 0.7],
-                [1.5, -0.25],
-            ],
+            vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.1, 0.2], [0.3, 0.7], [1.5, -0.25]],
             vec![[0.5; 2]; 6],
         ],
         colors: Some(vec![
@@ -114,10 +107,7 @@ fn bits3(v: &[[f32; 3]]) -> Vec<[u32; 3]> {
 }
 
 fn unit_len(n: [f32; 3]) -> f64 {
-    n.iter()
-        .map(|&c| f64::from(c) * f64::from(c))
-        .sum::<f64>()
-        .sqrt()
+    n.iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>().sqrt()
 }
 
 fn renormalised(n: [f32; 3]) -> [f32; 3] {
@@ -193,10 +183,7 @@ fn flipz_round_trip_preserves_every_value() {
         assert_eq!(idx, want_idx[k], "reversed winding of primitive {k}");
         let ia = prim.indices().unwrap();
         assert_eq!(ia.data_type(), DataType::U16);
-        assert_eq!(
-            ia.view().unwrap().target(),
-            Some(Target::ElementArrayBuffer)
-        );
+        assert_eq!(ia.view().unwrap().target(), Some(Target::ElementArrayBuffer));
         // Attribute accessors are shared between primitives.
         assert_eq!(
             prim.get(&Semantic::Positions).unwrap().index(),
@@ -258,12 +245,7 @@ fn keep_mode_writes_stored_values_and_winding() {
         [0.0, 1.0, 0.0],
     ]);
     let tex = textures();
-    let files = build(
-        &mesh,
-        "m.bin",
-        &opts(Axis::Keep, VertexColor::Drop),
-        &source(&tex),
-    );
+    let files = build(&mesh, "m.bin", &opts(Axis::Keep, VertexColor::Drop), &source(&tex));
     let (doc, buffers) = import(&files, "m");
     let prims: Vec<_> = doc.meshes().next().unwrap().primitives().collect();
     let mut all_indices = Vec::new();
@@ -290,12 +272,7 @@ fn keep_mode_writes_stored_values_and_winding() {
 fn custom_vertex_color_attribute() {
     let mesh = sample();
     let tex = textures();
-    let files = build(
-        &mesh,
-        "m.bin",
-        &opts(Axis::FlipZ, VertexColor::Custom),
-        &source(&tex),
-    );
+    let files = build(&mesh, "m.bin", &opts(Axis::FlipZ, VertexColor::Custom), &source(&tex));
     let (doc, buffers) = import(&files, "m");
     let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
     assert!(prim.get(&Semantic::Colors(0)).is_none());
@@ -324,9 +301,7 @@ fn index_width_u16_below_65535_else_u32() {
         (70000, 69999, DataType::U32),
     ] {
         let mesh = Mesh {
-            positions: (0..vertices)
-                .map(|i| [i as f32, (i % 7) as f32, 1.0])
-                .collect(),
+            positions: (0..vertices).map(|i| [i as f32, (i % 7) as f32, 1.0]).collect(),
             indices: vec![0, 1, top, top, 1, 2],
             primitives: vec![Primitive {
                 first_index: 0,
@@ -335,12 +310,7 @@ fn index_width_u16_below_65535_else_u32() {
             }],
             ..Default::default()
         };
-        let files = build(
-            &mesh,
-            "big.bin",
-            &opts(Axis::FlipZ, VertexColor::Color0),
-            &source(&tex),
-        );
+        let files = build(&mesh, "big.bin", &opts(Axis::FlipZ, VertexColor::Color0), &source(&tex));
         let (doc, buffers) = import(&files, "big");
         let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
         assert_eq!(prim.indices().unwrap().data_type(), want, "{vertices}");
@@ -364,10 +334,7 @@ fn glb_reads_back_like_the_gltf() {
     let glb = build_glb(&mesh, &o, &source(&tex));
     assert_eq!(&glb[0..4], b"glTF");
     assert_eq!(u32::from_le_bytes(glb[4..8].try_into().unwrap()), 2);
-    assert_eq!(
-        u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
-        glb.len()
-    );
+    assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
     assert_eq!(glb.len() % 4, 0);
     let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
     assert_eq!(&glb[16..20], b"JSON");
@@ -384,11 +351,7 @@ fn glb_reads_back_like_the_gltf() {
     let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
 
     let files = build(&mesh, "s.bin", &o, &source(&tex));
-    assert_eq!(
-        &buffers[0][..files.bin.len()],
-        &files.bin[..],
-        "same binary data"
-    );
+    assert_eq!(&buffers[0][..files.bin.len()], &files.bin[..], "same binary data");
     let (doc2, buffers2) = import(&files, "s");
     for (a, b) in doc
         .meshes()
@@ -417,10 +380,7 @@ fn output_is_deterministic() {
     let a = build(&mesh, "x.bin", &o, &source(&tex));
     let b = build(&mesh.clone(), "x.bin", &o, &source(&tex.clone()));
     assert_eq!(a, b);
-    assert_eq!(
-        build_glb(&mesh, &o, &source(&tex)),
-        build_glb(&mesh, &o, &source(&tex))
-    );
+    assert_eq!(build_glb(&mesh, &o, &source(&tex)), build_glb(&mesh, &o, &source(&tex)));
 }
 
 #[test]
@@ -433,20 +393,14 @@ fn golden_triangle() {
         name: "tri",
         textures: &tex,
     };
-    let files = build(
-        &mesh,
-        "tri.bin",
-        &opts(Axis::FlipZ, VertexColor::Color0),
-        &src,
-    );
+    let files = build(&mesh, "tri.bin", &opts(Axis::FlipZ, VertexColor::Color0), &src);
     let want_bin = concat!(
         // POSITION: (0,0,-0) (1,0,-0) (0,1,-0.5)
-        "00000000", "00000000", "00000080", "0000803f", "00000000", "00000080", "00000000",
-        "0000803f", "000000bf", // NORMAL: (0,0,-1) x3
-        "00000000", "00000000", "000080bf", "00000000", "00000000", "000080bf", "00000000",
-        "00000000", "000080bf", // TEXCOORD_0
-        "00000000", "00000000", "0000803f", "00000000", "00000000", "0000803f",
-        // indices u16: 0 2 1
+        "00000000", "00000000", "00000080", "0000803f", "00000000", "00000080", "00000000", "0000803f",
+        "000000bf", // NORMAL: (0,0,-1) x3
+        "00000000", "00000000", "000080bf", "00000000", "00000000", "000080bf", "00000000", "00000000",
+        "000080bf", // TEXCOORD_0
+        "00000000", "00000000", "0000803f", "00000000", "00000000", "0000803f", // indices u16: 0 2 1
         "0000", "0200", "0100",
     );
     let hex: String = files.bin.iter().map(|b| format!("{b:02x}")).collect();
@@ -454,11 +408,7 @@ fn golden_triangle() {
     let golden = include_str!("golden/triangle.gltf");
     let got = String::from_utf8(files.gltf).unwrap();
     if std::env::var_os("XBG7_BLESS").is_some() {
-        std::fs::write(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/triangle.gltf"),
-            &got,
-        )
-        .unwrap();
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/triangle.gltf"), &got).unwrap();
     }
     assert_eq!(got, golden);
 }
@@ -476,12 +426,7 @@ fn zero_and_non_finite_normals_fall_back_to_face_normals() {
     ]);
     let tex = textures();
     for axis in [Axis::FlipZ, Axis::Keep] {
-        let files = build(
-            &mesh,
-            "t.bin",
-            &opts(axis, VertexColor::Color0),
-            &source(&tex),
-        );
+        let files = build(&mesh, "t.bin", &opts(axis, VertexColor::Color0), &source(&tex));
         let (doc, buffers) = import(&files, "t");
         let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
         let r = prim.reader(|b| Some(&buffers[b.index()]));
@@ -504,11 +449,7 @@ fn zero_and_non_finite_normals_fall_back_to_face_normals() {
         assert_eq!(nrm[1], face, "{axis:?}");
         let stored = if axis == Axis::FlipZ { -1.0 } else { 1.0 };
         assert_eq!(nrm[2], [0.0, 0.0, stored]);
-        assert_eq!(
-            nrm[3],
-            [0.0, 0.0, 1.0],
-            "isolated vertex: +Z of the output frame"
-        );
+        assert_eq!(nrm[3], [0.0, 0.0, 1.0], "isolated vertex: +Z of the output frame");
         // The winding agrees with the stored normal in both modes.
         let dot: f32 = face.iter().zip(nrm[2]).map(|(x, y)| x * y).sum();
         assert!(dot > 0.8, "{axis:?}: face {face:?} vs normal {:?}", nrm[2]);
@@ -552,13 +493,7 @@ fn invalid_meshes_are_rejected_with_reasons() {
     assert!(matches!(err(&m), GltfError::PrimitiveRange { .. }));
     let mut m = triangle();
     m.primitives[0].index_count = 2;
-    assert_eq!(
-        err(&m),
-        GltfError::PrimitiveCount {
-            primitive: 0,
-            count: 2
-        }
-    );
+    assert_eq!(err(&m), GltfError::PrimitiveCount { primitive: 0, count: 2 });
     let mut m = triangle();
     m.texcoords[0].pop();
     assert_eq!(
@@ -602,13 +537,9 @@ fn dump_samples_for_validator() {
     std::fs::create_dir_all(&dir).unwrap();
     let tex = textures();
     let big = Mesh {
-        positions: (0..70000)
-            .map(|i| [i as f32, (i % 7) as f32, (i % 3) as f32])
-            .collect(),
+        positions: (0..70000).map(|i| [i as f32, (i % 7) as f32, (i % 3) as f32]).collect(),
         normals: Some((0..70000).map(|i| [0.0, (i % 2) as f32, 0.0]).collect()),
-        indices: (0..69999u32)
-            .flat_map(|i| [i, i + 1, (i + 2) % 70000])
-            .collect(),
+        indices: (0..69999u32).flat_map(|i| [i, i + 1, (i + 2) % 70000]).collect(),
         primitives: vec![
             Primitive {
                 first_index: 0,
@@ -624,36 +555,16 @@ fn dump_samples_for_validator() {
         ..Default::default()
     };
     let cases: Vec<(&str, Mesh, GltfOptions)> = vec![
-        (
-            "sample_flip",
-            sample(),
-            opts(Axis::FlipZ, VertexColor::Color0),
-        ),
-        (
-            "sample_keep",
-            sample(),
-            opts(Axis::Keep, VertexColor::Custom),
-        ),
-        (
-            "sample_drop",
-            sample(),
-            opts(Axis::FlipZ, VertexColor::Drop),
-        ),
-        (
-            "triangle",
-            triangle(),
-            opts(Axis::FlipZ, VertexColor::Color0),
-        ),
+        ("sample_flip", sample(), opts(Axis::FlipZ, VertexColor::Color0)),
+        ("sample_keep", sample(), opts(Axis::Keep, VertexColor::Custom)),
+        ("sample_drop", sample(), opts(Axis::FlipZ, VertexColor::Drop)),
+        ("triangle", triangle(), opts(Axis::FlipZ, VertexColor::Color0)),
         ("big_u32", big, opts(Axis::FlipZ, VertexColor::Color0)),
     ];
     for (stem, mesh, o) in cases {
         let files = build(&mesh, &format!("{stem}.bin"), &o, &source(&tex));
         std::fs::write(dir.join(format!("{stem}.gltf")), &files.gltf).unwrap();
         std::fs::write(dir.join(format!("{stem}.bin")), &files.bin).unwrap();
-        std::fs::write(
-            dir.join(format!("{stem}.glb")),
-            build_glb(&mesh, &o, &source(&tex)),
-        )
-        .unwrap();
+        std::fs::write(dir.join(format!("{stem}.glb")), build_glb(&mesh, &o, &source(&tex))).unwrap();
     }
 }

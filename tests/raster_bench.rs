@@ -35,12 +35,7 @@ fn uv_sphere(rings: u32, segments: u32, radius: f32, centre: [f32; 3]) -> Mesh {
     let mut indices = Vec::new();
     for r in 0..rings {
         for s in 0..segments {
-            let (a, b, c, d) = (
-                r * row + s,
-                r * row + s + 1,
-                (r + 1) * row + s,
-                (r + 1) * row + s + 1,
-            );
+            let (a, b, c, d) = (r * row + s, r * row + s + 1, (r + 1) * row + s, (r + 1) * row + s + 1);
             if r != 0 {
                 indices.extend_from_slice(&[a, b, c]);
             }
@@ -172,10 +167,7 @@ fn bench_sphere_5000_at_512() {
         std::hint::black_box(encode_png(&img));
     });
     println!("encode_png 512²: min {pmin:?}, median {pmed:?}");
-    let wired = RenderOptions {
-        wireframe: true,
-        ..o
-    };
+    let wired = RenderOptions { wireframe: true, ..o };
     let (wmin, wmed) = time(10, || {
         std::hint::black_box(render_mesh(&sphere, &wired));
     });
@@ -204,12 +196,7 @@ fn example_images() {
     let a = uv_sphere(51, 50, 10.0, [0.0; 3]);
     let b = torus(30.0, 8.0, 48, 16, [100.0, 0.0, 0.0]);
     let c = cuboid([0.0, 0.0, 0.0], [4.0, 1.0, 9.0]);
-    let cells = [
-        Cell::Mesh(&a),
-        Cell::Mesh(&b),
-        Cell::Rejected,
-        Cell::Mesh(&c),
-    ];
+    let cells = [Cell::Mesh(&a), Cell::Mesh(&b), Cell::Rejected, Cell::Mesh(&c)];
     let go = RenderOptions {
         background: Background::Solid([40, 42, 48, 255]),
         wireframe: true,

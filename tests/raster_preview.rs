@@ -6,12 +6,7 @@ use xbg7_export::preview::{stage_grid, Cell, GridLayout, CROSS_RGBA};
 use xbg7_export::raster::{render_mesh, Background, Image, RenderOptions};
 
 fn tetra(scale: f32, offset: [f32; 3]) -> Mesh {
-    let p = [
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-    ];
+    let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     Mesh {
         positions: p
             .iter()
@@ -59,10 +54,7 @@ fn crop(img: &Image, x0: u32, y0: u32, side: u32) -> Image {
 #[test]
 fn layout_follows_the_documented_formula() {
     let l = GridLayout::new(5, 64, 200);
-    assert_eq!(
-        (l.cell, l.cols, l.rows, l.width(), l.height()),
-        (64, 3, 2, 192, 128)
-    );
+    assert_eq!((l.cell, l.cols, l.rows, l.width(), l.height()), (64, 3, 2, 192, 128));
     assert_eq!(l.origin(4), (64, 64));
     let l = GridLayout::new(2, 64, 1000);
     assert_eq!((l.cols, l.rows, l.width()), (2, 1, 128));
@@ -72,10 +64,7 @@ fn layout_follows_the_documented_formula() {
     let l = GridLayout::new(0, 0, 0);
     assert_eq!((l.cell, l.cols, l.rows), (1, 1, 1));
     let l = GridLayout::new(450, 128, 2048);
-    assert_eq!(
-        (l.cols, l.rows, l.width(), l.height()),
-        (16, 29, 2048, 3712)
-    );
+    assert_eq!((l.cols, l.rows, l.width(), l.height()), (16, 29, 2048, 3712));
 }
 
 #[test]
@@ -83,25 +72,14 @@ fn grid_has_expected_size_cells_and_a_cross_in_the_rejected_cell() {
     let a = tetra(1.0, [0.0; 3]);
     let b = tetra(300.0, [1e4, 0.0, 0.0]);
     let c = tetra(0.01, [-5.0, 2.0, 1.0]);
-    let cells = [
-        Cell::Mesh(&a),
-        Cell::Rejected,
-        Cell::Mesh(&b),
-        Cell::Mesh(&c),
-    ];
+    let cells = [Cell::Mesh(&a), Cell::Rejected, Cell::Mesh(&b), Cell::Mesh(&c)];
     let o = opts();
     let grid = stage_grid(&cells, 64, 150, &o);
     // cols = min(4, 150 / 64) = 2, rows = 2.
-    assert_eq!(
-        (grid.width, grid.height, grid.rgba.len()),
-        (128, 128, 128 * 128 * 4)
-    );
+    assert_eq!((grid.width, grid.height, grid.rgba.len()), (128, 128, 128 * 128 * 4));
 
     // Mesh cells equal their own single render (own fit, size = cell), in order.
-    let cell_opts = RenderOptions {
-        size: 64,
-        ..o.clone()
-    };
+    let cell_opts = RenderOptions { size: 64, ..o.clone() };
     assert_eq!(crop(&grid, 0, 0, 64), render_mesh(&a, &cell_opts));
     assert_eq!(crop(&grid, 0, 64, 64), render_mesh(&b, &cell_opts));
     assert_eq!(crop(&grid, 64, 64, 64), render_mesh(&c, &cell_opts));
@@ -125,9 +103,7 @@ fn grid_has_expected_size_cells_and_a_cross_in_the_rejected_cell() {
 
 #[test]
 fn grid_is_deterministic_and_respects_max_width() {
-    let meshes: Vec<Mesh> = (0..7)
-        .map(|i| tetra(1.0 + i as f32, [i as f32, 0.0, 0.0]))
-        .collect();
+    let meshes: Vec<Mesh> = (0..7).map(|i| tetra(1.0 + i as f32, [i as f32, 0.0, 0.0])).collect();
     let mut cells: Vec<Cell<'_>> = meshes.iter().map(Cell::Mesh).collect();
     cells.insert(3, Cell::Rejected);
     let o = RenderOptions {

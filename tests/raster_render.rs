@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use xbg7_export::mesh::{Mesh, Primitive};
 use xbg7_export::raster::{
-    encode_png, render_mesh, shade_color, try_encode_png, Background, Camera, Image, RenderOptions,
-    MARGIN, PITCH_DEG, YAW_DEG,
+    encode_png, render_mesh, shade_color, try_encode_png, Background, Camera, Image, RenderOptions, MARGIN, PITCH_DEG,
+    YAW_DEG,
 };
 
 fn mesh(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
@@ -131,10 +131,7 @@ fn unit_cube_silhouette_bounds_match_projection() {
         let (yt, yb) = (half - scale * h / 2.0, half + scale * h / 2.0);
         let (bx0, by0, bx1, by1) = coverage_bounds(&img).unwrap();
         for (got, want) in [(bx0, xl), (bx1, xr), (by0, yt), (by1, yb)] {
-            assert!(
-                (got as f64 - want).abs() <= 1.0,
-                "size {size}: bound {got} vs {want}"
-            );
+            assert!((got as f64 - want).abs() <= 1.0, "size {size}: bound {got} vs {want}");
         }
         // Corners of the bounding box are outside the hexagon, the centre is solid.
         assert_eq!(img.pixel(bx0 + 1, by0 + 1).unwrap()[3], 0);
@@ -160,11 +157,7 @@ fn cube_faces_get_their_lambert_colours() {
         let (x, y) = fit(centre);
         let p = img.pixel(x as u32, y as u32).unwrap();
         assert_eq!(p[3], 255);
-        assert!(
-            rgb_close(p, shade_color(normal)),
-            "{p:?} vs {:?}",
-            shade_color(normal)
-        );
+        assert!(rgb_close(p, shade_color(normal)), "{p:?} vs {:?}", shade_color(normal));
     }
     // Three visible faces are shaded differently.
     let c = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]].map(shade_color);
@@ -211,17 +204,10 @@ fn z_is_mirrored_like_the_gltf_export() {
     };
     let (ax, ay) = fit(centroid(0));
     let (bx, by) = fit(centroid(1));
-    assert!(
-        bx > ax + 50.0 && by < ay - 30.0,
-        "file +Z must appear up-right"
-    );
+    assert!(bx > ax + 50.0 && by < ay - 30.0, "file +Z must appear up-right");
     for k in 0..3 {
         let (x, y) = fit(centroid(k));
-        assert_eq!(
-            img.pixel(x as u32, y as u32).unwrap()[3],
-            255,
-            "triangle {k}"
-        );
+        assert_eq!(img.pixel(x as u32, y as u32).unwrap()[3], 255, "triangle {k}");
     }
     // Where the unmirrored +Z triangle would be (point reflection through the origin's
     // image) there is nothing.
@@ -235,12 +221,7 @@ fn z_is_mirrored_like_the_gltf_export() {
 /// normal for all four corners.
 fn square(z: f32, normal: [f32; 3], base: u32) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<u32>) {
     (
-        vec![
-            [-1.0, -1.0, z],
-            [1.0, -1.0, z],
-            [1.0, 1.0, z],
-            [-1.0, 1.0, z],
-        ],
+        vec![[-1.0, -1.0, z], [1.0, -1.0, z], [1.0, 1.0, z], [-1.0, 1.0, z]],
         vec![normal; 4],
         vec![base, base + 1, base + 2, base, base + 2, base + 3],
     )
@@ -254,11 +235,7 @@ fn near_square_occludes_far_square_in_either_draw_order() {
     assert_ne!(shade_color(near_n), shade_color(far_n));
     for near_first in [true, false] {
         let (a, b) = if near_first { (-0.2, 0.2) } else { (0.2, -0.2) };
-        let (na, nb) = if near_first {
-            (near_n, far_n)
-        } else {
-            (far_n, near_n)
-        };
+        let (na, nb) = if near_first { (near_n, far_n) } else { (far_n, near_n) };
         let (mut p, mut n, mut i) = square(a, na, 0);
         let (p2, n2, i2) = square(b, nb, 4);
         p.extend(p2);
@@ -267,10 +244,7 @@ fn near_square_occludes_far_square_in_either_draw_order() {
         let img = render_mesh(&mesh(p, Some(n), i), &opts(128, 2));
         let c = img.pixel(64, 64).unwrap();
         assert_eq!(c[3], 255);
-        assert!(
-            rgb_close(c, shade_color(near_n)),
-            "near_first={near_first}: {c:?}"
-        );
+        assert!(rgb_close(c, shade_color(near_n)), "near_first={near_first}: {c:?}");
         assert!(!rgb_close(c, shade_color(far_n)));
     }
 }
@@ -297,10 +271,7 @@ fn single_triangle_seen_from_behind_is_lit() {
     assert_eq!(shade_color([0.0, 0.0, 1.0]), want);
     for p in [pb, pf, pn] {
         assert!(rgb_close(p, want), "{p:?} vs {want:?}");
-        assert!(
-            p[0] as u32 + p[1] as u32 + p[2] as u32 > 200,
-            "not dark: {p:?}"
-        );
+        assert!(p[0] as u32 + p[1] as u32 + p[2] as u32 > 200, "not dark: {p:?}");
     }
 }
 
@@ -314,11 +285,7 @@ fn empty_and_degenerate_meshes_give_the_background() {
     let want = Image::filled(64, 64, bg);
     let empty = Mesh::default();
     let point = mesh(vec![[5.0, 5.0, 5.0]; 3], None, vec![0, 1, 2, 2, 1, 0]);
-    let bad_index = mesh(
-        vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-        None,
-        vec![0, 1, 7],
-    );
+    let bad_index = mesh(vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], None, vec![0, 1, 7]);
     for m in [empty, point, bad_index] {
         assert_eq!(render_mesh(&m, &o), want);
     }
@@ -330,10 +297,7 @@ fn empty_and_degenerate_meshes_give_the_background() {
 fn non_finite_triangles_are_skipped_exactly() {
     let clean = cuboid([0.0; 3], [1.0; 3]);
     let mut dirty = clean.clone();
-    for (k, bad) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY]
-        .into_iter()
-        .enumerate()
-    {
+    for (k, bad) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY].into_iter().enumerate() {
         let base = dirty.positions.len() as u32;
         dirty.positions.push([bad, 0.0, 0.0]);
         dirty.positions.push([0.0, 1e6, 0.0]);
@@ -344,11 +308,7 @@ fn non_finite_triangles_are_skipped_exactly() {
     let o = opts(96, 2);
     assert_eq!(render_mesh(&dirty, &o), render_mesh(&clean, &o));
     // All-NaN mesh: nothing drawn, no panic.
-    let nan = mesh(
-        vec![[f32::NAN; 3]; 3],
-        Some(vec![[f32::NAN; 3]; 3]),
-        vec![0, 1, 2],
-    );
+    let nan = mesh(vec![[f32::NAN; 3]; 3], Some(vec![[f32::NAN; 3]; 3]), vec![0, 1, 2]);
     assert_eq!(render_mesh(&nan, &o), Image::filled(96, 96, [0; 4]));
 }
 
@@ -362,10 +322,7 @@ fn bad_normals_fall_back_to_face_normals() {
         vec![[f32::NAN, 0.0, 1.0]; 3],
         vec![[0.0, 0.0, 1.0]; 2], // wrong length
     ] {
-        assert_eq!(
-            render_mesh(&mesh(p.clone(), Some(ns), vec![0, 1, 2]), &o),
-            flat
-        );
+        assert_eq!(render_mesh(&mesh(p.clone(), Some(ns), vec![0, 1, 2]), &o), flat);
     }
 }
 
@@ -391,11 +348,7 @@ fn huge_skybox_coordinates_render() {
 #[test]
 fn edges_are_antialiased() {
     let img = render_mesh(&cuboid([0.0; 3], [1.0; 3]), &opts(128, 4));
-    let partial = img
-        .rgba
-        .chunks_exact(4)
-        .filter(|p| p[3] > 0 && p[3] < 255)
-        .count();
+    let partial = img.rgba.chunks_exact(4).filter(|p| p[3] > 0 && p[3] < 255).count();
     assert!(partial > 50, "only {partial} partially covered pixels");
     // No supersampling: alpha is 0 or 255 only.
     let hard = render_mesh(&cuboid([0.0; 3], [1.0; 3]), &opts(128, 1));
@@ -421,10 +374,7 @@ fn wireframe_overlay_darkens_edges_only() {
     // Inside the top face, away from its edges and its diagonal (x = z).
     let (x, y) = fit([0.3, 1.0, 0.6]);
     assert_eq!(plain.pixel(x as u32, y as u32).unwrap()[3], 255);
-    assert_eq!(
-        plain.pixel(x as u32, y as u32),
-        wired.pixel(x as u32, y as u32)
-    );
+    assert_eq!(plain.pixel(x as u32, y as u32), wired.pixel(x as u32, y as u32));
     // Default is off.
     assert!(!RenderOptions::default().wireframe);
 }
@@ -510,12 +460,7 @@ fn closed_sphere_has_no_holes() {
     let mut idx = Vec::new();
     for r in 0..rings {
         for s in 0..segs {
-            let (a, b, c, d) = (
-                r * row + s,
-                r * row + s + 1,
-                (r + 1) * row + s,
-                (r + 1) * row + s + 1,
-            );
+            let (a, b, c, d) = (r * row + s, r * row + s + 1, (r + 1) * row + s, (r + 1) * row + s + 1);
             idx.extend_from_slice(&[a, b, c, b, d, c]);
         }
     }
@@ -531,11 +476,7 @@ fn closed_sphere_has_no_holes() {
                 let (dx, dy) = (x as f64 + 0.5 - c[0], y as f64 + 0.5 - c[1]);
                 if dx * dx + dy * dy < radius * radius {
                     inside += 1;
-                    assert_eq!(
-                        img.pixel(x, y).unwrap()[3],
-                        255,
-                        "hole at {x},{y} (ss {ss})"
-                    );
+                    assert_eq!(img.pixel(x, y).unwrap()[3], 255, "hole at {x},{y} (ss {ss})");
                 }
             }
         }
