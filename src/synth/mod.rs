@@ -1,28 +1,101 @@
-//! Synthetic disc generator (stub until the generator lands).
-use std::path::Path;
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scale {
-    Demo,
-    Full,
+//! Synthetic disc generator: an independent XPR2/XBG7 *encoder* written from FORMAT.md
+//! alone (its own type tables and packing), producing a retail-shaped disc
+//! (`hidden/resource3d/*.xpr`) plus ground truth (`truth.json`). Everything FORMAT.md calls
+//! known is modelled exactly; every unknown is varied at random so a guessing decoder fails.
+//!
+//! Submodules: `plan` (file list, categories, structural choices), `geom` (real meshes),
+//! `vformat` (declarations, vertex encoding), `descriptor` (XBG7), `texture` (TX2D),
+//! `build` (container assembly), `truth` (ground-truth types), `rng` (seeded streams).
+
+pub mod build;
+pub mod descriptor;
+pub mod geom;
+pub mod plan;
+pub mod rng;
+pub mod texture;
+pub mod truth;
+pub mod vformat;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+pub use build::{build_file, SynthFile};
+pub use plan::{
+    file_plan, Category, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions,
+};
+pub use truth::{TruthBlock, TruthContainer, TruthDisc, TruthResource, TruthTexture, TRUTH_SCHEMA};
+
+/// Errors of writing or reading a synthetic disc.
+#[derive(Debug, Error)]
+pub enum SynthError {
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid truth JSON in {path}: {source}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("unsupported truth schema {found:?} in {path} (expected {TRUTH_SCHEMA:?})")]
+    Schema { path: PathBuf, found: String },
 }
-impl std::str::FromStr for Scale {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "demo" => Ok(Scale::Demo),
-            "full" => Ok(Scale::Full),
-            _ => Err(s.into()),
-        }
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
+    move |source| SynthError::Io {
+        path: path.to_path_buf(),
+        source,
     }
 }
-pub struct SynthOptions {
-    pub seed: u64,
-    pub scale: Scale,
+
+/// Write the disc to `dir` (`dir/hidden/resource3d/*.xpr`, files built in parallel, one
+/// file in memory per thread) and `dir/truth.json`. Returns the truth without meshes.
+pub fn write_disc(dir: &Path, opts: &SynthOptions) -> Result<TruthDisc, SynthError> {
+    let res_dir = dir.join("hidden").join("resource3d");
+    fs::create_dir_all(&res_dir).map_err(io_err(&res_dir))?;
+    let plan = file_plan(opts);
+    let containers = plan
+        .par_iter()
+        .map(|spec| {
+            let f = build_file(spec);
+            let path = dir.join(&f.rel_path);
+            fs::write(&path, &f.bytes).map_err(io_err(&path))?;
+            Ok(f.truth.without_meshes())
+        })
+        .collect::<Result<Vec<TruthContainer>, SynthError>>()?;
+    let truth = TruthDisc {
+        schema: TRUTH_SCHEMA.to_string(),
+        seed: opts.seed,
+        scale: opts.scale.to_string(),
+        containers,
+    };
+    let path = dir.join("truth.json");
+    let json = serde_json::to_vec_pretty(&truth).map_err(|source| SynthError::Json {
+        path: path.clone(),
+        source,
+    })?;
+    fs::write(&path, json).map_err(io_err(&path))?;
+    Ok(truth)
 }
-#[derive(Debug, thiserror::Error)]
-#[error("synth")]
-pub struct SynthError;
-pub struct TruthDisc;
-pub fn write_disc(_dir: &Path, _o: &SynthOptions) -> Result<TruthDisc, SynthError> {
-    todo!()
+
+/// Read a `truth.json` written by [`write_disc`] (meshes are not stored: `mesh` is `None`).
+pub fn load_truth(path: &Path) -> Result<TruthDisc, SynthError> {
+    let bytes = fs::read(path).map_err(io_err(path))?;
+    let truth: TruthDisc = serde_json::from_slice(&bytes).map_err(|source| SynthError::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if truth.schema != TRUTH_SCHEMA {
+        return Err(SynthError::Schema {
+            path: path.to_path_buf(),
+            found: truth.schema,
+        });
+    }
+    Ok(truth)
 }

@@ -1,0 +1,606 @@
+//! Byte assembly of one synthetic XPR2 container from its [`FileSpec`]: geometry blocks
+//! and texture payloads laid out in the data section as FORMAT.md §5 describes for each
+//! file kind (documented sequence at offset 0, scattered stage blocks, bodies after
+//! texture data), XBG7 / TX2D descriptors and names in the header block, and the ground
+//! truth of every resource.
+
+use crate::mesh::{Mesh, Primitive};
+
+use super::descriptor::{build_descriptor, DescInput};
+use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
+use super::plan::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan};
+use super::rng::Gen;
+use super::texture::{encode_payload, tx2d_descriptor};
+use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
+use super::vformat::{decoded_attrs, encode_stream, UnknownFill, VertexData, VertexFormat};
+
+/// One generated container: its bytes and its ground truth (with in-memory meshes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SynthFile {
+    pub rel_path: String,
+    pub bytes: Vec<u8>,
+    pub truth: TruthContainer,
+}
+
+/// Encoded bytes of one geometry block.
+#[derive(Clone, Debug, PartialEq)]
+struct BlockData {
+    index_bytes: Vec<u8>,
+    /// One vertex buffer per stream, ascending stream number.
+    streams: Vec<Vec<u8>>,
+    vertex_count: u32,
+    index_count: u32,
+}
+
+/// A resource after geometry generation and encoding.
+#[derive(Clone, Debug, PartialEq)]
+struct BuiltRes {
+    blocks: Vec<BlockData>,
+    records: Vec<[u32; 4]>,
+    mesh: Mesh,
+    bound: f32,
+}
+
+fn vertex_data(g: &Geometry, sets: usize) -> VertexData {
+    let uv0 = g.uvs.clone();
+    let mut uvs = vec![uv0];
+    if sets > 1 {
+        uvs.push(
+            g.uvs
+                .iter()
+                .map(|uv| [uv[0] * 0.5 + 0.25, uv[1] * 0.25 + 0.5])
+                .collect(),
+        );
+    }
+    let colors = g
+        .normals
+        .iter()
+        .map(|n| {
+            let c = |x: f32| ((x * 0.5 + 0.5) * 255.0).round().clamp(0.0, 255.0) as u8;
+            [c(n[0]), c(n[1]), c(n[2]), 255]
+        })
+        .collect();
+    VertexData {
+        positions: g.positions.clone(),
+        normals: g.normals.clone(),
+        tangents: g.tangents.clone(),
+        uvs,
+        colors,
+    }
+}
+
+fn encode_block(
+    fmt: &VertexFormat,
+    g: &Geometry,
+    fill: UnknownFill,
+    gen: &mut Gen,
+) -> (BlockData, VertexData) {
+    let sets = fmt
+        .elements
+        .iter()
+        .filter(|e| e.usage == super::vformat::usage::TEXCOORD)
+        .count();
+    let data = vertex_data(g, sets);
+    let mut index_bytes = Vec::with_capacity(2 * g.indices.len());
+    for &i in &g.indices {
+        index_bytes.extend_from_slice(&(i as u16).to_be_bytes());
+    }
+    let streams = fmt
+        .streams()
+        .iter()
+        .map(|&s| encode_stream(fmt, s, &data, fill, gen))
+        .collect();
+    let block = BlockData {
+        index_bytes,
+        streams,
+        vertex_count: g.positions.len() as u32,
+        index_count: g.indices.len() as u32,
+    };
+    (block, data)
+}
+
+fn distinct(indices: &[u32]) -> u32 {
+    let mut v = indices.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as u32
+}
+
+/// Generate, encode and compute the truth mesh of one resource.
+fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
+    let mut geoms: Vec<Geometry> = r.parts.iter().map(|p| build_part(p, gen)).collect();
+    let renumber = gen.chance(0.6);
+    for g in geoms.iter_mut() {
+        shuffle_coherent(g, renumber, gen);
+    }
+    let fill = UnknownFill {
+        normal_w: gen.range(0, 2) as u8,
+        dec_w: gen.range(0, 2) as u8,
+    };
+    // Geometry per block and (first_index, index_count, vtx_count) per record, block-local.
+    let (block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<(u32, u32, u32)>>) = match &r.records
+    {
+        RecordLayout::SeparateBlocks => {
+            let rr = geoms
+                .iter()
+                .map(|g| vec![(0, g.indices.len() as u32, g.positions.len() as u32)])
+                .collect();
+            (geoms, rr)
+        }
+        RecordLayout::PerPart => {
+            let (g, ranges) = assemble(&geoms);
+            (vec![g], vec![ranges])
+        }
+        RecordLayout::Split(counts) => {
+            let (g, _) = assemble(&geoms);
+            let mut ranges = Vec::new();
+            let mut first = 0u32;
+            for &c in counts {
+                let end = (first + c).min(g.indices.len() as u32);
+                let vc = distinct(&g.indices[first as usize..end as usize]);
+                ranges.push((first, end - first, vc));
+                first = end;
+            }
+            (vec![g], vec![ranges])
+        }
+    };
+    let mut blocks = Vec::new();
+    let mut records = Vec::new();
+    let mut mesh = Mesh::default();
+    let mut normals: Vec<[f32; 3]> = Vec::new();
+    let mut colors: Vec<[f32; 4]> = Vec::new();
+    for (g, ranges) in block_geoms.iter().zip(&record_ranges) {
+        let (block, data) = encode_block(&r.format, g, fill, gen);
+        let d = decoded_attrs(&r.format, &data);
+        let base = mesh.positions.len() as u32;
+        let first_index = mesh.indices.len() as u32;
+        mesh.positions.extend_from_slice(&d.positions);
+        if let Some(n) = &d.normals {
+            normals.extend_from_slice(n);
+        }
+        if let Some(c) = &d.colors {
+            colors.extend_from_slice(c);
+        }
+        if mesh.texcoords.len() < d.texcoords.len() {
+            mesh.texcoords.resize(d.texcoords.len(), Vec::new());
+        }
+        for (set, t) in mesh.texcoords.iter_mut().zip(&d.texcoords) {
+            set.extend_from_slice(t);
+        }
+        mesh.indices.extend(g.indices.iter().map(|&i| i + base));
+        for &(fi, ic, vc) in ranges {
+            mesh.primitives.push(Primitive {
+                first_index: first_index + fi,
+                index_count: ic,
+                material: None,
+            });
+            records.push([vc, 0, ic, gen.range(1, 64)]);
+        }
+        blocks.push(block);
+    }
+    if r.format.find(super::vformat::usage::NORMAL, 0).is_some() {
+        mesh.normals = Some(normals);
+    }
+    if r.format.find(super::vformat::usage::COLOR, 0).is_some() {
+        mesh.colors = Some(colors);
+    }
+    let bound = crate::mesh::bbox_of(&geoms_positions(&block_geoms))
+        .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0f32, f32::max).ceil())
+        .unwrap_or(1.0);
+    BuiltRes {
+        blocks,
+        records,
+        mesh,
+        bound,
+    }
+}
+
+fn geoms_positions(gs: &[Geometry]) -> Vec<[f32; 3]> {
+    gs.iter()
+        .flat_map(|g| g.positions.iter().copied())
+        .collect()
+}
+
+/// The data section under construction.
+struct Data {
+    buf: Vec<u8>,
+}
+
+impl Data {
+    fn pos(&self) -> u64 {
+        self.buf.len() as u64
+    }
+    fn pad_to(&mut self, align: usize, junk: bool, gen: &mut Gen) {
+        let rem = self.buf.len() % align.max(1);
+        if rem != 0 {
+            let n = align - rem;
+            if junk {
+                let j = gen.bytes(n);
+                self.buf.extend_from_slice(&j);
+            } else {
+                self.buf.resize(self.buf.len() + n, 0);
+            }
+        }
+    }
+    fn zeros(&mut self, n: usize) {
+        self.buf.resize(self.buf.len() + n, 0);
+    }
+    fn junk(&mut self, n: usize, gen: &mut Gen) {
+        let j = gen.bytes(n);
+        self.buf.extend_from_slice(&j);
+    }
+    /// `[indices][stream 0]` then later streams after a zero pad; returns
+    /// (index offset, stream-0 vertex offset).
+    fn block(&mut self, b: &BlockData, gen: &mut Gen) -> (u64, u64) {
+        let io = self.pos();
+        self.buf.extend_from_slice(&b.index_bytes);
+        let vo = self.pos();
+        for (k, s) in b.streams.iter().enumerate() {
+            if k > 0 {
+                let a = *gen.pick(&[4usize, 16, 128]).unwrap_or(&16);
+                self.pad_to(a, false, gen);
+            }
+            self.buf.extend_from_slice(s);
+        }
+        (io, vo)
+    }
+    /// A 12-byte unknown prefix: none, zeros or random.
+    fn prefix(&mut self, gen: &mut Gen, weights: &[u32; 3]) {
+        match gen.weighted(weights) {
+            0 => {}
+            1 => self.zeros(12),
+            _ => self.junk(12, gen),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Block(usize, usize),
+    Texture(usize),
+}
+
+const ALIGNS: [usize; 6] = [2, 4, 16, 32, 128, 4096];
+
+/// Lay out the data section. Returns the bytes, per resource per block offsets, and per
+/// texture its offset.
+fn layout_data(
+    spec: &FileSpec,
+    built: &[BuiltRes],
+    gen: &mut Gen,
+) -> (Vec<u8>, Vec<Vec<(u64, u64)>>, Vec<u64>) {
+    let mut d = Data { buf: Vec::new() };
+    let mut block_offs: Vec<Vec<(u64, u64)>> =
+        built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
+    let mut tex_offs = vec![0u64; spec.textures.len()];
+    let owns_block =
+        |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);
+    let place_texture = |d: &mut Data, t: usize, tex_offs: &mut Vec<u64>, gen: &mut Gen| {
+        d.pad_to(4096, false, gen);
+        tex_offs[t] = d.pos();
+        let p = encode_payload(&spec.textures[t], gen);
+        d.buf.extend_from_slice(&p);
+    };
+    match spec.category {
+        Category::Documented | Category::MultiSubmesh => {
+            for (k, b) in built[0].blocks.iter().enumerate() {
+                if k > 0 {
+                    match gen.weighted(&[2, 2, 2, 2, 2, 2, 2]) {
+                        0 => {}
+                        1 => d.pad_to(4, false, gen),
+                        2 => d.pad_to(16, false, gen),
+                        3 => d.pad_to(128, false, gen),
+                        4 => d.junk(12, gen),
+                        5 => d.zeros(12),
+                        _ => {
+                            let n = gen.range_usize(100, 600);
+                            d.junk(n, gen);
+                        }
+                    }
+                }
+                block_offs[0][k] = d.block(b, gen);
+            }
+            for t in 0..spec.textures.len() {
+                place_texture(&mut d, t, &mut tex_offs, gen);
+            }
+        }
+        _ => {
+            let stage = spec.kind == FileKind::Stage;
+            let mut items: Vec<Item> = Vec::new();
+            for (k, b) in built.iter().enumerate() {
+                if owns_block(k) {
+                    items.extend((0..b.blocks.len()).map(|j| Item::Block(k, j)));
+                }
+            }
+            let mut head: Vec<Item> = Vec::new();
+            if stage {
+                items.extend((0..spec.textures.len()).map(Item::Texture));
+                gen.shuffle(&mut items);
+            } else if gen.chance(0.7) || spec.textures.is_empty() {
+                // All texture data first, then the blocks.
+                head.extend((0..spec.textures.len()).map(Item::Texture));
+                gen.shuffle(&mut items);
+            } else {
+                // One texture at the start, then everything interleaved.
+                let first = gen.range_usize(0, spec.textures.len() - 1);
+                head.push(Item::Texture(first));
+                items.extend(
+                    (0..spec.textures.len())
+                        .filter(|&t| t != first)
+                        .map(Item::Texture),
+                );
+                gen.shuffle(&mut items);
+            }
+            for it in head.into_iter().chain(items) {
+                match it {
+                    Item::Texture(t) => place_texture(&mut d, t, &mut tex_offs, gen),
+                    Item::Block(k, j) => {
+                        let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
+                        let junk_pad = !stage && gen.chance(0.4);
+                        d.pad_to(a, junk_pad, gen);
+                        if !stage && gen.chance(0.3) {
+                            let n = 4 * gen.range_usize(1, 64);
+                            d.junk(n, gen);
+                        }
+                        if d.pos() == 0 {
+                            d.junk(4 * gen.range_usize(1, 16), gen);
+                        }
+                        d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
+                        block_offs[k][j] = d.block(&built[k].blocks[j], gen);
+                    }
+                }
+            }
+        }
+    }
+    for k in 0..built.len() {
+        if let Some(o) = spec.resources[k].duplicate_of {
+            if spec.resources[k].share_block {
+                block_offs[k] = block_offs[o].clone();
+            }
+        }
+    }
+    match gen.range(0, 2) {
+        0 => d.pad_to(4096, false, gen),
+        1 => d.pad_to(16, false, gen),
+        _ => {}
+    }
+    (d.buf, block_offs, tex_offs)
+}
+
+/// One directory entry before layout.
+struct Entry {
+    tag: [u8; 4],
+    desc: Vec<u8>,
+    name: Vec<u8>,
+}
+
+/// Header block: count, directory, u32 0, then descriptors and names in a varied order
+/// and alignment; returns the block padded to `header_size`.
+fn layout_header(entries: &[Entry], gen: &mut Gen) -> Vec<u8> {
+    let n = entries.len();
+    let mut h: Vec<u8> = vec![0; 4 + 16 * n + 4];
+    h[0..4].copy_from_slice(&(n as u32).to_be_bytes());
+    h.resize(
+        h.len() + 4 * gen.range_usize(0, 1) * gen.range_usize(0, 16),
+        0,
+    );
+    let desc_align = [4usize, 8, 16, 32][gen.weighted(&[40, 20, 30, 10])];
+    let name_align = [1usize, 2, 4][gen.range_usize(0, 2)];
+    let mode = gen.weighted(&[50, 20, 20, 10]);
+    let mut desc_off = vec![0usize; n];
+    let mut name_off = vec![0usize; n];
+    let pad = |h: &mut Vec<u8>, a: usize| {
+        while h.len() % a != 0 {
+            h.push(0);
+        }
+    };
+    let put_desc = |h: &mut Vec<u8>, k: usize, off: &mut Vec<usize>| {
+        pad(h, desc_align);
+        off[k] = h.len();
+        h.extend_from_slice(&entries[k].desc);
+    };
+    let put_name = |h: &mut Vec<u8>, k: usize, off: &mut Vec<usize>| {
+        pad(h, name_align);
+        off[k] = h.len();
+        h.extend_from_slice(&entries[k].name);
+        h.push(0);
+    };
+    match mode {
+        0 => {
+            (0..n).for_each(|k| put_desc(&mut h, k, &mut desc_off));
+            (0..n).for_each(|k| put_name(&mut h, k, &mut name_off));
+        }
+        1 => {
+            (0..n).for_each(|k| put_name(&mut h, k, &mut name_off));
+            (0..n).for_each(|k| put_desc(&mut h, k, &mut desc_off));
+        }
+        2 => (0..n).for_each(|k| {
+            put_desc(&mut h, k, &mut desc_off);
+            put_name(&mut h, k, &mut name_off);
+        }),
+        _ => (0..n).for_each(|k| {
+            put_name(&mut h, k, &mut name_off);
+            put_desc(&mut h, k, &mut desc_off);
+        }),
+    }
+    let size = if gen.chance(0.8) {
+        h.len().div_ceil(2048) * 2048
+    } else {
+        h.len().div_ceil(16) * 16 + 16 * gen.range_usize(0, 8)
+    };
+    h.resize(size, 0);
+    for (k, e) in entries.iter().enumerate() {
+        let o = 4 + 16 * k;
+        h[o..o + 4].copy_from_slice(&e.tag);
+        h[o + 4..o + 8].copy_from_slice(&(desc_off[k] as u32).to_be_bytes());
+        h[o + 8..o + 12].copy_from_slice(&(e.desc.len() as u32).to_be_bytes());
+        h[o + 12..o + 16].copy_from_slice(&(name_off[k] as u32).to_be_bytes());
+    }
+    h
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    Res(usize),
+    Tex(usize),
+    User,
+}
+
+/// Directory order: models mostly XBG7 then TX2D, stages shuffled; optional USER entry.
+fn directory_order(spec: &FileSpec, gen: &mut Gen) -> Vec<What> {
+    let res = (0..spec.resources.len()).map(What::Res);
+    let tex = (0..spec.textures.len()).map(What::Tex);
+    let mut order: Vec<What> = match (spec.kind, gen.weighted(&[85, 10, 5])) {
+        (FileKind::Model, 0) => res.chain(tex).collect(),
+        (FileKind::Model, 1) => tex.chain(res).collect(),
+        _ => {
+            let mut v: Vec<What> = res.chain(tex).collect();
+            gen.shuffle(&mut v);
+            v
+        }
+    };
+    if spec.user_resource {
+        let at = gen.range_usize(0, order.len());
+        order.insert(at, What::User);
+    }
+    order
+}
+
+/// Build one container, deterministically from `spec` alone.
+pub fn build_file(spec: &FileSpec) -> SynthFile {
+    let mut gen = Gen::new(spec.seed);
+    let mut built: Vec<BuiltRes> = Vec::with_capacity(spec.resources.len());
+    for r in &spec.resources {
+        let b = match r.duplicate_of.and_then(|o| built.get(o)) {
+            Some(orig) => orig.clone(),
+            None => build_resource(r, &mut gen),
+        };
+        built.push(b);
+    }
+    let (data, block_offs, tex_offs) = layout_data(spec, &built, &mut gen);
+    let order = directory_order(spec, &mut gen);
+    let mut dir_index = vec![0u32; spec.resources.len()];
+    for (i, w) in order.iter().enumerate() {
+        if let What::Res(k) = w {
+            dir_index[*k] = i as u32;
+        }
+    }
+    let mut entries = Vec::with_capacity(order.len());
+    for w in &order {
+        entries.push(match *w {
+            What::Res(k) => {
+                let r = &spec.resources[k];
+                let b = &built[k];
+                let mut nodes = vec![format!("{}_root", r.name), "Light".to_string()];
+                if gen.chance(0.5) {
+                    nodes.push(format!("{}_mesh", r.name));
+                }
+                if gen.chance(0.2) {
+                    nodes.push("Camera".to_string());
+                }
+                let inp = DescInput {
+                    bound: b.bound,
+                    node_names: nodes,
+                    material_names: r
+                        .materials
+                        .iter()
+                        .filter_map(|&m| spec.textures.get(m))
+                        .map(|t| t.name.clone())
+                        .collect(),
+                    vertex_count: r.vertex_count(),
+                    index_count: r.index_count(),
+                    vertex_bytes: r.vertex_count().wrapping_mul(r.format.stride(0) as u32),
+                    decl: r.format.decl_bytes(),
+                    records: b.records.clone(),
+                };
+                Entry {
+                    tag: *b"XBG7",
+                    desc: build_descriptor(&inp, &mut gen).bytes,
+                    name: r.name.as_bytes().to_vec(),
+                }
+            }
+            What::Tex(t) => Entry {
+                tag: *b"TX2D",
+                desc: tx2d_descriptor(&spec.textures[t], tex_offs[t] as u32).to_vec(),
+                name: spec.textures[t].name.as_bytes().to_vec(),
+            },
+            What::User => {
+                let n = 4 * gen.range_usize(4, 16);
+                Entry {
+                    tag: *b"USER",
+                    desc: gen.bytes(n),
+                    name: b"userdata".to_vec(),
+                }
+            }
+        });
+    }
+    let header = layout_header(&entries, &mut gen);
+    let mut bytes = Vec::with_capacity(12 + header.len() + data.len());
+    bytes.extend_from_slice(b"XPR2");
+    bytes.extend_from_slice(&(header.len() as u32).to_be_bytes());
+    bytes.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    bytes.extend_from_slice(&header);
+    bytes.extend_from_slice(&data);
+
+    let mut resources = Vec::new();
+    let mut textures = Vec::new();
+    for (i, w) in order.iter().enumerate() {
+        match *w {
+            What::Res(k) => {
+                let r = &spec.resources[k];
+                let b = &built[k];
+                let decoded = r.category.expected_decoded();
+                resources.push(TruthResource {
+                    index: i as u32,
+                    name: r.name.clone(),
+                    category: r.category.as_str().to_string(),
+                    expected: if decoded { "decoded" } else { "rejected" }.to_string(),
+                    vertex_count: r.vertex_count(),
+                    index_count: r.index_count(),
+                    stride: r.format.stride(0) as u32,
+                    blocks: b
+                        .blocks
+                        .iter()
+                        .zip(&block_offs[k])
+                        .map(|(blk, &(io, vo))| TruthBlock {
+                            index_offset: io,
+                            vertex_offset: vo,
+                            vertex_count: blk.vertex_count,
+                            index_count: blk.index_count,
+                        })
+                        .collect(),
+                    digest: decoded.then(|| b.mesh.digest()),
+                    skybox: r.category == Category::StageSkybox,
+                    duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
+                    mesh: Some(b.mesh.clone()),
+                });
+            }
+            What::Tex(t) => {
+                let tp = &spec.textures[t];
+                textures.push(TruthTexture {
+                    name: tp.name.clone(),
+                    index: i as u32,
+                    format: tp.format.name().to_string(),
+                    width: tp.width,
+                    height: tp.height,
+                    data_offset: tex_offs[t],
+                    data_size: tp.format.payload_size(tp.width, tp.height) as u64,
+                });
+            }
+            What::User => {}
+        }
+    }
+    let truth = TruthContainer {
+        path: spec.rel_path.clone(),
+        kind: spec.kind.as_str().to_string(),
+        category: spec.category.as_str().to_string(),
+        size: bytes.len() as u64,
+        resources,
+        textures,
+    };
+    SynthFile {
+        rel_path: spec.rel_path.clone(),
+        bytes,
+        truth,
+    }
+}
