@@ -150,8 +150,9 @@ fn model_records(d: &Descriptor) -> Vec<SubmeshRecord> {
 }
 
 enum Plan {
-    /// Sequential first block, then anchoring units for the later records.
-    Sequential { first: Decoded, later: Vec<usize> },
+    /// The documented layout: the first block at the data start, the later records'
+    /// blocks each the next gated block after the previous one (or why not).
+    Sequential { blocks: Result<Vec<Decoded>, Reason> },
     /// One anchoring unit for the whole resource.
     Whole { unit: usize },
 }
@@ -166,8 +167,9 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
         .filter(|r| r.is(TAG_XBG7))
         .map(parse_resource)
         .collect();
+    let mut scanner = anchored::Scanner::new(data);
 
-    // Plan: the documented layout places one model block at the data start.
+    // Plan: the documented layout places one model's blocks from the data start on.
     let mut units: Vec<Unit> = Vec::new();
     let mut plans: Vec<Option<Plan>> = Vec::with_capacity(parsed.len());
     let mut claimed = Vec::new();
@@ -188,20 +190,11 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
         if kind == Kind::Model && !start_taken {
             if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, map, &cfg.gates) {
                 start_taken = true;
-                claimed.push(first.placement.range(d.decl.stride));
-                let later = records[1..]
-                    .iter()
-                    .map(|r| {
-                        units.push(Unit {
-                            decl: &d.decl,
-                            map,
-                            vertex_count: r.vtx_count,
-                            index_count: r.idx_count,
-                        });
-                        units.len() - 1
-                    })
-                    .collect();
-                plan = Some(Plan::Sequential { first, later });
+                let blocks = sequence(&mut scanner, first, &records, d, map, &cfg.gates);
+                if let Ok(bs) = &blocks {
+                    claimed.extend(bs.iter().map(|b| b.placement.range(d.decl.stride)));
+                }
+                plan = Some(Plan::Sequential { blocks });
             }
         }
         let plan = plan.unwrap_or_else(|| {
@@ -217,7 +210,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
         records_of.push(records);
     }
 
-    let mut placed: Vec<Option<Result<Decoded, Reason>>> = anchored::anchor(data, &units, &claimed, &cfg.gates)
+    let mut placed: Vec<Option<Result<Decoded, Reason>>> = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates)
         .into_iter()
         .map(Some)
         .collect();
@@ -273,21 +266,16 @@ fn assemble(
     cfg: &Config,
 ) -> Result<DecodedResource, Reason> {
     let (mesh, layout, placements, measures) = match plan {
-        Plan::Sequential { first, later } => {
+        Plan::Sequential { blocks } => {
+            let mut blocks = blocks?.into_iter();
+            let first = blocks.next().expect("a sequence starts with its first block");
             let mut mesh = first.mesh;
-            let measures = first.measures;
             let mut placements = vec![first.placement];
-            for (k, u) in later.into_iter().enumerate() {
-                let b = take(placed, u).map_err(|r| {
-                    Reason::new(
-                        Code::LaterSubmeshUnplaced,
-                        format!("sub-mesh {} of {}: {}: {}", k + 2, records.len(), r.code, r.detail),
-                    )
-                })?;
+            for b in blocks {
                 placements.push(b.placement);
                 append(&mut mesh, b.mesh);
             }
-            (mesh, Layout::Sequential, placements, measures)
+            (mesh, Layout::Sequential, placements, first.measures)
         }
         Plan::Whole { unit } => {
             let b = take(placed, unit)?;
@@ -314,6 +302,36 @@ fn assemble(
         decl: d.decl.clone(),
         measures: all,
     })
+}
+
+/// The later sub-meshes of the documented layout: each the next gated block after the
+/// previous one, in record order (the gaps between them are unknown).
+fn sequence(
+    scanner: &mut anchored::Scanner<'_>,
+    first: Decoded,
+    records: &[SubmeshRecord],
+    d: &Descriptor,
+    map: &AttributeMap,
+    cfg: &gates::GateConfig,
+) -> Result<Vec<Decoded>, Reason> {
+    let mut blocks = vec![first];
+    for (k, r) in records.iter().enumerate().skip(1) {
+        let unit = Unit {
+            decl: &d.decl,
+            map,
+            vertex_count: r.vtx_count,
+            index_count: r.idx_count,
+        };
+        let prev_end = blocks.last().map_or(0, |b| b.placement.range(d.decl.stride).end);
+        let b = anchored::next_after(scanner, &unit, prev_end, &[], cfg).map_err(|r| {
+            Reason::new(
+                Code::LaterSubmeshUnplaced,
+                format!("sub-mesh {} of {}: {}: {}", k + 1, records.len(), r.code, r.detail),
+            )
+        })?;
+        blocks.push(b);
+    }
+    Ok(blocks)
 }
 
 /// Name each primitive's material from the descriptor strings that are TX2D names:

@@ -176,36 +176,44 @@ fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
 }
 
-/// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
-pub fn anchor(
-    data: &[u8],
-    units: &[Unit<'_>],
-    claimed: &[Range<usize>],
-    cfg: &GateConfig,
-) -> Vec<Result<Decoded, Reason>> {
-    let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
-    let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+/// The shared scan state of one data section: unit-normal bitmaps per (type, parity)
+/// and runs per (type, parity, stride), computed on first use and reused by every unit.
+pub struct Scanner<'d> {
+    data: &'d [u8],
+    bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
+    runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
+}
 
-    // Bitmaps and runs, shared by every unit with the same key.
-    let mut bitmaps: BTreeMap<(u32, usize), UnitBitmap> = BTreeMap::new();
-    let mut run_cache: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
-    for (u, unit) in units.iter().enumerate() {
-        let Some(ne) = unit.map.normal else {
-            results[u] = Some(Err(Reason::new(
+impl<'d> Scanner<'d> {
+    pub fn new(data: &'d [u8]) -> Scanner<'d> {
+        Scanner {
+            data,
+            bitmaps: BTreeMap::new(),
+            runs: BTreeMap::new(),
+        }
+    }
+
+    /// Every gated candidate block of `unit` not overlapping `claimed`, by offset.
+    fn candidates(&mut self, unit: &Unit<'_>, claimed: &[Range<usize>], cfg: &GateConfig) -> Result<Vec<Cand>, Reason> {
+        let data = self.data;
+        let ne = unit.map.normal.ok_or_else(|| {
+            Reason::new(
                 Code::NoAnchorElement,
                 "no NORMAL element to anchor on and no stored offset",
-            )));
-            continue;
-        };
+            )
+        })?;
         let (no, s) = (ne.offset as usize, unit.decl.stride);
         let bm_key = (ne.ty.code(), no % 2);
-        let bm = bitmaps
+        let bm = self
+            .bitmaps
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
-        let rs = run_cache
+        let rs = self
+            .runs
             .entry((bm_key.0, bm_key.1, s))
             .or_insert_with(|| runs(bm, s, 3));
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
+        let mut out = Vec::new();
         for &(q0, l) in rs.iter().filter(|r| r.1 >= v) {
             let mut starts = vec![(q0, l == v)];
             if l > v {
@@ -229,7 +237,7 @@ pub fn anchor(
                 }
                 if let Ok(d) = decode_block(data, pl, unit.decl, unit.map, cfg) {
                     let ext = extendable(data, w, &d);
-                    cands[u].push(Cand {
+                    out.push(Cand {
                         decoded: d,
                         exact_end,
                         extendable: ext,
@@ -238,11 +246,59 @@ pub fn anchor(
                 }
             }
         }
-        cands[u].sort_by_key(|c| c.range.start);
-        cands[u].dedup_by_key(|c| c.range.clone());
+        out.sort_by_key(|c| c.range.start);
+        out.dedup_by_key(|c| c.range.clone());
+        Ok(out)
     }
+}
 
-    resolve(data, units, &mut cands, &mut results);
+fn no_candidate(unit: &Unit<'_>, after: Option<usize>) -> Reason {
+    let place = after.map(|a| format!(" after {a:#x}")).unwrap_or_default();
+    Reason::new(
+        Code::NoValidAnchor,
+        format!(
+            "no vertex run of {} slots (stride {}) preceded by {} valid indices passes the gates{place}",
+            unit.vertex_count, unit.decl.stride, unit.index_count
+        ),
+    )
+}
+
+/// The next block of a straight sequence: the first gated candidate starting at or after
+/// `min_offset` (exact-end candidates first). Used for later sub-meshes of the
+/// documented model layout, whose blocks follow each other in record order.
+pub fn next_after(
+    scanner: &mut Scanner<'_>,
+    unit: &Unit<'_>,
+    min_offset: usize,
+    claimed: &[Range<usize>],
+    cfg: &GateConfig,
+) -> Result<Decoded, Reason> {
+    let cands: Vec<Cand> = scanner
+        .candidates(unit, claimed, cfg)?
+        .into_iter()
+        .filter(|c| c.range.start >= min_offset)
+        .collect();
+    let pick = cands.iter().find(|c| c.exact_end).or(cands.first());
+    pick.map(|c| c.decoded.clone())
+        .ok_or_else(|| no_candidate(unit, Some(min_offset)))
+}
+
+/// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
+pub fn anchor(
+    scanner: &mut Scanner<'_>,
+    units: &[Unit<'_>],
+    claimed: &[Range<usize>],
+    cfg: &GateConfig,
+) -> Vec<Result<Decoded, Reason>> {
+    let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
+    let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+    for (u, unit) in units.iter().enumerate() {
+        match scanner.candidates(unit, claimed, cfg) {
+            Ok(c) => cands[u] = c,
+            Err(r) => results[u] = Some(Err(r)),
+        }
+    }
+    resolve(scanner.data, units, &mut cands, &mut results);
     results
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
@@ -321,13 +377,7 @@ fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &m
                 format!("the only valid block at {at:#x} is claimed by another resource"),
             )));
         } else if cands[u].is_empty() {
-            results[u] = Some(Err(Reason::new(
-                Code::NoValidAnchor,
-                format!(
-                    "no vertex run of {} slots (stride {}) preceded by {} valid indices passes the gates",
-                    units[u].vertex_count, units[u].decl.stride, units[u].index_count
-                ),
-            )));
+            results[u] = Some(Err(no_candidate(&units[u], None)));
         }
     }
     // Duplicates: units whose remaining candidates are all byte-identical blocks share
@@ -427,7 +477,7 @@ mod tests {
                 index_count: i,
             })
             .collect();
-        anchor(data, &us, &[], &GateConfig::default())
+        anchor(&mut Scanner::new(data), &us, &[], &GateConfig::default())
             .into_iter()
             .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
             .collect()

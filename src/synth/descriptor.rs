@@ -43,9 +43,7 @@ pub fn scan_records(b: &[u8], step: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut o = 0;
     while o + 16 <= b.len() {
-        if let (Some(v), Some(z), Some(i), Some(t)) =
-            (word(b, o), word(b, o + 4), word(b, o + 8), word(b, o + 12))
-        {
+        if let (Some(v), Some(z), Some(i), Some(t)) = (word(b, o), word(b, o + 4), word(b, o + 8), word(b, o + 12)) {
             if (3..=65535).contains(&v) && z == 0 && i > 0 && i % 3 == 0 && (1..=64).contains(&t) {
                 out.push(o);
             }
@@ -91,9 +89,7 @@ fn filler_word(gen: &mut Gen, bound: f32) -> u32 {
             };
             f.to_bits()
         }
-        3 => *gen
-            .pick(&[0xFFFF_FFFFu32, 0x3F80_0000, 0x8000_0000])
-            .unwrap_or(&0),
+        3 => *gen.pick(&[0xFFFF_FFFFu32, 0x3F80_0000, 0x8000_0000]).unwrap_or(&0),
         4 => (gen.range(1, 255) << 16) | gen.range(0, 3),
         _ => gen.u32(),
     }
@@ -251,11 +247,7 @@ mod tests {
         let mut g = Gen::new(9);
         for seed in 0..200u32 {
             let (v, i) = (100 + seed, 3 * (200 + seed));
-            let inp = input(
-                v,
-                i,
-                vec![[v - 10, 0, i - 30, 4], [10, 0, 30, 1 + seed % 64]],
-            );
+            let inp = input(v, i, vec![[v - 10, 0, i - 30, 4], [10, 0, 30, 1 + seed % 64]]);
             let d = build_descriptor(&inp, &mut g);
             let m = d.marker_offset;
             assert_eq!(m % 4, 0);
@@ -263,9 +255,7 @@ mod tests {
             assert_eq!(word(&d.bytes, m), Some(2 * i));
             assert_eq!(word(&d.bytes, m + 4), Some(i));
             assert_eq!(&d.bytes[m + 8..m + 8 + inp.decl.len()], &inp.decl[..]);
-            let between: Vec<u32> = (1..8)
-                .map(|k| word(&d.bytes, m - 32 + 4 * k).unwrap())
-                .collect();
+            let between: Vec<u32> = (1..8).map(|k| word(&d.bytes, m - 32 + 4 * k).unwrap()).collect();
             assert!(between.contains(&(2 * i + 3)));
             assert!(between.contains(&(0x1000_0000 | (v * 24 + 2))));
             assert_eq!(scan_markers(&d.bytes, 4), vec![m]);
@@ -273,10 +263,7 @@ mod tests {
             assert_eq!(d.record_offsets.len(), 2);
             let r0 = d.record_offsets[0];
             assert_eq!(word(&d.bytes, r0 + 8), Some(i - 30));
-            assert!(d
-                .bytes
-                .windows(4)
-                .any(|w| w == 30.0f32.to_bits().to_be_bytes()));
+            assert!(d.bytes.windows(4).any(|w| w == 30.0f32.to_bits().to_be_bytes()));
             assert_eq!(d.bytes.len() % 4, 0);
         }
     }

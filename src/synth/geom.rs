@@ -128,14 +128,7 @@ pub fn face_normal(p: &[V3], a: u32, b: u32, c: u32) -> V3 {
 
 /// A grid surface: `f(u, v)` with u, v in [0, 1]; wrap means the last row/column
 /// connects back to the first (u then runs over [0, 1)).
-fn grid(
-    nu: u32,
-    nv: u32,
-    wrap_u: bool,
-    wrap_v: bool,
-    f: impl Fn(f32, f32) -> V3,
-    g: &mut Geometry,
-) {
+fn grid(nu: u32, nv: u32, wrap_u: bool, wrap_v: bool, f: impl Fn(f32, f32) -> V3, g: &mut Geometry) {
     let base = g.positions.len() as u32;
     let du = if wrap_u { nu } else { nu - 1 }.max(1) as f32;
     let dv = if wrap_v { nv } else { nv - 1 }.max(1) as f32;
@@ -217,20 +210,14 @@ fn box_geometry(half: V3, shared: bool, g: &mut Geometry) {
             let bit = |ax: usize| 1usize << ax;
             let fixed = if positive { bit(axis) } else { 0 };
             // Corners (-t1,-t2), (+t1,-t2), (+t1,+t2), (-t1,+t2): CCW around the face normal.
-            let ks = [
-                fixed,
-                fixed | bit(t1),
-                fixed | bit(t1) | bit(t2),
-                fixed | bit(t2),
-            ];
+            let ks = [fixed, fixed | bit(t1), fixed | bit(t1) | bit(t2), fixed | bit(t2)];
             if shared {
                 quad(ks[0] as u32, ks[1] as u32, ks[2] as u32, ks[3] as u32, g);
             } else {
                 let b = g.positions.len() as u32;
                 for (q, &k) in ks.iter().enumerate() {
                     g.positions.push(corner(k));
-                    g.uvs
-                        .push([[0.0, 1.0, 1.0, 0.0][q], [0.0, 0.0, 1.0, 1.0][q]]);
+                    g.uvs.push([[0.0, 1.0, 1.0, 0.0][q], [0.0, 0.0, 1.0, 1.0][q]]);
                 }
                 quad(b, b + 1, b + 2, b + 3, g);
             }
@@ -250,11 +237,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
         ShapeKind::Torus => {
             let big = s * 0.5 * gen.f32_in(0.55, 0.8);
             let small = big * gen.f32_in(0.15, 0.45);
-            let (sx, sy, sz) = (
-                gen.f32_in(0.7, 1.0),
-                gen.f32_in(0.7, 1.0),
-                gen.f32_in(0.5, 1.3),
-            );
+            let (sx, sy, sz) = (gen.f32_in(0.7, 1.0), gen.f32_in(0.7, 1.0), gen.f32_in(0.5, 1.3));
             grid(
                 nu,
                 nv,
@@ -270,11 +253,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
         }
         ShapeKind::Tube => {
             let r0 = s * gen.f32_in(0.08, 0.3);
-            let (amp, k, ph0) = (
-                gen.f32_in(0.0, 0.35),
-                gen.f32_in(0.5, 3.0),
-                gen.f32_in(0.0, tau),
-            );
+            let (amp, k, ph0) = (gen.f32_in(0.0, 0.35), gen.f32_in(0.5, 3.0), gen.f32_in(0.0, tau));
             let ey = gen.f32_in(0.6, 1.0);
             grid(
                 nu,
@@ -294,11 +273,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             let w = if sky { 300_000.0 } else { s };
             let h = if sky { w } else { s * gen.f32_in(0.3, 1.0) };
             let bend = if sky { 0.0 } else { s * gen.f32_in(0.0, 0.15) };
-            let alt = if sky {
-                gen.f32_in(5_000.0, 40_000.0)
-            } else {
-                0.0
-            };
+            let alt = if sky { gen.f32_in(5_000.0, 40_000.0) } else { 0.0 };
             let (fx, fy) = (gen.f32_in(0.5, 2.0), gen.f32_in(0.5, 2.0));
             grid(
                 nu,
@@ -318,10 +293,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             let (a, b) = if hull {
                 (s * gen.f32_in(0.12, 0.3), s * gen.f32_in(0.08, 0.2))
             } else {
-                (
-                    s * 0.5 * gen.f32_in(0.3, 1.0),
-                    s * 0.5 * gen.f32_in(0.3, 1.0),
-                )
+                (s * 0.5 * gen.f32_in(0.3, 1.0), s * 0.5 * gen.f32_in(0.3, 1.0))
             };
             let (ripple, keel) = (gen.f32_in(0.0, 0.15), gen.f32_in(0.35, 0.8));
             let profile = move |t: f32| -> f32 {
@@ -342,11 +314,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
                 } else {
                     -(pi * t).cos() * half_len
                 };
-                let lift = if hull {
-                    0.08 * s * (t - 0.5) * (t - 0.5)
-                } else {
-                    0.0
-                };
+                let lift = if hull { 0.08 * s * (t - 0.5) * (t - 0.5) } else { 0.0 };
                 [a * w * th.cos(), y + lift, z]
             };
             // Rows at t = (j+1)/(nv+1), bottom (t = 0) to top (t = 1).
@@ -374,14 +342,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             } else {
                 (-half_len, half_len)
             };
-            poles(
-                nu,
-                nv,
-                0,
-                [0.0, lift(0.0), z0],
-                [0.0, lift(1.0), z1],
-                &mut g,
-            );
+            poles(nu, nv, 0, [0.0, lift(0.0), z0], [0.0, lift(1.0), z1], &mut g);
         }
         ShapeKind::CappedCylinder => {
             let r = s * gen.f32_in(0.1, 0.4);
@@ -401,8 +362,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
                     .map(|i| {
                         let u = i as f32 / nu as f32;
                         g.positions.push(at(u, v));
-                        g.uvs
-                            .push([0.5 + 0.5 * (tau * u).cos(), 0.5 + 0.5 * (tau * u).sin()]);
+                        g.uvs.push([0.5 + 0.5 * (tau * u).cos(), 0.5 + 0.5 * (tau * u).sin()]);
                         c + 1 + i
                     })
                     .collect();
@@ -418,11 +378,7 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             quad(0, 1, 2, 3, &mut g);
         }
         ShapeKind::Box8 | ShapeKind::Box24 => {
-            let half = [
-                s * 0.5,
-                s * 0.5 * gen.f32_in(0.2, 1.0),
-                s * 0.5 * gen.f32_in(0.2, 1.0),
-            ];
+            let half = [s * 0.5, s * 0.5 * gen.f32_in(0.2, 1.0), s * 0.5 * gen.f32_in(0.2, 1.0)];
             box_geometry(half, p.kind == ShapeKind::Box8, &mut g);
         }
         ShapeKind::Prism => {
@@ -434,15 +390,9 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             };
             for i in 0..nu {
                 let b = g.positions.len() as u32;
-                for (k, z) in [
-                    (i, -h / 2.0),
-                    (i + 1, -h / 2.0),
-                    (i + 1, h / 2.0),
-                    (i, h / 2.0),
-                ] {
+                for (k, z) in [(i, -h / 2.0), (i + 1, -h / 2.0), (i + 1, h / 2.0), (i, h / 2.0)] {
                     g.positions.push(ring(k, z));
-                    g.uvs
-                        .push([k as f32 / nu as f32, if z > 0.0 { 1.0 } else { 0.0 }]);
+                    g.uvs.push([k as f32 / nu as f32, if z > 0.0 { 1.0 } else { 0.0 }]);
                 }
                 quad(b, b + 1, b + 2, b + 3, &mut g);
             }
@@ -491,21 +441,9 @@ fn random_rotation(gen: &mut Gen) -> [[f32; 3]; 3] {
         gen.f32_in(-0.6, 0.6),
         gen.f32_in(-0.6, 0.6),
     );
-    let rz = [
-        [a.cos(), -a.sin(), 0.0],
-        [a.sin(), a.cos(), 0.0],
-        [0.0, 0.0, 1.0],
-    ];
-    let rx = [
-        [1.0, 0.0, 0.0],
-        [0.0, b.cos(), -b.sin()],
-        [0.0, b.sin(), b.cos()],
-    ];
-    let ry = [
-        [c.cos(), 0.0, c.sin()],
-        [0.0, 1.0, 0.0],
-        [-c.sin(), 0.0, c.cos()],
-    ];
+    let rz = [[a.cos(), -a.sin(), 0.0], [a.sin(), a.cos(), 0.0], [0.0, 0.0, 1.0]];
+    let rx = [[1.0, 0.0, 0.0], [0.0, b.cos(), -b.sin()], [0.0, b.sin(), b.cos()]];
+    let ry = [[c.cos(), 0.0, c.sin()], [0.0, 1.0, 0.0], [-c.sin(), 0.0, c.cos()]];
     mat3(&rz, &mat3(&rx, &ry))
 }
 
@@ -535,10 +473,7 @@ pub fn finish_normals(g: &mut Geometry) {
             a[2] += n[2];
         }
     }
-    g.normals = acc
-        .iter()
-        .map(|&n| normalize(n).unwrap_or([0.0, 0.0, 1.0]))
-        .collect();
+    g.normals = acc.iter().map(|&n| normalize(n).unwrap_or([0.0, 0.0, 1.0])).collect();
     g.tangents = g
         .normals
         .iter()
@@ -557,11 +492,7 @@ pub fn finish_normals(g: &mut Geometry) {
 /// triangles' corners (winding kept), then renumber vertices by first use when asked.
 /// The first triangle stays non-degenerate (moved to front if needed).
 pub fn shuffle_coherent(g: &mut Geometry, renumber: bool, gen: &mut Gen) {
-    let tris: Vec<[u32; 3]> = g
-        .indices
-        .chunks_exact(3)
-        .map(|t| [t[0], t[1], t[2]])
-        .collect();
+    let tris: Vec<[u32; 3]> = g.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
     let mut runs: Vec<Vec<[u32; 3]>> = Vec::new();
     let mut i = 0;
     while i < tris.len() {
@@ -630,11 +561,7 @@ pub fn assemble(parts: &[Geometry]) -> (Geometry, Vec<(u32, u32, u32)>) {
     let mut ranges = Vec::new();
     for p in parts {
         let base = g.positions.len() as u32;
-        ranges.push((
-            g.indices.len() as u32,
-            p.indices.len() as u32,
-            p.positions.len() as u32,
-        ));
+        ranges.push((g.indices.len() as u32, p.indices.len() as u32, p.positions.len() as u32));
         g.positions.extend_from_slice(&p.positions);
         g.normals.extend_from_slice(&p.normals);
         g.tangents.extend_from_slice(&p.tangents);
@@ -650,22 +577,15 @@ pub fn winding_agreement(p: &[V3], n: &[V3], indices: &[u32]) -> (usize, usize) 
     let mut total = 0;
     for t in indices.chunks_exact(3) {
         total += 1;
-        let (Some(&na), Some(&nb), Some(&nc)) = (
-            n.get(t[0] as usize),
-            n.get(t[1] as usize),
-            n.get(t[2] as usize),
-        ) else {
+        let (Some(&na), Some(&nb), Some(&nc)) = (n.get(t[0] as usize), n.get(t[1] as usize), n.get(t[2] as usize))
+        else {
             continue;
         };
         if t.iter().any(|&k| k as usize >= p.len()) {
             continue;
         }
         let f = face_normal(p, t[0], t[1], t[2]);
-        let s = [
-            na[0] + nb[0] + nc[0],
-            na[1] + nb[1] + nc[1],
-            na[2] + nb[2] + nc[2],
-        ];
+        let s = [na[0] + nb[0] + nc[0], na[1] + nb[1] + nc[1], na[2] + nb[2] + nc[2]];
         if dot(f, s) > 0.0 {
             ok += 1;
         }
@@ -704,32 +624,17 @@ mod tests {
                 }
                 .normalized();
                 let mut g = build_part(&plan, &mut gen);
-                assert_eq!(
-                    g.positions.len() as u32,
-                    plan.vertex_count(),
-                    "{kind:?} {nu}x{nv}"
-                );
-                assert_eq!(
-                    g.indices.len() as u32,
-                    plan.index_count(),
-                    "{kind:?} {nu}x{nv}"
-                );
+                assert_eq!(g.positions.len() as u32, plan.vertex_count(), "{kind:?} {nu}x{nv}");
+                assert_eq!(g.indices.len() as u32, plan.index_count(), "{kind:?} {nu}x{nv}");
                 shuffle_coherent(&mut g, true, &mut gen);
                 let mut used = vec![false; g.positions.len()];
                 for &i in &g.indices {
                     used[i as usize] = true;
                 }
                 assert!(used.iter().all(|&u| u), "{kind:?}: unreferenced vertex");
-                let tris: Vec<[u32; 3]> = g
-                    .indices
-                    .chunks_exact(3)
-                    .map(|t| [t[0], t[1], t[2]])
-                    .collect();
+                let tris: Vec<[u32; 3]> = g.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
                 assert!(!is_degenerate(&g.positions, tris[0]));
-                let degenerate = tris
-                    .iter()
-                    .filter(|t| is_degenerate(&g.positions, **t))
-                    .count();
+                let degenerate = tris.iter().filter(|t| is_degenerate(&g.positions, **t)).count();
                 assert_eq!(degenerate, 0, "{kind:?} {nu}x{nv}");
                 let (ok, total) = winding_agreement(&g.positions, &g.normals, &g.indices);
                 assert_eq!(ok, total, "{kind:?} {nu}x{nv}: winding");
@@ -755,10 +660,7 @@ mod tests {
         assert_eq!(t.vertex_count(), 60);
         assert_eq!(u.vertex_count(), 60);
         assert_eq!(pl.vertex_count(), 60);
-        assert_eq!(
-            (t.index_count(), u.index_count(), pl.index_count()),
-            (360, 300, 270)
-        );
+        assert_eq!((t.index_count(), u.index_count(), pl.index_count()), (360, 300, 270));
     }
 
     #[test]

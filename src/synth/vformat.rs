@@ -205,20 +205,12 @@ fn f16_value(v: f32) -> f32 {
 }
 
 fn snorm10(v: f32) -> i32 {
-    let v = if v.is_finite() {
-        v.clamp(-1.0, 1.0)
-    } else {
-        0.0
-    };
+    let v = if v.is_finite() { v.clamp(-1.0, 1.0) } else { 0.0 };
     ((v * 511.0).round() as i32).clamp(-511, 511)
 }
 
 fn snorm16(v: f32) -> i32 {
-    let v = if v.is_finite() {
-        v.clamp(-1.0, 1.0)
-    } else {
-        0.0
-    };
+    let v = if v.is_finite() { v.clamp(-1.0, 1.0) } else { 0.0 };
     ((v * 32767.0).round() as i32).clamp(-32767, 32767)
 }
 
@@ -243,10 +235,8 @@ fn encode_elem(ty: EncType, v: [f32; 4], color: [u8; 4], dec_w: u32, out: &mut [
         }
         EncType::Dec3N => {
             let pack = |q: i32| (q as u32) & 0x3FF;
-            let word = pack(snorm10(v[0]))
-                | (pack(snorm10(v[1])) << 10)
-                | (pack(snorm10(v[2])) << 20)
-                | ((dec_w & 3) << 30);
+            let word =
+                pack(snorm10(v[0])) | (pack(snorm10(v[1])) << 10) | (pack(snorm10(v[2])) << 20) | ((dec_w & 3) << 30);
             out[..4].copy_from_slice(&word.to_be_bytes());
         }
         EncType::D3dColor => {
@@ -295,12 +285,7 @@ fn source(e: &ElemSpec, data: &VertexData, i: usize, w_normal: f32, quant_scale:
         usage::POSITION => {
             let p = get3(&data.positions);
             if e.ty == EncType::Short4N {
-                [
-                    p[0] / quant_scale,
-                    p[1] / quant_scale,
-                    p[2] / quant_scale,
-                    1.0,
-                ]
+                [p[0] / quant_scale, p[1] / quant_scale, p[2] / quant_scale, 1.0]
             } else {
                 [p[0], p[1], p[2], 1.0]
             }
@@ -345,13 +330,7 @@ pub fn quant_scale(data: &VertexData) -> f32 {
 
 /// Encode the vertex buffer of `stream` (`V × stride` bytes). Bytes not covered by an
 /// element are random junk; unspecified components follow `fill`.
-pub fn encode_stream(
-    fmt: &VertexFormat,
-    stream: u16,
-    data: &VertexData,
-    fill: UnknownFill,
-    gen: &mut Gen,
-) -> Vec<u8> {
+pub fn encode_stream(fmt: &VertexFormat, stream: u16, data: &VertexData, fill: UnknownFill, gen: &mut Gen) -> Vec<u8> {
     let stride = fmt.stride(stream);
     let n = data.positions.len();
     let mut buf = gen.bytes(stride * n);
@@ -416,11 +395,7 @@ pub fn decoded_attrs(fmt: &VertexFormat, data: &VertexData) -> DecodedAttrs {
                 .collect(),
         );
     }
-    let mut tc: Vec<&ElemSpec> = fmt
-        .elements
-        .iter()
-        .filter(|e| e.usage == usage::TEXCOORD)
-        .collect();
+    let mut tc: Vec<&ElemSpec> = fmt.elements.iter().filter(|e| e.usage == usage::TEXCOORD).collect();
     tc.sort_by_key(|e| e.usage_index);
     for e in tc {
         out.texcoords.push(
@@ -469,10 +444,7 @@ mod tests {
         assert_eq!((w >> 20) & 0x3FF, 0);
         assert_eq!(w >> 30, 2);
         // D3DCOLOR file bytes A, R, G, B.
-        assert_eq!(
-            one(EncType::D3dColor, [0.0; 4], [1, 2, 3, 4], 0),
-            vec![4, 1, 2, 3]
-        );
+        assert_eq!(one(EncType::D3dColor, [0.0; 4], [1, 2, 3, 4], 0), vec![4, 1, 2, 3]);
         assert_eq!(
             decoded(EncType::D3dColor, [0.0; 4], [255, 0, 51, 255]),
             [1.0, 0.0, 0.2, 1.0]
@@ -508,10 +480,7 @@ mod tests {
         let b = f.decl_bytes();
         assert_eq!(b.len(), 48);
         assert_eq!(&b[12..24], &[0, 0, 0, 12, 0, 0x1A, 0x23, 0x60, 0, 3, 0, 0]);
-        assert_eq!(
-            &b[36..48],
-            &[0, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]
-        );
+        assert_eq!(&b[36..48], &[0, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
     }
 
     #[test]
@@ -523,16 +492,7 @@ mod tests {
             ..Default::default()
         };
         let mut g = Gen::new(3);
-        let b = encode_stream(
-            &f,
-            0,
-            &data,
-            UnknownFill {
-                normal_w: 1,
-                dec_w: 0,
-            },
-            &mut g,
-        );
+        let b = encode_stream(&f, 0, &data, UnknownFill { normal_w: 1, dec_w: 0 }, &mut g);
         assert_eq!(b.len(), 40);
         assert_eq!(&b[20..24], &4.0f32.to_be_bytes());
         assert_eq!(&b[12..20], &[0, 0, 0, 0, 0x3C, 0, 0x3C, 0]);
