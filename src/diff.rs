@@ -739,12 +739,18 @@ pub fn render_text(d: &Diff, color: bool) -> String {
 
     let (b, a) = (&d.coverage.before, &d.coverage.after);
     let mut line = format!(
-        "coverage: {} decoded in {} files",
+        "coverage: {} decoded in {} {}",
         arrow(frac(b), frac(a)),
-        arrow(b.files, a.files)
+        arrow(b.files, a.files),
+        if a.files == 1 { "file" } else { "files" }
     );
     if b.file_errors + a.file_errors > 0 {
-        let _ = write!(line, ", {} file errors", arrow(b.file_errors, a.file_errors));
+        let word = if a.file_errors == 1 {
+            "file error"
+        } else {
+            "file errors"
+        };
+        let _ = write!(line, ", {} {word}", arrow(b.file_errors, a.file_errors));
     }
     let kinds: Vec<String> = d
         .kinds
@@ -796,7 +802,7 @@ pub fn render_text(d: &Diff, color: bool) -> String {
 pub fn render_markdown(d: &Diff) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### xbg7-export diff: {}\n", headline(d));
-    let _ = writeln!(out, "| kind | files | decoded | rejected | file errors |");
+    let _ = writeln!(out, "| kind | files | decoded/resources | rejected | file errors |");
     let _ = writeln!(out, "|:--|--:|--:|--:|--:|");
     let row = |out: &mut String, name: &str, c: &Change<Counts>| {
         let (b, a) = (&c.before, &c.after);

@@ -160,7 +160,7 @@ fn identical_manifests_have_no_diff() {
     assert_eq!(diff::exit_code(&d, false), 0);
     assert_eq!(
         diff::render_text(&d, true),
-        "diff: no changes\ncoverage: 1/2 decoded in 2 files, 1 file errors; model 1/2, stage 0/0\n"
+        "diff: no changes\ncoverage: 1/2 decoded in 2 files, 1 file error; model 1/2, stage 0/0\n"
     );
 }
 
@@ -594,7 +594,7 @@ fn golden_case() -> Diff {
 
 const GOLDEN_TEXT: &str = "\
 diff: 4 regressions, 1 gain, 3 changes
-coverage: 3/6 → 3/5 decoded in 2 → 3 files, 0 → 1 file errors; model 2/4 → 3/5, stage 1/2 → 0/0
+coverage: 3/6 → 3/5 decoded in 2 → 3 files, 0 → 1 file error; model 2/4 → 3/5, stage 1/2 → 0/0
 reasons: ambiguous_anchor 0 → 1, bad_range 1 → 0, no_valid_anchor 2 → 0, normals_not_unit 0 → 1, truncated 0 → 1
 - hidden/resource3d/Stage_S01.xpr: container error appeared: truncated: directory past end of file; was 1/2 decoded
     - [0] rou_e001: gone (was decoded)
@@ -610,7 +610,7 @@ reasons: ambiguous_anchor 0 → 1, bad_range 1 → 0, no_valid_anchor 2 → 0, n
 const GOLDEN_MARKDOWN: &str = "\
 ### xbg7-export diff: 4 regressions, 1 gain, 3 changes
 
-| kind | files | decoded | rejected | file errors |
+| kind | files | decoded/resources | rejected | file errors |
 |:--|--:|--:|--:|--:|
 | model | 1 → 2 | 2/4 → 3/5 | 2 | 0 |
 | stage | 1 | 1/2 → 0/0 | 1 → 0 | 0 → 1 |
@@ -731,11 +731,11 @@ fn empty_diff_renderings() {
     let d = diff::diff(&m, &m);
     assert_eq!(
         diff::render_text(&d, true),
-        "diff: no changes\ncoverage: 1/1 decoded in 1 files; model 1/1\n"
+        "diff: no changes\ncoverage: 1/1 decoded in 1 file; model 1/1\n"
     );
     assert_eq!(
         diff::render_markdown(&d),
-        "### xbg7-export diff: no changes\n\n| kind | files | decoded | rejected | file errors |\n|:--|--:|--:|--:|--:|\n| model | 1 | 1/1 | 0 | 0 |\n| **total** | 1 | 1/1 | 0 | 0 |\n"
+        "### xbg7-export diff: no changes\n\n| kind | files | decoded/resources | rejected | file errors |\n|:--|--:|--:|--:|--:|\n| model | 1 | 1/1 | 0 | 0 |\n| **total** | 1 | 1/1 | 0 | 0 |\n"
     );
 }
 
