@@ -14,6 +14,7 @@ pub mod config;
 pub mod container;
 pub mod decl;
 pub mod descriptor;
+pub mod diff;
 pub mod gates;
 pub mod gltf_out;
 pub mod layout;

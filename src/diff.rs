@@ -1,0 +1,870 @@
+//! `xbg7-export diff OLD.json NEW.json`: what a decoder change gained and broke.
+//!
+//! Owns loading a manifest for comparison ([`load`], [`parse`]), the comparison itself
+//! ([`diff`]), the regression policy ([`Diff::has_regressions`], [`exit_code`]) and the
+//! text / Markdown / JSON renderings. Resources are keyed by (container path, directory
+//! index); every list is sorted (containers by path, resources by index), every map is a
+//! `BTreeMap`, so output is deterministic.
+//!
+//! Categories, for a resource whose container is in both manifests:
+//! - *newly decoded* (gain): decoded now, rejected or absent before;
+//! - *newly rejected* (regression): decoded before, rejected now;
+//! - *reason changed* (change): rejected both times with a different code;
+//! - *geometry changed* (regression): decoded both times, digest differs;
+//! - *appeared* (change): absent before, rejected now;
+//! - *vanished*: absent now; a regression when it was decoded before.
+//!
+//! Per container: added (change), removed (regression), error appeared (regression),
+//! error disappeared (gain), error code changed (change). Coverage (per kind and per
+//! reason code) is recomputed from the container lists with [`manifest::summarize`].
+
+use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status, SCHEMA};
+use crate::reason::{Code, Reason};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Why a manifest could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("{path}: cannot read: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("{path}: {error}")]
+    Manifest { path: String, error: ManifestError },
+}
+
+/// Why bytes are not a `xbg7-export.manifest/1` manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("not a manifest: the top level is not a JSON object")]
+    NotObject,
+    #[error("not a manifest: missing field `schema`")]
+    MissingSchema,
+    #[error("schema is {found}, expected {SCHEMA}")]
+    WrongSchema { found: String },
+    /// Serde's message names the field and position (e.g. "missing field `kind` at line 9 column 5").
+    #[error("not a manifest: {0}")]
+    Invalid(serde_json::Error),
+}
+
+/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
+pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::NotJson)?;
+    let obj = value.as_object().ok_or(ManifestError::NotObject)?;
+    match obj.get("schema") {
+        None => return Err(ManifestError::MissingSchema),
+        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
+        Some(serde_json::Value::String(s)) => return Err(ManifestError::WrongSchema { found: s.clone() }),
+        Some(other) => {
+            return Err(ManifestError::WrongSchema {
+                found: other.to_string(),
+            })
+        }
+    }
+    // Deserialise from the bytes again (not the Value) so errors carry line and column.
+    serde_json::from_slice(bytes).map_err(ManifestError::Invalid)
+}
+
+/// Read and [`parse`] a manifest file; errors name the path.
+pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {
+    let path = path.as_ref();
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| DiffError::Io {
+        path: shown.clone(),
+        error,
+    })?;
+    parse(&bytes).map_err(|error| DiffError::Manifest { path: shown, error })
+}
+
+/// A value before and after.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change<T> {
+    pub before: T,
+    pub after: T,
+}
+
+impl<T> Change<T> {
+    pub fn new(before: T, after: T) -> Change<T> {
+        Change { before, after }
+    }
+}
+
+/// What a newly decoded resource was before.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Was {
+    Absent,
+    Rejected { reason: Option<Reason> },
+}
+
+/// Decoded now, rejected or absent before (gain).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NewlyDecoded {
+    pub index: u32,
+    pub name: String,
+    pub before: Was,
+    pub vertices: u32,
+    pub triangles: u32,
+}
+
+/// Decoded before, rejected now (regression).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NewlyRejected {
+    pub index: u32,
+    pub name: String,
+    pub reason: Option<Reason>,
+}
+
+/// Rejected both times with a different code.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReasonChanged {
+    pub index: u32,
+    pub name: String,
+    pub reason: Change<Option<Reason>>,
+}
+
+/// Decoded both times, different digest (regression).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GeometryChanged {
+    pub index: u32,
+    pub name: String,
+    pub vertices: Change<u32>,
+    pub triangles: Change<u32>,
+    pub bbox: Change<Option<[[f32; 3]; 2]>>,
+    pub digest: Change<Option<String>>,
+}
+
+/// Absent before, rejected now.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Appeared {
+    pub index: u32,
+    pub name: String,
+    pub reason: Option<Reason>,
+}
+
+/// Present before, absent now (a regression when it was decoded).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Vanished {
+    pub index: u32,
+    pub name: String,
+    pub status: Status,
+    pub reason: Option<Reason>,
+}
+
+/// Whether a container is in the old manifest, the new one, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    Both,
+    Added,
+    Removed,
+}
+
+/// A container-level error change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "change")]
+pub enum ErrorChange {
+    /// Regression.
+    Appeared { after: Reason },
+    /// Gain.
+    Disappeared { before: Reason },
+    /// Code changed.
+    Changed { before: Reason, after: Reason },
+}
+
+/// How many of each category (per container, or summed over all).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub newly_decoded: usize,
+    pub newly_rejected: usize,
+    pub reason_changed: usize,
+    pub geometry_changed: usize,
+    pub appeared: usize,
+    pub vanished: usize,
+    pub vanished_decoded: usize,
+    pub containers_added: usize,
+    pub containers_removed: usize,
+    pub errors_appeared: usize,
+    pub errors_disappeared: usize,
+    pub errors_changed: usize,
+    /// newly_rejected + geometry_changed + vanished_decoded + errors_appeared + containers_removed.
+    pub regressions: usize,
+    /// newly_decoded + errors_disappeared.
+    pub gains: usize,
+    /// reason_changed + appeared + vanished of rejected ones + containers_added + errors_changed.
+    pub changes: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.newly_decoded += o.newly_decoded;
+        self.newly_rejected += o.newly_rejected;
+        self.reason_changed += o.reason_changed;
+        self.geometry_changed += o.geometry_changed;
+        self.appeared += o.appeared;
+        self.vanished += o.vanished;
+        self.vanished_decoded += o.vanished_decoded;
+        self.containers_added += o.containers_added;
+        self.containers_removed += o.containers_removed;
+        self.errors_appeared += o.errors_appeared;
+        self.errors_disappeared += o.errors_disappeared;
+        self.errors_changed += o.errors_changed;
+        self.regressions += o.regressions;
+        self.gains += o.gains;
+        self.changes += o.changes;
+    }
+}
+
+/// Resource counts of one side of a container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub decoded: usize,
+    pub resources: usize,
+}
+
+/// Everything that changed in one container (only changed containers are listed).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContainerDiff {
+    pub path: String,
+    pub kind: Kind,
+    pub presence: Presence,
+    /// `None` on the side where the container is absent.
+    pub before: Option<Coverage>,
+    pub after: Option<Coverage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorChange>,
+    pub newly_decoded: Vec<NewlyDecoded>,
+    pub newly_rejected: Vec<NewlyRejected>,
+    pub reason_changed: Vec<ReasonChanged>,
+    pub geometry_changed: Vec<GeometryChanged>,
+    pub appeared: Vec<Appeared>,
+    pub vanished: Vec<Vanished>,
+    pub tally: Tally,
+}
+
+/// The comparison of two manifests.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diff {
+    pub total: Tally,
+    /// All containers, before → after.
+    pub coverage: Change<Counts>,
+    /// Per container kind (`model`, `stage`); zero counts where a side has none.
+    pub kinds: BTreeMap<String, Change<Counts>>,
+    /// Rejects per reason code (resource reasons and container errors); every code present
+    /// on either side, zero where absent.
+    pub reasons: BTreeMap<String, Change<usize>>,
+    /// Containers with any change, sorted by path.
+    pub containers: Vec<ContainerDiff>,
+}
+
+impl Diff {
+    pub fn has_regressions(&self) -> bool {
+        self.total.regressions > 0
+    }
+
+    /// No change of any category and equal coverage.
+    pub fn is_empty(&self) -> bool {
+        self.containers.is_empty()
+            && self.coverage.before == self.coverage.after
+            && self.kinds.values().all(|c| c.before == c.after)
+            && self.reasons.values().all(|c| c.before == c.after)
+    }
+}
+
+/// 0 without regressions (or when they are allowed), 1 with. Usage and I/O errors are 2 (CLI).
+pub fn exit_code(d: &Diff, allow_regressions: bool) -> i32 {
+    if d.has_regressions() && !allow_regressions {
+        1
+    } else {
+        0
+    }
+}
+
+/// Compare two manifests.
+pub fn diff(old: &Manifest, new: &Manifest) -> Diff {
+    let olds: BTreeMap<&str, &ContainerEntry> = old.containers.iter().map(|c| (c.path.as_str(), c)).collect();
+    let news: BTreeMap<&str, &ContainerEntry> = new.containers.iter().map(|c| (c.path.as_str(), c)).collect();
+    let mut paths: Vec<&str> = olds.keys().chain(news.keys()).copied().collect();
+    paths.sort_unstable();
+    paths.dedup();
+
+    let mut total = Tally::default();
+    let mut containers = Vec::new();
+    for p in paths {
+        let cd = diff_container(p, olds.get(p).copied(), news.get(p).copied());
+        if let Some(cd) = cd {
+            total.add(&cd.tally);
+            containers.push(cd);
+        }
+    }
+
+    let s_old = manifest::summarize(&old.containers);
+    let s_new = manifest::summarize(&new.containers);
+    let mut kinds = BTreeMap::new();
+    for k in s_old.kinds.keys().chain(s_new.kinds.keys()) {
+        let get = |s: &manifest::Summary| s.kinds.get(k).cloned().unwrap_or_default();
+        kinds.insert(k.clone(), Change::new(get(&s_old), get(&s_new)));
+    }
+    let mut reasons = BTreeMap::new();
+    for r in s_old.reasons.keys().chain(s_new.reasons.keys()) {
+        let get = |s: &manifest::Summary| s.reasons.get(r).copied().unwrap_or(0);
+        reasons.insert(r.clone(), Change::new(get(&s_old), get(&s_new)));
+    }
+    Diff {
+        total,
+        coverage: Change::new(s_old.total, s_new.total),
+        kinds,
+        reasons,
+        containers,
+    }
+}
+
+fn coverage(c: &ContainerEntry) -> Coverage {
+    Coverage {
+        decoded: c.resources.iter().filter(|r| r.status == Status::Decoded).count(),
+        resources: c.resources.len(),
+    }
+}
+
+fn code_of(r: &ResourceEntry) -> Option<Code> {
+    r.reason.as_ref().map(|r| r.code)
+}
+
+/// The diff of one container, `None` when nothing changed.
+fn diff_container(path: &str, old: Option<&ContainerEntry>, new: Option<&ContainerEntry>) -> Option<ContainerDiff> {
+    let (presence, kind) = match (old, new) {
+        (Some(_), Some(n)) => (Presence::Both, n.kind),
+        (None, Some(n)) => (Presence::Added, n.kind),
+        (Some(o), None) => (Presence::Removed, o.kind),
+        (None, None) => return None,
+    };
+    let mut cd = ContainerDiff {
+        path: path.to_string(),
+        kind,
+        presence,
+        before: old.map(coverage),
+        after: new.map(coverage),
+        error: None,
+        newly_decoded: Vec::new(),
+        newly_rejected: Vec::new(),
+        reason_changed: Vec::new(),
+        geometry_changed: Vec::new(),
+        appeared: Vec::new(),
+        vanished: Vec::new(),
+        tally: Tally::default(),
+    };
+    let t = &mut cd.tally;
+    let (o, n) = match (old, new) {
+        (Some(o), Some(n)) => (o, n),
+        (None, Some(_)) => {
+            t.containers_added = 1;
+            t.changes = 1;
+            return Some(cd);
+        }
+        _ => {
+            t.containers_removed = 1;
+            t.regressions = 1;
+            return Some(cd);
+        }
+    };
+
+    cd.error = match (&o.error, &n.error) {
+        (None, Some(a)) => Some(ErrorChange::Appeared { after: a.clone() }),
+        (Some(b), None) => Some(ErrorChange::Disappeared { before: b.clone() }),
+        (Some(b), Some(a)) if b.code != a.code => Some(ErrorChange::Changed {
+            before: b.clone(),
+            after: a.clone(),
+        }),
+        _ => None,
+    };
+    match cd.error {
+        Some(ErrorChange::Appeared { .. }) => t.errors_appeared = 1,
+        Some(ErrorChange::Disappeared { .. }) => t.errors_disappeared = 1,
+        Some(ErrorChange::Changed { .. }) => t.errors_changed = 1,
+        None => {}
+    }
+
+    let ro: BTreeMap<u32, &ResourceEntry> = o.resources.iter().map(|r| (r.index, r)).collect();
+    let rn: BTreeMap<u32, &ResourceEntry> = n.resources.iter().map(|r| (r.index, r)).collect();
+    let mut indices: Vec<u32> = ro.keys().chain(rn.keys()).copied().collect();
+    indices.sort_unstable();
+    indices.dedup();
+    for i in indices {
+        match (ro.get(&i).copied(), rn.get(&i).copied()) {
+            (b, Some(a)) if a.status == Status::Decoded => match b {
+                Some(b) if b.status == Status::Decoded => {
+                    if b.digest != a.digest {
+                        cd.geometry_changed.push(GeometryChanged {
+                            index: i,
+                            name: a.name.clone(),
+                            vertices: Change::new(b.vertices, a.vertices),
+                            triangles: Change::new(b.triangles, a.triangles),
+                            bbox: Change::new(b.bbox, a.bbox),
+                            digest: Change::new(b.digest.clone(), a.digest.clone()),
+                        });
+                    }
+                }
+                _ => cd.newly_decoded.push(NewlyDecoded {
+                    index: i,
+                    name: a.name.clone(),
+                    before: match b {
+                        None => Was::Absent,
+                        Some(b) => Was::Rejected {
+                            reason: b.reason.clone(),
+                        },
+                    },
+                    vertices: a.vertices,
+                    triangles: a.triangles,
+                }),
+            },
+            (Some(b), Some(a)) => {
+                // a is rejected.
+                if b.status == Status::Decoded {
+                    cd.newly_rejected.push(NewlyRejected {
+                        index: i,
+                        name: a.name.clone(),
+                        reason: a.reason.clone(),
+                    });
+                } else if code_of(b) != code_of(a) {
+                    cd.reason_changed.push(ReasonChanged {
+                        index: i,
+                        name: a.name.clone(),
+                        reason: Change::new(b.reason.clone(), a.reason.clone()),
+                    });
+                }
+            }
+            (None, Some(a)) => cd.appeared.push(Appeared {
+                index: i,
+                name: a.name.clone(),
+                reason: a.reason.clone(),
+            }),
+            (Some(b), None) => cd.vanished.push(Vanished {
+                index: i,
+                name: b.name.clone(),
+                status: b.status,
+                reason: b.reason.clone(),
+            }),
+            (None, None) => {}
+        }
+    }
+
+    t.newly_decoded = cd.newly_decoded.len();
+    t.newly_rejected = cd.newly_rejected.len();
+    t.reason_changed = cd.reason_changed.len();
+    t.geometry_changed = cd.geometry_changed.len();
+    t.appeared = cd.appeared.len();
+    t.vanished = cd.vanished.len();
+    t.vanished_decoded = cd.vanished.iter().filter(|v| v.status == Status::Decoded).count();
+    t.regressions = t.newly_rejected + t.geometry_changed + t.vanished_decoded + t.errors_appeared;
+    t.gains = t.newly_decoded + t.errors_disappeared;
+    t.changes = t.reason_changed + t.appeared + (t.vanished - t.vanished_decoded) + t.errors_changed;
+    if t.regressions + t.gains + t.changes == 0 {
+        None
+    } else {
+        Some(cd)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+/// How an item counts: gain (green), regression (red) or neutral change (yellow).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Gain,
+    Regression,
+    Change,
+}
+
+impl Class {
+    fn mark(self) -> char {
+        match self {
+            Class::Gain => '+',
+            Class::Regression => '-',
+            Class::Change => '~',
+        }
+    }
+
+    fn ansi(self) -> &'static str {
+        match self {
+            Class::Gain => "\x1b[32m",
+            Class::Regression => "\x1b[31m",
+            Class::Change => "\x1b[33m",
+        }
+    }
+}
+
+const RESET: &str = "\x1b[0m";
+
+/// One listed fact: a resource (`index`) or the container itself (`None`).
+struct Item {
+    class: Class,
+    index: Option<u32>,
+    name: Option<String>,
+    text: String,
+}
+
+/// Text: control characters escaped. Markdown: an inline code span.
+#[derive(Clone, Copy)]
+enum Style {
+    Text,
+    Markdown,
+}
+
+impl Style {
+    fn q(self, s: &str) -> String {
+        match self {
+            Style::Text => clean(s),
+            Style::Markdown => code_span(&clean(s)),
+        }
+    }
+
+    fn reason(self, r: &Option<Reason>) -> String {
+        match r {
+            None => "no reason".to_string(),
+            Some(r) if r.detail.is_empty() => self.q(r.code.as_str()),
+            Some(r) => format!("{}: {}", self.q(r.code.as_str()), clean(&r.detail)),
+        }
+    }
+
+    fn code(self, r: &Option<Reason>) -> String {
+        match r {
+            None => "no reason".to_string(),
+            Some(r) => self.q(r.code.as_str()),
+        }
+    }
+}
+
+/// Replace control characters (terminal escapes, newlines) with visible escapes.
+fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A Markdown code span that survives backticks inside `s`.
+fn code_span(s: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// "b → a", or just "a" when equal.
+fn arrow<T: PartialEq + std::fmt::Display>(b: T, a: T) -> String {
+    if b == a {
+        format!("{a}")
+    } else {
+        format!("{b} → {a}")
+    }
+}
+
+fn frac(c: &Counts) -> String {
+    format!("{}/{}", c.decoded, c.resources)
+}
+
+fn cov(c: &Option<Coverage>) -> String {
+    match c {
+        Some(c) => format!("{}/{} decoded", c.decoded, c.resources),
+        None => "absent".to_string(),
+    }
+}
+
+fn bbox(b: &Option<[[f32; 3]; 2]>) -> String {
+    match b {
+        None => "none".to_string(),
+        Some([lo, hi]) => format!("[{}, {}, {}]..[{}, {}, {}]", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "2 regressions, 1 gain, 3 changes" or "no changes".
+fn headline(d: &Diff) -> String {
+    let t = &d.total;
+    if t.regressions + t.gains + t.changes == 0 {
+        return "no changes".to_string();
+    }
+    format!(
+        "{}, {}, {}",
+        plural(t.regressions, "regression", "regressions"),
+        plural(t.gains, "gain", "gains"),
+        plural(t.changes, "change", "changes")
+    )
+}
+
+/// The container-level item (added, removed, error change), if any.
+fn container_item(cd: &ContainerDiff, st: Style) -> Option<Item> {
+    let (class, text) = match (&cd.presence, &cd.error) {
+        (Presence::Added, _) => (
+            Class::Change,
+            format!("container added ({}), {}", cd.kind.as_str(), cov(&cd.after)),
+        ),
+        (Presence::Removed, _) => (
+            Class::Regression,
+            format!("container removed ({}), was {}", cd.kind.as_str(), cov(&cd.before)),
+        ),
+        (Presence::Both, Some(ErrorChange::Appeared { after })) => (
+            Class::Regression,
+            format!(
+                "container error appeared: {}; was {}",
+                st.reason(&Some(after.clone())),
+                cov(&cd.before)
+            ),
+        ),
+        (Presence::Both, Some(ErrorChange::Disappeared { before })) => (
+            Class::Gain,
+            format!(
+                "container error gone (was {}); now {}",
+                st.code(&Some(before.clone())),
+                cov(&cd.after)
+            ),
+        ),
+        (Presence::Both, Some(ErrorChange::Changed { before, after })) => (
+            Class::Change,
+            format!(
+                "container error {} → {}",
+                st.code(&Some(before.clone())),
+                st.reason(&Some(after.clone()))
+            ),
+        ),
+        (Presence::Both, None) => return None,
+    };
+    Some(Item {
+        class,
+        index: None,
+        name: None,
+        text,
+    })
+}
+
+/// Every item of a container: the container-level one first, then resources by index.
+fn items(cd: &ContainerDiff, st: Style) -> Vec<Item> {
+    let mut v: Vec<Item> = Vec::new();
+    let item = |class, index, name: &str, text| Item {
+        class,
+        index: Some(index),
+        name: Some(name.to_string()),
+        text,
+    };
+    for r in &cd.newly_decoded {
+        let was = match &r.before {
+            Was::Absent => "absent".to_string(),
+            Was::Rejected { reason } => st.code(reason),
+        };
+        let text = format!(
+            "decoded, {}, {} (was {was})",
+            plural(r.vertices as usize, "vertex", "vertices"),
+            plural(r.triangles as usize, "triangle", "triangles")
+        );
+        v.push(item(Class::Gain, r.index, &r.name, text));
+    }
+    for r in &cd.newly_rejected {
+        let text = format!("decoded → rejected: {}", st.reason(&r.reason));
+        v.push(item(Class::Regression, r.index, &r.name, text));
+    }
+    for r in &cd.geometry_changed {
+        let text = format!(
+            "geometry changed: vertices {}, triangles {}, bbox {}",
+            arrow(r.vertices.before, r.vertices.after),
+            arrow(r.triangles.before, r.triangles.after),
+            arrow(bbox(&r.bbox.before), bbox(&r.bbox.after))
+        );
+        v.push(item(Class::Regression, r.index, &r.name, text));
+    }
+    for r in &cd.reason_changed {
+        let text = format!("reason {} → {}", st.code(&r.reason.before), st.reason(&r.reason.after));
+        v.push(item(Class::Change, r.index, &r.name, text));
+    }
+    for r in &cd.appeared {
+        let text = format!("new resource, rejected: {}", st.reason(&r.reason));
+        v.push(item(Class::Change, r.index, &r.name, text));
+    }
+    for r in &cd.vanished {
+        let (class, text) = match r.status {
+            Status::Decoded => (Class::Regression, "gone (was decoded)".to_string()),
+            Status::Rejected => (Class::Change, format!("gone (was rejected: {})", st.code(&r.reason))),
+        };
+        v.push(item(class, r.index, &r.name, text));
+    }
+    v.sort_by_key(|i| i.index);
+    if let Some(c) = container_item(cd, st) {
+        v.insert(0, c);
+    }
+    v
+}
+
+fn paint(s: &str, class: Option<Class>, color: bool) -> String {
+    match class {
+        Some(c) if color => format!("{}{s}{RESET}", c.ansi()),
+        _ => s.to_string(),
+    }
+}
+
+/// Compact terminal report; ANSI colours when `color` (green gains, red regressions,
+/// yellow changes).
+pub fn render_text(d: &Diff, color: bool) -> String {
+    let mut out = String::new();
+    let t = &d.total;
+    let head_class = if t.regressions > 0 {
+        Some(Class::Regression)
+    } else if t.gains > 0 {
+        Some(Class::Gain)
+    } else if t.changes > 0 {
+        Some(Class::Change)
+    } else {
+        None
+    };
+    let _ = writeln!(out, "{}", paint(&format!("diff: {}", headline(d)), head_class, color));
+
+    let (b, a) = (&d.coverage.before, &d.coverage.after);
+    let mut line = format!(
+        "coverage: {} decoded in {} {}",
+        arrow(frac(b), frac(a)),
+        arrow(b.files, a.files),
+        if a.files == 1 { "file" } else { "files" }
+    );
+    if b.file_errors + a.file_errors > 0 {
+        let word = if a.file_errors == 1 {
+            "file error"
+        } else {
+            "file errors"
+        };
+        let _ = write!(line, ", {} {word}", arrow(b.file_errors, a.file_errors));
+    }
+    let kinds: Vec<String> = d
+        .kinds
+        .iter()
+        .map(|(k, c)| format!("{k} {}", arrow(frac(&c.before), frac(&c.after))))
+        .collect();
+    if !kinds.is_empty() {
+        let _ = write!(line, "; {}", kinds.join(", "));
+    }
+    let _ = writeln!(out, "{line}");
+    let reasons: Vec<String> = d
+        .reasons
+        .iter()
+        .filter(|(_, c)| c.before != c.after)
+        .map(|(r, c)| format!("{r} {} → {}", c.before, c.after))
+        .collect();
+    if !reasons.is_empty() {
+        let _ = writeln!(out, "reasons: {}", reasons.join(", "));
+    }
+
+    for cd in &d.containers {
+        let mut its = items(cd, Style::Text).into_iter().peekable();
+        match its.peek() {
+            Some(first) if first.index.is_none() => {
+                let first = its.next().expect("peeked");
+                let s = format!("{} {}: {}", first.class.mark(), clean(&cd.path), first.text);
+                let _ = writeln!(out, "{}", paint(&s, Some(first.class), color));
+            }
+            _ => {
+                let _ = writeln!(out, "  {}", clean(&cd.path));
+            }
+        }
+        for it in its {
+            let s = format!(
+                "{} [{}] {}: {}",
+                it.class.mark(),
+                it.index.unwrap_or(0),
+                clean(it.name.as_deref().unwrap_or("")),
+                it.text
+            );
+            let _ = writeln!(out, "    {}", paint(&s, Some(it.class), color));
+        }
+    }
+    out
+}
+
+/// A PR comment: headline, a coverage table per kind, changed reason counts, then lists of
+/// regressions, gains and changes.
+pub fn render_markdown(d: &Diff) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### xbg7-export diff: {}\n", headline(d));
+    let _ = writeln!(out, "| kind | files | decoded/resources | rejected | file errors |");
+    let _ = writeln!(out, "|:--|--:|--:|--:|--:|");
+    let row = |out: &mut String, name: &str, c: &Change<Counts>| {
+        let (b, a) = (&c.before, &c.after);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} |",
+            arrow(b.files, a.files),
+            arrow(frac(b), frac(a)),
+            arrow(b.rejected, a.rejected),
+            arrow(b.file_errors, a.file_errors)
+        );
+    };
+    for (k, c) in &d.kinds {
+        row(&mut out, k, c);
+    }
+    row(&mut out, "**total**", &d.coverage);
+
+    let changed: Vec<(&String, &Change<usize>)> = d.reasons.iter().filter(|(_, c)| c.before != c.after).collect();
+    if !changed.is_empty() {
+        let _ = writeln!(out, "\n| reason | before | after |");
+        let _ = writeln!(out, "|:--|--:|--:|");
+        for (r, c) in changed {
+            let _ = writeln!(out, "| `{r}` | {} | {} |", c.before, c.after);
+        }
+    }
+
+    let mut buckets: [(Class, &str, Vec<String>); 3] = [
+        (Class::Regression, "Regressions", Vec::new()),
+        (Class::Gain, "Gains", Vec::new()),
+        (Class::Change, "Changes", Vec::new()),
+    ];
+    for cd in &d.containers {
+        for it in items(cd, Style::Markdown) {
+            let line = match (it.index, &it.name) {
+                (Some(i), Some(n)) => format!(
+                    "- {} [{i}] {}: {}",
+                    code_span(&clean(&cd.path)),
+                    code_span(&clean(n)),
+                    it.text
+                ),
+                _ => format!("- {}: {}", code_span(&clean(&cd.path)), it.text),
+            };
+            if let Some(b) = buckets.iter_mut().find(|b| b.0 == it.class) {
+                b.2.push(line);
+            }
+        }
+    }
+    for (_, title, lines) in &buckets {
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n#### {title} ({})\n", lines.len());
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    out
+}
+
+/// The [`Diff`] as pretty JSON (field order fixed, maps sorted) with a trailing newline.
+pub fn render_json(d: &Diff) -> String {
+    let mut s = serde_json::to_string_pretty(d).expect("diff serialises");
+    s.push('\n');
+    s
+}
