@@ -90,6 +90,17 @@ enum Cmd {
         #[arg(long)]
         previews: bool,
     },
+    /// Compare two manifests: gains, regressions, coverage. Exit 0 = no regression,
+    /// 1 = regression (unless --allow-regressions), 2 = usage or I/O error.
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
+        /// Exit 0 even when there are regressions.
+        #[arg(long)]
+        allow_regressions: bool,
+    },
     /// Show a container's directory, declarations, records and per-resource outcome.
     Info {
         file: PathBuf,
@@ -113,6 +124,13 @@ enum Cmd {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
 }
 
 fn main() {
@@ -158,6 +176,29 @@ fn run(cli: Cli) -> Result<()> {
             let r = export(&tmp, &out, &common);
             let _ = std::fs::remove_dir_all(&tmp);
             r
+        }
+        Some(Cmd::Diff {
+            old,
+            new,
+            format,
+            allow_regressions,
+        }) => {
+            use xbg7_export::diff;
+            let d = diff::diff(&diff::load(&old)?, &diff::load(&new)?);
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let text = match format {
+                DiffFormat::Text => diff::render_text(&d, color),
+                DiffFormat::Markdown => diff::render_markdown(&d),
+                DiffFormat::Json => diff::render_json(&d),
+            };
+            print!("{text}");
+            let code = diff::exit_code(&d, allow_regressions);
+            if code != 0 {
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(code);
+            }
+            Ok(())
         }
         Some(Cmd::Bench {
             disc,
