@@ -106,6 +106,12 @@ fn distinct(indices: &[u32]) -> u32 {
     v.len() as u32
 }
 
+/// `(first_index, index_count, vtx_count)` of one sub-mesh record, block-local.
+type RecordRange = (u32, u32, u32);
+
+/// Per resource, per block: (index offset, stream-0 vertex offset), data-relative.
+type BlockOffsets = Vec<Vec<(u64, u64)>>;
+
 /// Generate, encode and compute the truth mesh of one resource.
 fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
     let mut geoms: Vec<Geometry> = r.parts.iter().map(|p| build_part(p, gen)).collect();
@@ -118,8 +124,7 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
         dec_w: gen.range(0, 2) as u8,
     };
     // Geometry per block and (first_index, index_count, vtx_count) per record, block-local.
-    let (block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<(u32, u32, u32)>>) = match &r.records
-    {
+    let (block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<RecordRange>>) = match &r.records {
         RecordLayout::SeparateBlocks => {
             let rr = geoms
                 .iter()
@@ -268,10 +273,9 @@ fn layout_data(
     spec: &FileSpec,
     built: &[BuiltRes],
     gen: &mut Gen,
-) -> (Vec<u8>, Vec<Vec<(u64, u64)>>, Vec<u64>) {
+) -> (Vec<u8>, BlockOffsets, Vec<u64>) {
     let mut d = Data { buf: Vec::new() };
-    let mut block_offs: Vec<Vec<(u64, u64)>> =
-        built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
+    let mut block_offs: BlockOffsets = built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
     let mut tex_offs = vec![0u64; spec.textures.len()];
     let owns_block =
         |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);

@@ -242,8 +242,8 @@ const FULL: Params = Params {
     body_v: (3000, 12000),
     variant_v: (800, 6000),
     opaque_v: (400, 6000),
-    stage_v: (60, 12000),
-    model_tex: (7, 9),
+    stage_v: (90, 12000),
+    model_tex: (8, 10),
     body_tex: (8, 10),
     stage_tex: (6, 10),
     s07: 378,
@@ -1014,7 +1014,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
         .filter(|r| !(r.duplicate_of.is_some() && r.share_block))
         .map(|r| r.geometry_bytes())
         .sum();
-    let budget = (geometry as f64 * gen.f32_in(0.85, 1.15) as f64) as u64;
+    let budget = (geometry as f64 * gen.f32_in(0.95, 1.25) as f64) as u64;
     let mut textures: Vec<TexPlan> = Vec::new();
     let mut tex_names: HashSet<String> = HashSet::new();
     let mut spent = 0u64;

@@ -121,13 +121,11 @@ impl Image {
         let noise = ((h & 0xFF) as f32 / 255.0 - 0.5) * self.amp;
         let wave =
             ((x as f32 * self.wave).sin() + (y as f32 * self.wave * 0.7).cos()) * self.amp * 0.5;
-        let mut out = [0u8; 4];
-        for k in 0..4 {
-            let v =
-                self.c0[k] + (self.c1[k] - self.c0[k]) * t + noise + if k < 3 { wave } else { 0.0 };
-            out[k] = v.clamp(0.0, 255.0) as u8;
-        }
-        out
+        std::array::from_fn(|k| {
+            let lit = if k < 3 { wave } else { 0.0 };
+            let v = self.c0[k] + (self.c1[k] - self.c0[k]) * t + noise + lit;
+            v.clamp(0.0, 255.0) as u8
+        })
     }
 }
 
