@@ -245,6 +245,30 @@ fn full_scale_stage_category_proportions() {
     let rej = frac(Category::StageQuantized) + frac(Category::StageNoNormal);
     assert!((0.005..=0.02).contains(&rej), "rejected {rej}");
     assert!(frac(Category::Stage) > 0.85);
+    // Several records on ~15 % of regular stage resources; same V (different I) on >= 5 %.
+    let mut multi = 0usize;
+    let mut regular = 0usize;
+    let mut same_v = 0usize;
+    let mut originals = 0usize;
+    for f in &full[166..] {
+        let mut by_v: HashMap<u32, usize> = HashMap::new();
+        for r in f.resources.iter().filter(|r| r.duplicate_of.is_none()) {
+            *by_v.entry(r.vertex_count()).or_default() += 1;
+        }
+        for r in f.resources.iter().filter(|r| r.duplicate_of.is_none()) {
+            originals += 1;
+            same_v += usize::from(by_v[&r.vertex_count()] > 1);
+            if r.category == Category::Stage {
+                regular += 1;
+                multi += usize::from(r.record_count() > 1);
+            }
+        }
+    }
+    let multi = multi as f64 / regular as f64;
+    let same = same_v as f64 / originals as f64;
+    eprintln!("full: {total} stage resources, multi-record {multi:.3}, same-V {same:.3}");
+    assert!((0.08..=0.2).contains(&multi), "multi-record {multi}");
+    assert!(same >= 0.05, "same-V {same}");
 }
 
 #[test]
