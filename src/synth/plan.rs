@@ -841,12 +841,7 @@ fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
 }
 
 /// Same-V sibling of a grid-family part: another family or factorisation of `nu·nv`.
-fn sibling_parts(
-    counts: &mut Counts,
-    src: &PartPlan,
-    gen: &mut Gen,
-    v: (u32, u32),
-) -> Option<Vec<PartPlan>> {
+fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
     let size = log_size(gen, 1.0, 60.0);
     let (nu, nv) = (src.nu, src.nv);
     let total = nu * nv;
@@ -871,7 +866,6 @@ fn sibling_parts(
         }
     }
     gen.shuffle(&mut options);
-    let _ = v;
     for p in options {
         let p = p.normalized();
         if p.vertex_count() == total && counts.free(&[p]) {
@@ -930,7 +924,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
             Category::Stage => {
                 let sib = if !grid_srcs.is_empty() && gen.chance(0.1) {
                     let src = grid_srcs[gen.range_usize(0, grid_srcs.len() - 1)];
-                    sibling_parts(&mut counts, &src, &mut gen, p.stage_v)
+                    sibling_parts(&mut counts, &src, &mut gen)
                 } else {
                     None
                 };
