@@ -38,6 +38,7 @@ const ALL_CODES: [Code; 23] = [
     Code::PositionOutOfBounds,
     Code::WindingInconsistent,
     Code::VerticesUnreferenced,
+    Code::InvalidAttribute,
     Code::Io,
 ];
 
@@ -66,6 +67,7 @@ fn exhaustive(c: Code) -> usize {
         | Code::PositionOutOfBounds
         | Code::WindingInconsistent
         | Code::VerticesUnreferenced
+        | Code::InvalidAttribute
         | Code::Io => ALL_CODES.len(),
     }
 }

@@ -525,8 +525,8 @@ pub fn is_degenerate(p: &[V3], t: [u32; 3]) -> bool {
     if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
         return true;
     }
-    let n = face_normal(p, t[0], t[1], t[2]);
-    !(len(n) > 0.0)
+    let area2 = len(face_normal(p, t[0], t[1], t[2]));
+    area2.is_nan() || area2 <= 0.0
 }
 
 /// Permute vertices into first-reference order (indices rewritten accordingly).

@@ -34,7 +34,9 @@ impl FromStr for Scale {
         match s.trim().to_ascii_lowercase().as_str() {
             "demo" => Ok(Scale::Demo),
             "full" => Ok(Scale::Full),
-            other => Err(format!("unknown scale {other:?} (expected \"demo\" or \"full\")")),
+            other => Err(format!(
+                "unknown scale {other:?} (expected \"demo\" or \"full\")"
+            )),
         }
     }
 }
@@ -240,8 +242,8 @@ const FULL: Params = Params {
     body_v: (3000, 12000),
     variant_v: (800, 6000),
     opaque_v: (400, 6000),
-    stage_v: (60, 12000),
-    model_tex: (7, 9),
+    stage_v: (90, 12000),
+    model_tex: (8, 10),
     body_tex: (8, 10),
     stage_tex: (6, 10),
     s07: 378,
@@ -543,7 +545,13 @@ fn opaque_format(cat: Category, gen: &mut Gen) -> VertexFormat {
                 EncType::Dec3N
             };
             let n_stream = if gen.chance(0.3) { 0 } else { 1 };
-            e.push(elem(n_stream, if n_stream == 0 { 12 } else { 0 }, n, usage::NORMAL, 0));
+            e.push(elem(
+                n_stream,
+                if n_stream == 0 { 12 } else { 0 },
+                n,
+                usage::NORMAL,
+                0,
+            ));
             let uv_off = if n_stream == 1 { n.size() as u16 } else { 0 };
             e.push(elem(1, uv_off, EncType::Float16_2, usage::TEXCOORD, 0));
             if gen.chance(0.3) {
@@ -667,7 +675,12 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 gen.range_usize(1, 5)
             };
             let variants = ["_mnv01_L", "_mnv01_R", "_mnv02", "_turn180"];
-            textures = model_textures(&base, &["_col", "_spc", "_gls", "_lum"], p.body_tex, &mut gen);
+            textures = model_textures(
+                &base,
+                &["_col", "_spc", "_gls", "_lum"],
+                p.body_tex,
+                &mut gen,
+            );
             let shared = gen.chance(0.5).then(|| rich_format(&mut gen));
             for k in 0..n {
                 let name = if k == 0 {
@@ -679,15 +692,22 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 let nrec = gen.range_usize(1, 3);
                 let compound = gen.chance(0.5);
                 let nparts = if compound { nrec } else { 1 };
-                let parts = unique_parts(&mut counts, &mut gen, nparts, range, (10.0, 60.0), &|g, j| {
-                    if j == 0 {
-                        ShapeKind::Hull
-                    } else if g.chance(0.5) {
-                        ShapeKind::Plate
-                    } else {
-                        ShapeKind::CappedCylinder
-                    }
-                });
+                let parts = unique_parts(
+                    &mut counts,
+                    &mut gen,
+                    nparts,
+                    range,
+                    (10.0, 60.0),
+                    &|g, j| {
+                        if j == 0 {
+                            ShapeKind::Hull
+                        } else if g.chance(0.5) {
+                            ShapeKind::Plate
+                        } else {
+                            ShapeKind::CappedCylinder
+                        }
+                    },
+                );
                 let records = if compound {
                     RecordLayout::PerPart
                 } else {
@@ -723,9 +743,14 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                     _ => format!("{file}_d"),
                 };
                 let nparts = gen.range_usize(1, 2);
-                let parts = unique_parts(&mut counts, &mut gen, nparts, p.opaque_v, (5.0, 40.0), &|g, _| {
-                    smooth_kind(g)
-                });
+                let parts = unique_parts(
+                    &mut counts,
+                    &mut gen,
+                    nparts,
+                    p.opaque_v,
+                    (5.0, 40.0),
+                    &|g, _| smooth_kind(g),
+                );
                 resources.push(ResourcePlan {
                     name,
                     category: cat,
@@ -816,7 +841,7 @@ fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
 }
 
 /// Same-V sibling of a grid-family part: another family or factorisation of `nu·nv`.
-fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen, v: (u32, u32)) -> Option<Vec<PartPlan>> {
+fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
     let size = log_size(gen, 1.0, 60.0);
     let (nu, nv) = (src.nu, src.nv);
     let total = nu * nv;
@@ -841,7 +866,6 @@ fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen, v: (u32, u3
         }
     }
     gen.shuffle(&mut options);
-    let _ = v;
     for p in options {
         let p = p.normalized();
         if p.vertex_count() == total && counts.free(&[p]) {
@@ -900,7 +924,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
             Category::Stage => {
                 let sib = if !grid_srcs.is_empty() && gen.chance(0.1) {
                     let src = grid_srcs[gen.range_usize(0, grid_srcs.len() - 1)];
-                    sibling_parts(&mut counts, &src, &mut gen, p.stage_v)
+                    sibling_parts(&mut counts, &src, &mut gen)
                 } else {
                     None
                 };
@@ -911,20 +935,34 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
                         let nrec = if multi { gen.range_usize(2, 4) } else { 1 };
                         let compound = multi && gen.chance(0.5);
                         let nparts = if compound { nrec } else { 1 };
-                        let parts = unique_parts(&mut counts, &mut gen, nparts, p.stage_v, (1.0, 60.0), &|g, _| {
-                            smooth_kind(g)
-                        });
+                        let parts = unique_parts(
+                            &mut counts,
+                            &mut gen,
+                            nparts,
+                            p.stage_v,
+                            (1.0, 60.0),
+                            &|g, _| smooth_kind(g),
+                        );
                         if multi && !compound {
-                            records = RecordLayout::Split(split_indices(parts[0].index_count(), nrec, &mut gen));
+                            records = RecordLayout::Split(split_indices(
+                                parts[0].index_count(),
+                                nrec,
+                                &mut gen,
+                            ));
                         }
                         parts
                     }
                 }
             }
-            _ => unique_parts(&mut counts, &mut gen, 1, p.stage_v, (1.0, 60.0), &|g, _| smooth_kind(g)),
+            _ => unique_parts(&mut counts, &mut gen, 1, p.stage_v, (1.0, 60.0), &|g, _| {
+                smooth_kind(g)
+            }),
         };
         if parts.len() == 1
-            && matches!(parts[0].kind, ShapeKind::Torus | ShapeKind::Tube | ShapeKind::Plate)
+            && matches!(
+                parts[0].kind,
+                ShapeKind::Torus | ShapeKind::Tube | ShapeKind::Plate
+            )
             && cat == Category::Stage
         {
             grid_srcs.push(parts[0]);
@@ -970,7 +1008,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
         .filter(|r| !(r.duplicate_of.is_some() && r.share_block))
         .map(|r| r.geometry_bytes())
         .sum();
-    let budget = (geometry as f64 * gen.f32_in(0.85, 1.15) as f64) as u64;
+    let budget = (geometry as f64 * gen.f32_in(0.95, 1.25) as f64) as u64;
     let mut textures: Vec<TexPlan> = Vec::new();
     let mut tex_names: HashSet<String> = HashSet::new();
     let mut spent = 0u64;
@@ -978,7 +1016,9 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
     while (spent < budget || textures.is_empty()) && guard < 100_000 {
         guard += 1;
         let r = &resources[gen.range_usize(0, resources.len() - 1)];
-        let suffix = *gen.pick(&["_col", "_col", "_spc", "_lum", "_gls"]).unwrap_or(&"_col");
+        let suffix = *gen
+            .pick(&["_col", "_col", "_spc", "_lum", "_gls"])
+            .unwrap_or(&"_col");
         let name = format!("{}{}", r.name, suffix);
         if !tex_names.insert(name.clone()) {
             continue;
@@ -1057,7 +1097,9 @@ mod tests {
         assert_eq!(count(Category::MultiSubmesh), 14);
         assert_eq!(count(Category::Body), 60);
         assert_eq!(
-            count(Category::OpaqueMultistream) + count(Category::OpaqueQuantized) + count(Category::OpaqueNoNormal),
+            count(Category::OpaqueMultistream)
+                + count(Category::OpaqueQuantized)
+                + count(Category::OpaqueNoNormal),
             56
         );
         let names: HashSet<&String> = l.iter().map(|(n, _)| n).collect();
@@ -1105,7 +1147,10 @@ mod tests {
             let f = rich_format(&mut g);
             assert_eq!(f.streams(), vec![0]);
             assert!(f.stride(0) >= 28);
-            assert_eq!(f.find(usage::POSITION, 0).map(|e| e.ty), Some(EncType::Float3));
+            assert_eq!(
+                f.find(usage::POSITION, 0).map(|e| e.ty),
+                Some(EncType::Float3)
+            );
             assert!(f.find(usage::NORMAL, 0).is_some());
             // Elements never overlap.
             let mut spans: Vec<(u16, u16)> = f

@@ -472,6 +472,31 @@ mod tests {
         );
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Bytes decoded by an independent bit-level reader equal `decoded()`.
+        #[test]
+        fn encoded_bytes_decode_to_the_truth(x in -1.0f32..1.0, y in -1.0f32..1.0, z in -1.0f32..1.0, w in 0u32..4) {
+            let v = [x, y, z, 0.5];
+            let d = decoded(EncType::Dec3N, v, [0; 4]);
+            let word = u32::from_be_bytes(one(EncType::Dec3N, v, [0; 4], w).try_into().unwrap());
+            let field = |s: u32| {
+                let q = ((word >> s) & 0x3FF) as i32;
+                let q = if q >= 512 { q - 1024 } else { q };
+                (q as f32 / 511.0).max(-1.0)
+            };
+            prop_assert_eq!([d[0], d[1], d[2]], [field(0), field(10), field(20)]);
+            prop_assert_eq!(word >> 30, w);
+            let b = one(EncType::Float16_4, v, [0; 4], 0);
+            let h = |k: usize| f16::from_bits(u16::from_be_bytes([b[2 * k], b[2 * k + 1]])).to_f32();
+            let d = decoded(EncType::Float16_4, v, [0; 4]);
+            prop_assert_eq!([d[0], d[1], d[2], d[3]], [h(0), h(1), h(2), h(3)]);
+            let b = one(EncType::Float2, v, [0; 4], 0);
+            prop_assert_eq!(f32::from_be_bytes(b[4..8].try_into().unwrap()).to_bits(), y.to_bits());
+        }
+    }
+
     #[test]
     fn declaration_bytes_and_stride() {
         let f = VertexFormat::documented(true);
