@@ -101,7 +101,8 @@ pub fn degenerate(m: &Mesh, t: [u32; 3]) -> bool {
     }
     let p = |i: u32| m.positions[i as usize];
     let n = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
-    !(len(n) > 0.0)
+    let area2 = len(n);
+    area2.is_nan() || area2 <= 0.0
 }
 
 /// Measure a decoded mesh. Indices must already be `< positions.len()`.

@@ -58,7 +58,9 @@ fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     let on_disk: Manifest = serde_json::from_slice(&std::fs::read(out1.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(on_disk, m1);
     assert_eq!(m1.containers.len(), truth.containers.len());
-    for (c, tc) in m1.containers.iter().zip(&truth.containers) {
+    let mut tcs: Vec<_> = truth.containers.iter().collect();
+    tcs.sort_by(|a, b| a.path.cmp(&b.path));
+    for (c, tc) in m1.containers.iter().zip(tcs) {
         assert_eq!(c.path, tc.path);
         let idx: Vec<u32> = c.resources.iter().map(|r| r.index).collect();
         let tidx: Vec<u32> = tc.resources.iter().map(|r| r.index).collect();

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 use xbg7_export::mesh::Mesh;
 use xbg7_export::synth::{
-    build_file, file_plan, load_truth, write_disc, Category, FileKind, FileSpec, Scale, SynthFile,
-    SynthOptions, TruthResource,
+    build_file, file_plan, load_truth, write_disc, Category, FileKind, FileSpec, Scale, SynthFile, SynthOptions,
+    TruthResource,
 };
 
 const SEED: u64 = 20260712;
@@ -55,11 +55,7 @@ fn parse_xpr(b: &[u8]) -> Xpr {
     assert_eq!(&b[0..4], b"XPR2");
     let header_size = u32be(b, 4) as usize;
     let data_size = u32be(b, 8) as usize;
-    assert_eq!(
-        b.len(),
-        0x0C + header_size + data_size,
-        "file = 12 + header + data"
-    );
+    assert_eq!(b.len(), 0x0C + header_size + data_size, "file = 12 + header + data");
     let count = u32be(b, 0x0C) as usize;
     assert!(4 + 16 * count <= header_size);
     assert_eq!(u32be(b, 0x10 + 16 * count), 0, "u32 0 after the directory");
@@ -71,10 +67,7 @@ fn parse_xpr(b: &[u8]) -> Xpr {
         let off = 0x0C + u32be(b, e + 4) as usize;
         let size = u32be(b, e + 8) as usize;
         let name = cstr(b, 0x0C + u32be(b, e + 12) as usize).to_vec();
-        assert!(
-            off + size <= 0x0C + header_size,
-            "descriptor inside the header block"
-        );
+        assert!(off + size <= 0x0C + header_size, "descriptor inside the header block");
         entries.push((tag, off, size, name));
     }
     Xpr {
@@ -93,13 +86,7 @@ fn parse_decl(d: &[u8], at: usize) -> Vec<(u16, u16, u32, u8, u8)> {
             assert_eq!(u32be(d, o + 4), 0xFFFF_FFFF);
             return out;
         }
-        out.push((
-            u16be(d, o),
-            u16be(d, o + 2),
-            u32be(d, o + 4),
-            d[o + 9],
-            d[o + 10],
-        ));
+        out.push((u16be(d, o), u16be(d, o + 2), u32be(d, o + 4), d[o + 9], d[o + 10]));
         assert_eq!(d[o + 8], 0, "method");
         o += 12;
         assert!(out.len() < 32);
@@ -121,27 +108,22 @@ fn markers(d: &[u8]) -> Vec<usize> {
         .step_by(4)
         .filter(|&o| {
             let (a, n) = (u32be(d, o), u32be(d, o + 4));
-            n > 0
-                && n % 3 == 0
-                && a == n.wrapping_mul(2)
-                && n < 0x8000_0000
-                && o + 20 <= d.len()
-                && {
-                    // followed by a parseable declaration
-                    let mut e = o + 8;
-                    let mut ok = false;
-                    for _ in 0..32 {
-                        if e + 12 > d.len() {
-                            break;
-                        }
-                        if u32be(d, e) == 0x00FF_0000 && u32be(d, e + 4) == 0xFFFF_FFFF {
-                            ok = true;
-                            break;
-                        }
-                        e += 12;
+            n > 0 && n % 3 == 0 && a == n.wrapping_mul(2) && n < 0x8000_0000 && o + 20 <= d.len() && {
+                // followed by a parseable declaration
+                let mut e = o + 8;
+                let mut ok = false;
+                for _ in 0..32 {
+                    if e + 12 > d.len() {
+                        break;
                     }
-                    ok
+                    if u32be(d, e) == 0x00FF_0000 && u32be(d, e + 4) == 0xFFFF_FFFF {
+                        ok = true;
+                        break;
+                    }
+                    e += 12;
                 }
+                ok
+            }
         })
         .collect()
 }
@@ -149,21 +131,8 @@ fn markers(d: &[u8]) -> Vec<usize> {
 fn records(d: &[u8]) -> Vec<[u32; 4]> {
     (0..d.len().saturating_sub(15))
         .step_by(4)
-        .map(|o| {
-            [
-                u32be(d, o),
-                u32be(d, o + 4),
-                u32be(d, o + 8),
-                u32be(d, o + 12),
-            ]
-        })
-        .filter(|r| {
-            (3..=65535).contains(&r[0])
-                && r[1] == 0
-                && r[2] > 0
-                && r[2] % 3 == 0
-                && (1..=64).contains(&r[3])
-        })
+        .map(|o| [u32be(d, o), u32be(d, o + 4), u32be(d, o + 8), u32be(d, o + 12)])
+        .filter(|r| (3..=65535).contains(&r[0]) && r[1] == 0 && r[2] > 0 && r[2] % 3 == 0 && (1..=64).contains(&r[3]))
         .collect()
 }
 
@@ -192,27 +161,19 @@ fn plan_lists_188_retail_named_files_with_the_stated_categories() {
     assert_eq!(count(Category::MultiSubmesh), 14);
     assert_eq!(count(Category::Body), 60);
     assert_eq!(
-        count(Category::OpaqueMultistream)
-            + count(Category::OpaqueQuantized)
-            + count(Category::OpaqueNoNormal),
+        count(Category::OpaqueMultistream) + count(Category::OpaqueQuantized) + count(Category::OpaqueNoNormal),
         56
     );
     assert!(plan
         .iter()
         .any(|f| f.rel_path == "hidden/resource3d/rou_f001_wep_00.xpr"));
-    assert!(plan
-        .iter()
-        .any(|f| f.rel_path == "hidden/resource3d/DeltaSaber_A.xpr"));
+    assert!(plan.iter().any(|f| f.rel_path == "hidden/resource3d/DeltaSaber_A.xpr"));
     // Same file list and categories at full scale.
     let full = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Full,
     });
-    let names = |p: &[FileSpec]| {
-        p.iter()
-            .map(|f| (f.rel_path.clone(), f.category))
-            .collect::<Vec<_>>()
-    };
+    let names = |p: &[FileSpec]| p.iter().map(|f| (f.rel_path.clone(), f.category)).collect::<Vec<_>>();
     assert_eq!(names(&plan), names(&full));
     // Stage resource counts: S07 and S10 fixed.
     assert_eq!(full[166 + 6].resources.len(), 378);
@@ -304,12 +265,8 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
     let t = &f.truth;
     assert_eq!(t.size, b.len() as u64);
     let data = &b[x.data_start..];
-    let xbg7: Vec<usize> = (0..x.entries.len())
-        .filter(|&i| &x.entries[i].0 == b"XBG7")
-        .collect();
-    let tx2d: Vec<usize> = (0..x.entries.len())
-        .filter(|&i| &x.entries[i].0 == b"TX2D")
-        .collect();
+    let xbg7: Vec<usize> = (0..x.entries.len()).filter(|&i| &x.entries[i].0 == b"XBG7").collect();
+    let tx2d: Vec<usize> = (0..x.entries.len()).filter(|&i| &x.entries[i].0 == b"TX2D").collect();
     assert_eq!(
         xbg7.iter().map(|&i| i as u32).collect::<Vec<_>>(),
         t.resources.iter().map(|r| r.index).collect::<Vec<_>>()
@@ -318,11 +275,7 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         tx2d.iter().map(|&i| i as u32).collect::<Vec<_>>(),
         t.textures.iter().map(|r| r.index).collect::<Vec<_>>()
     );
-    let tex_names: HashSet<Vec<u8>> = t
-        .textures
-        .iter()
-        .map(|t| t.name.as_bytes().to_vec())
-        .collect();
+    let tex_names: HashSet<Vec<u8>> = t.textures.iter().map(|t| t.name.as_bytes().to_vec()).collect();
     for r in &t.resources {
         let (_, off, size, name) = &x.entries[r.index as usize];
         assert_eq!(name, r.name.as_bytes());
@@ -331,12 +284,7 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         assert_eq!(m.len(), 1, "{}: exactly one marker", r.name);
         let m = m[0];
         assert_eq!(u32be(d, m + 4), r.index_count);
-        assert_eq!(
-            u32be(d, m - 32),
-            r.vertex_count,
-            "{}: V at marker-32",
-            r.name
-        );
+        assert_eq!(u32be(d, m - 32), r.vertex_count, "{}: V at marker-32", r.name);
         let between: Vec<u32> = (1..8).map(|k| u32be(d, m - 32 + 4 * k)).collect();
         assert!(between.contains(&(2 * r.index_count + 3)));
         let decl = parse_decl(d, m + 8);
@@ -347,26 +295,15 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
             .max()
             .unwrap();
         assert_eq!(stride0 as u32, r.stride);
-        let pos = decl
-            .iter()
-            .find(|e| e.3 == 0 && e.4 == 0)
-            .expect("POSITION");
+        let pos = decl.iter().find(|e| e.3 == 0 && e.4 == 0).expect("POSITION");
         // Material names in the descriptor are TX2D names.
         let has = |s: &[u8]| {
             let mut z = s.to_vec();
             z.push(0);
             d.windows(z.len()).any(|w| w == &z[..])
         };
-        assert!(
-            tex_names.iter().any(|n| has(n)),
-            "{}: a material name",
-            r.name
-        );
-        assert!(
-            has(format!("{}_root", r.name).as_bytes()),
-            "{}: node name",
-            r.name
-        );
+        assert!(tex_names.iter().any(|n| has(n)), "{}: a material name", r.name);
+        assert!(has(format!("{}_root", r.name).as_bytes()), "{}: node name", r.name);
         let recs = records(d);
         assert!(!recs.is_empty());
         assert_eq!(
@@ -395,15 +332,9 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
             );
         }
         if r.category == "documented" || r.category == "multi_submesh" {
+            assert_eq!(r.blocks[0].index_offset, 0, "documented block at the data start");
             assert_eq!(
-                r.blocks[0].index_offset, 0,
-                "documented block at the data start"
-            );
-            assert_eq!(
-                decl[0..2]
-                    .iter()
-                    .map(|e| (e.1, e.2, e.3))
-                    .collect::<Vec<_>>(),
+                decl[0..2].iter().map(|e| (e.1, e.2, e.3)).collect::<Vec<_>>(),
                 vec![(0, 0x2A23B9, 0), (12, 0x1A2360, 3)]
             );
         } else {
@@ -418,18 +349,10 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         let mut vbase = 0u32;
         for blk in &r.blocks {
             let io = blk.index_offset as usize;
-            assert_eq!(
-                blk.vertex_offset as usize,
-                io + 2 * blk.index_count as usize
-            );
+            assert_eq!(blk.vertex_offset as usize, io + 2 * blk.index_count as usize);
             for k in 0..blk.index_count as usize {
                 let file = u16be(data, io + 2 * k) as u32;
-                assert_eq!(
-                    file + vbase,
-                    mesh.indices[icur + k],
-                    "{}: index {k}",
-                    r.name
-                );
+                assert_eq!(file + vbase, mesh.indices[icur + k], "{}: index {k}", r.name);
             }
             if pos.2 == 0x2A23B9 && pos.0 == 0 {
                 for v in 0..blk.vertex_count as usize {
@@ -472,10 +395,7 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         assert_eq!((f1 >> 6) & 3, 1);
         assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
         assert_eq!(tx.data_offset % 4096, 0);
-        assert_eq!(
-            ((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1),
-            (tx.width, tx.height)
-        );
+        assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));
         let bpb = match fmt {
             18 => 8,
             20 => 16,
@@ -510,21 +430,14 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
             })
         })
         .collect();
-    spans.extend(t.textures.iter().map(|tx| {
-        (
-            tx.data_offset,
-            tx.data_offset + tx.data_size,
-            &t.resources[0],
-        )
-    }));
+    spans.extend(
+        t.textures
+            .iter()
+            .map(|tx| (tx.data_offset, tx.data_offset + tx.data_size, &t.resources[0])),
+    );
     spans.sort_by_key(|s| s.0);
     for w in spans.windows(2) {
-        assert!(
-            w[0].1 <= w[1].0,
-            "{}: overlapping data at {:#x}",
-            spec.rel_path,
-            w[1].0
-        );
+        assert!(w[0].1 <= w[1].0, "{}: overlapping data at {:#x}", spec.rel_path, w[1].0);
     }
     let _ = x.header_size;
 }
@@ -604,11 +517,7 @@ fn hard_rules_hold_on_every_resource() {
             for &i in &m.indices {
                 used[i as usize] = true;
             }
-            assert!(
-                used.iter().all(|&u| u),
-                "{}: every vertex referenced",
-                r.name
-            );
+            assert!(used.iter().all(|&u| u), "{}: every vertex referenced", r.name);
             let first = &m.indices[0..3];
             assert!(
                 first[0] != first[1] && first[1] != first[2] && first[0] != first[2],
@@ -636,9 +545,8 @@ fn hard_rules_hold_on_every_resource() {
                         u[2] * w[0] - u[0] * w[2],
                         u[0] * w[1] - u[1] * w[0],
                     ];
-                    let s: [f32; 3] = std::array::from_fn(|k| {
-                        ns[tr[0] as usize][k] + ns[tr[1] as usize][k] + ns[tr[2] as usize][k]
-                    });
+                    let s: [f32; 3] =
+                        std::array::from_fn(|k| ns[tr[0] as usize][k] + ns[tr[1] as usize][k] + ns[tr[2] as usize][k]);
                     tris += 1;
                     if len3(cr) == 0.0 || tr[0] == tr[1] || tr[1] == tr[2] || tr[0] == tr[2] {
                         degenerate += 1;
@@ -668,8 +576,7 @@ fn duplicates_are_exact_copies_and_stages_vary_layout() {
     for (_, f) in demo().iter().filter(|(s, _)| s.kind == FileKind::Stage) {
         let x = parse_xpr(&f.bytes);
         let data = &f.bytes[x.data_start..];
-        let by_index: HashMap<u32, &TruthResource> =
-            f.truth.resources.iter().map(|r| (r.index, r)).collect();
+        let by_index: HashMap<u32, &TruthResource> = f.truth.resources.iter().map(|r| (r.index, r)).collect();
         for r in &f.truth.resources {
             if let Some(o) = r.duplicate_of {
                 dups += 1;
@@ -715,10 +622,7 @@ fn duplicates_are_exact_copies_and_stages_vary_layout() {
         zero_before > 10 && nonzero_before > 10,
         "{zero_before} {nonzero_before}"
     );
-    assert!(
-        unordered >= 15,
-        "blocks not in directory order: {unordered}"
-    );
+    assert!(unordered >= 15, "blocks not in directory order: {unordered}");
 }
 
 #[test]
@@ -747,10 +651,7 @@ fn write_disc_writes_files_and_round_trips_truth() {
     let bad = dir.path().join("bad.json");
     std::fs::write(
         &bad,
-        serde_json::to_vec(
-            &serde_json::json!({"schema": "x", "seed": 1, "scale": "demo", "containers": []}),
-        )
-        .unwrap(),
+        serde_json::to_vec(&serde_json::json!({"schema": "x", "seed": 1, "scale": "demo", "containers": []})).unwrap(),
     )
     .unwrap();
     assert!(matches!(

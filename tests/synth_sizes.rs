@@ -5,9 +5,7 @@
 
 use std::time::Instant;
 
-use xbg7_export::synth::{
-    build_file, file_plan, write_disc, FileKind, FileSpec, Scale, SynthOptions,
-};
+use xbg7_export::synth::{build_file, file_plan, write_disc, FileKind, FileSpec, Scale, SynthOptions};
 
 const SEED: u64 = 20260712;
 
@@ -47,11 +45,7 @@ fn planned_sizes_match_the_retail_disc_shape() {
                     .map(|t| t.format.payload_size(t.width, t.height) as u64)
                     .sum();
                 let share = tex as f64 / f.estimated_size() as f64;
-                assert!(
-                    (0.35..=0.65).contains(&share),
-                    "{}: texture share {share}",
-                    f.rel_path
-                );
+                assert!((0.35..=0.65).contains(&share), "{}: texture share {share}", f.rel_path);
             }
         }
     }
@@ -76,10 +70,7 @@ fn largest_full_stage_builds_to_its_planned_size() {
         t.elapsed()
     );
     let planned = big.estimated_size() as f64;
-    assert!(
-        (real - planned).abs() / planned < 0.05,
-        "{real} vs {planned}"
-    );
+    assert!((real - planned).abs() / planned < 0.05, "{real} vs {planned}");
     assert!((55e6..=85e6).contains(&real));
 }
 

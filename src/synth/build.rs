@@ -69,12 +69,7 @@ fn vertex_data(g: &Geometry, sets: usize) -> VertexData {
     }
 }
 
-fn encode_block(
-    fmt: &VertexFormat,
-    g: &Geometry,
-    fill: UnknownFill,
-    gen: &mut Gen,
-) -> (BlockData, VertexData) {
+fn encode_block(fmt: &VertexFormat, g: &Geometry, fill: UnknownFill, gen: &mut Gen) -> (BlockData, VertexData) {
     let sets = fmt
         .elements
         .iter()
@@ -201,9 +196,7 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
 }
 
 fn geoms_positions(gs: &[Geometry]) -> Vec<[f32; 3]> {
-    gs.iter()
-        .flat_map(|g| g.positions.iter().copied())
-        .collect()
+    gs.iter().flat_map(|g| g.positions.iter().copied()).collect()
 }
 
 /// The data section under construction.
@@ -269,16 +262,11 @@ const ALIGNS: [usize; 6] = [2, 4, 16, 32, 128, 4096];
 
 /// Lay out the data section. Returns the bytes, per resource per block offsets, and per
 /// texture its offset.
-fn layout_data(
-    spec: &FileSpec,
-    built: &[BuiltRes],
-    gen: &mut Gen,
-) -> (Vec<u8>, BlockOffsets, Vec<u64>) {
+fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, BlockOffsets, Vec<u64>) {
     let mut d = Data { buf: Vec::new() };
     let mut block_offs: BlockOffsets = built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
     let mut tex_offs = vec![0u64; spec.textures.len()];
-    let owns_block =
-        |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);
+    let owns_block = |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);
     let place_texture = |d: &mut Data, t: usize, tex_offs: &mut Vec<u64>, gen: &mut Gen| {
         d.pad_to(4096, false, gen);
         tex_offs[t] = d.pos();
@@ -330,11 +318,7 @@ fn layout_data(
                 // One texture at the start, then everything interleaved.
                 let first = gen.range_usize(0, spec.textures.len() - 1);
                 head.push(Item::Texture(first));
-                items.extend(
-                    (0..spec.textures.len())
-                        .filter(|&t| t != first)
-                        .map(Item::Texture),
-                );
+                items.extend((0..spec.textures.len()).filter(|&t| t != first).map(Item::Texture));
                 gen.shuffle(&mut items);
             }
             for it in head.into_iter().chain(items) {
@@ -386,10 +370,7 @@ fn layout_header(entries: &[Entry], gen: &mut Gen) -> Vec<u8> {
     let n = entries.len();
     let mut h: Vec<u8> = vec![0; 4 + 16 * n + 4];
     h[0..4].copy_from_slice(&(n as u32).to_be_bytes());
-    h.resize(
-        h.len() + 4 * gen.range_usize(0, 1) * gen.range_usize(0, 16),
-        0,
-    );
+    h.resize(h.len() + 4 * gen.range_usize(0, 1) * gen.range_usize(0, 16), 0);
     let desc_align = [4usize, 8, 16, 32][gen.weighted(&[40, 20, 30, 10])];
     let name_align = [1usize, 2, 4][gen.range_usize(0, 2)];
     let mode = gen.weighted(&[50, 20, 20, 10]);

@@ -34,9 +34,7 @@ impl FromStr for Scale {
         match s.trim().to_ascii_lowercase().as_str() {
             "demo" => Ok(Scale::Demo),
             "full" => Ok(Scale::Full),
-            other => Err(format!(
-                "unknown scale {other:?} (expected \"demo\" or \"full\")"
-            )),
+            other => Err(format!("unknown scale {other:?} (expected \"demo\" or \"full\")")),
         }
     }
 }
@@ -545,13 +543,7 @@ fn opaque_format(cat: Category, gen: &mut Gen) -> VertexFormat {
                 EncType::Dec3N
             };
             let n_stream = if gen.chance(0.3) { 0 } else { 1 };
-            e.push(elem(
-                n_stream,
-                if n_stream == 0 { 12 } else { 0 },
-                n,
-                usage::NORMAL,
-                0,
-            ));
+            e.push(elem(n_stream, if n_stream == 0 { 12 } else { 0 }, n, usage::NORMAL, 0));
             let uv_off = if n_stream == 1 { n.size() as u16 } else { 0 };
             e.push(elem(1, uv_off, EncType::Float16_2, usage::TEXCOORD, 0));
             if gen.chance(0.3) {
@@ -675,12 +667,7 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 gen.range_usize(1, 5)
             };
             let variants = ["_mnv01_L", "_mnv01_R", "_mnv02", "_turn180"];
-            textures = model_textures(
-                &base,
-                &["_col", "_spc", "_gls", "_lum"],
-                p.body_tex,
-                &mut gen,
-            );
+            textures = model_textures(&base, &["_col", "_spc", "_gls", "_lum"], p.body_tex, &mut gen);
             let shared = gen.chance(0.5).then(|| rich_format(&mut gen));
             for k in 0..n {
                 let name = if k == 0 {
@@ -692,22 +679,15 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 let nrec = gen.range_usize(1, 3);
                 let compound = gen.chance(0.5);
                 let nparts = if compound { nrec } else { 1 };
-                let parts = unique_parts(
-                    &mut counts,
-                    &mut gen,
-                    nparts,
-                    range,
-                    (10.0, 60.0),
-                    &|g, j| {
-                        if j == 0 {
-                            ShapeKind::Hull
-                        } else if g.chance(0.5) {
-                            ShapeKind::Plate
-                        } else {
-                            ShapeKind::CappedCylinder
-                        }
-                    },
-                );
+                let parts = unique_parts(&mut counts, &mut gen, nparts, range, (10.0, 60.0), &|g, j| {
+                    if j == 0 {
+                        ShapeKind::Hull
+                    } else if g.chance(0.5) {
+                        ShapeKind::Plate
+                    } else {
+                        ShapeKind::CappedCylinder
+                    }
+                });
                 let records = if compound {
                     RecordLayout::PerPart
                 } else {
@@ -743,14 +723,9 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                     _ => format!("{file}_d"),
                 };
                 let nparts = gen.range_usize(1, 2);
-                let parts = unique_parts(
-                    &mut counts,
-                    &mut gen,
-                    nparts,
-                    p.opaque_v,
-                    (5.0, 40.0),
-                    &|g, _| smooth_kind(g),
-                );
+                let parts = unique_parts(&mut counts, &mut gen, nparts, p.opaque_v, (5.0, 40.0), &|g, _| {
+                    smooth_kind(g)
+                });
                 resources.push(ResourcePlan {
                     name,
                     category: cat,
@@ -935,34 +910,20 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
                         let nrec = if multi { gen.range_usize(2, 4) } else { 1 };
                         let compound = multi && gen.chance(0.5);
                         let nparts = if compound { nrec } else { 1 };
-                        let parts = unique_parts(
-                            &mut counts,
-                            &mut gen,
-                            nparts,
-                            p.stage_v,
-                            (1.0, 60.0),
-                            &|g, _| smooth_kind(g),
-                        );
+                        let parts = unique_parts(&mut counts, &mut gen, nparts, p.stage_v, (1.0, 60.0), &|g, _| {
+                            smooth_kind(g)
+                        });
                         if multi && !compound {
-                            records = RecordLayout::Split(split_indices(
-                                parts[0].index_count(),
-                                nrec,
-                                &mut gen,
-                            ));
+                            records = RecordLayout::Split(split_indices(parts[0].index_count(), nrec, &mut gen));
                         }
                         parts
                     }
                 }
             }
-            _ => unique_parts(&mut counts, &mut gen, 1, p.stage_v, (1.0, 60.0), &|g, _| {
-                smooth_kind(g)
-            }),
+            _ => unique_parts(&mut counts, &mut gen, 1, p.stage_v, (1.0, 60.0), &|g, _| smooth_kind(g)),
         };
         if parts.len() == 1
-            && matches!(
-                parts[0].kind,
-                ShapeKind::Torus | ShapeKind::Tube | ShapeKind::Plate
-            )
+            && matches!(parts[0].kind, ShapeKind::Torus | ShapeKind::Tube | ShapeKind::Plate)
             && cat == Category::Stage
         {
             grid_srcs.push(parts[0]);
@@ -1016,9 +977,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
     while (spent < budget || textures.is_empty()) && guard < 100_000 {
         guard += 1;
         let r = &resources[gen.range_usize(0, resources.len() - 1)];
-        let suffix = *gen
-            .pick(&["_col", "_col", "_spc", "_lum", "_gls"])
-            .unwrap_or(&"_col");
+        let suffix = *gen.pick(&["_col", "_col", "_spc", "_lum", "_gls"]).unwrap_or(&"_col");
         let name = format!("{}{}", r.name, suffix);
         if !tex_names.insert(name.clone()) {
             continue;
@@ -1097,9 +1056,7 @@ mod tests {
         assert_eq!(count(Category::MultiSubmesh), 14);
         assert_eq!(count(Category::Body), 60);
         assert_eq!(
-            count(Category::OpaqueMultistream)
-                + count(Category::OpaqueQuantized)
-                + count(Category::OpaqueNoNormal),
+            count(Category::OpaqueMultistream) + count(Category::OpaqueQuantized) + count(Category::OpaqueNoNormal),
             56
         );
         let names: HashSet<&String> = l.iter().map(|(n, _)| n).collect();
@@ -1147,10 +1104,7 @@ mod tests {
             let f = rich_format(&mut g);
             assert_eq!(f.streams(), vec![0]);
             assert!(f.stride(0) >= 28);
-            assert_eq!(
-                f.find(usage::POSITION, 0).map(|e| e.ty),
-                Some(EncType::Float3)
-            );
+            assert_eq!(f.find(usage::POSITION, 0).map(|e| e.ty), Some(EncType::Float3));
             assert!(f.find(usage::NORMAL, 0).is_some());
             // Elements never overlap.
             let mut spans: Vec<(u16, u16)> = f

@@ -64,12 +64,12 @@ pub fn tx2d_descriptor(t: &TexPlan, data_offset: u32) -> [u8; TX2D_DESC_SIZE] {
         0,                                                            // Identifier
         0xFFFF_0000,                                                  // BaseFlush
         0xFFFF_0000,                                                  // MipFlush
-        2 | (pitch << 22), // dword0: type 2, pitch, untiled
-        (data_offset & !0xFFF) | (1 << 6) | t.format.code(), // dword1: base, endian 1, format
+        2 | (pitch << 22),                                            // dword0: type 2, pitch, untiled
+        (data_offset & !0xFFF) | (1 << 6) | t.format.code(),          // dword1: base, endian 1, format
         ((t.width - 1) & 0x1FFF) | (((t.height - 1) & 0x1FFF) << 13), // dword2: size
-        0xD10,             // dword3: swizzle xyzw
-        0,                 // dword4
-        1 << 9,            // dword5: dimension 2D, no packed mips
+        0xD10,                                                        // dword3: swizzle xyzw
+        0,                                                            // dword4
+        1 << 9,                                                       // dword5: dimension 2D, no packed mips
     ];
     let mut out = [0u8; TX2D_DESC_SIZE];
     for (k, w) in words.iter().enumerate() {
@@ -119,8 +119,7 @@ impl Image {
         h = h.wrapping_mul(0x2C1B_3C6D);
         h ^= h >> 12;
         let noise = ((h & 0xFF) as f32 / 255.0 - 0.5) * self.amp;
-        let wave =
-            ((x as f32 * self.wave).sin() + (y as f32 * self.wave * 0.7).cos()) * self.amp * 0.5;
+        let wave = ((x as f32 * self.wave).sin() + (y as f32 * self.wave * 0.7).cos()) * self.amp * 0.5;
         std::array::from_fn(|k| {
             let lit = if k < 3 { wave } else { 0.0 };
             let v = self.c0[k] + (self.c1[k] - self.c0[k]) * t + noise + lit;
@@ -140,11 +139,7 @@ fn from565(v: u16) -> [i32; 3] {
     let r = ((v >> 11) & 31) as i32;
     let g = ((v >> 5) & 63) as i32;
     let b = (v & 31) as i32;
-    [
-        (r << 3) | (r >> 2),
-        (g << 2) | (g >> 4),
-        (b << 3) | (b >> 2),
-    ]
+    [(r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2)]
 }
 
 /// Standard (little-endian) BC1 colour block of 16 RGBA pixels, 4-colour mode.
@@ -157,10 +152,7 @@ fn bc1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
             hi[k] = hi[k].max(p[k]);
         }
     }
-    let (mut c0, mut c1) = (
-        to565([hi[0], hi[1], hi[2], 0]),
-        to565([lo[0], lo[1], lo[2], 0]),
-    );
+    let (mut c0, mut c1) = (to565([hi[0], hi[1], hi[2], 0]), to565([lo[0], lo[1], lo[2], 0]));
     if c0 < c1 {
         std::mem::swap(&mut c0, &mut c1);
     }
