@@ -90,6 +90,17 @@ enum Cmd {
         #[arg(long)]
         previews: bool,
     },
+    /// Decode a synthetic disc and compare every resource with its truth.json
+    /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
+    Verify {
+        #[arg(long)]
+        disc: PathBuf,
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// List every missed resource (default: the first 10).
+        #[arg(long)]
+        all: bool,
+    },
     /// Compare two manifests: gains, regressions, coverage. Exit 0 = no regression,
     /// 1 = regression (unless --allow-regressions), 2 = usage or I/O error.
     Diff {
@@ -176,6 +187,30 @@ fn run(cli: Cli) -> Result<()> {
             let r = export(&tmp, &out, &common);
             let _ = std::fs::remove_dir_all(&tmp);
             r
+        }
+        Some(Cmd::Verify { disc, config, all }) => {
+            let cfg = load_config(config.as_deref())?;
+            let truth = synth::load_truth(&disc.join("truth.json"))?;
+            let t = std::time::Instant::now();
+            let r = xbg7_export::verify::check_disc(&disc, &truth, &cfg);
+            print!("{}", r.table());
+            let limit = if all { usize::MAX } else { 10 };
+            for line in r
+                .categories
+                .values()
+                .flat_map(|t| t.wrong.iter().chain(&t.missed))
+                .take(limit)
+            {
+                println!("  {line}");
+            }
+            for e in &r.container_errors {
+                println!("  container: {e}");
+            }
+            eprintln!("verified in {:.1} s", t.elapsed().as_secs_f64());
+            if r.wrong() + r.missed() + r.container_errors.len() > 0 {
+                std::process::exit(1);
+            }
+            Ok(())
         }
         Some(Cmd::Diff {
             old,

@@ -1,0 +1,185 @@
+//! Decoder vs ground truth: `xbg7-export verify --disc DIR` and the truth tests.
+//!
+//! Owns the comparison of decode outcomes with the synthetic disc's `truth.json`: per
+//! resource category, how many expected-decoded resources decoded bit-identically (digest
+//! and placement), how many were missed, and — the number that must stay zero — how many
+//! decoded resources differ from the truth (garbage).
+
+use crate::config::Config;
+use crate::pipeline::{decode_container, kind_of};
+use crate::synth::truth::{TruthContainer, TruthDisc};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// How one resource compares with the truth.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Decoded, digest and placement equal to the truth.
+    Exact,
+    /// Rejected, as the truth expects.
+    RejectedAsExpected,
+    /// Rejected although the truth expects it decoded.
+    Missed(String),
+    /// Decoded but not equal to the truth (or decoded when it should be rejected).
+    Wrong(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tally {
+    pub expected_decoded: usize,
+    pub decoded_exact: usize,
+    pub expected_rejected: usize,
+    pub rejected: usize,
+    pub missed: Vec<String>,
+    pub wrong: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub categories: BTreeMap<String, Tally>,
+    pub container_errors: Vec<String>,
+}
+
+impl Report {
+    pub fn wrong(&self) -> usize {
+        self.categories.values().map(|t| t.wrong.len()).sum()
+    }
+    pub fn missed(&self) -> usize {
+        self.categories.values().map(|t| t.missed.len()).sum()
+    }
+
+    fn add(&mut self, category: &str, expected_decoded: bool, outcome: Outcome) {
+        let t = self.categories.entry(category.to_string()).or_default();
+        if expected_decoded {
+            t.expected_decoded += 1;
+        } else {
+            t.expected_rejected += 1;
+        }
+        match outcome {
+            Outcome::Exact => t.decoded_exact += 1,
+            Outcome::RejectedAsExpected => t.rejected += 1,
+            Outcome::Missed(m) => t.missed.push(m),
+            Outcome::Wrong(w) => t.wrong.push(w),
+        }
+    }
+
+    /// Sum two reports.
+    pub fn merge(mut self, other: Report) -> Report {
+        for (k, t) in other.categories {
+            let me = self.categories.entry(k).or_default();
+            me.expected_decoded += t.expected_decoded;
+            me.decoded_exact += t.decoded_exact;
+            me.expected_rejected += t.expected_rejected;
+            me.rejected += t.rejected;
+            me.missed.extend(t.missed);
+            me.wrong.extend(t.wrong);
+        }
+        self.container_errors.extend(other.container_errors);
+        self
+    }
+
+    /// A fixed-width table, one line per category, then totals.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{:22} {:>17} {:>17} {:>7}\n",
+            "category", "decoded exact", "rejected (exp.)", "wrong"
+        );
+        for (cat, t) in &self.categories {
+            let pct = |a: usize, b: usize| if b == 0 { 100.0 } else { 100.0 * a as f64 / b as f64 };
+            let _ = writeln!(
+                s,
+                "{cat:22} {:>7}/{:<6} {:>3.0}% {:>7}/{:<6} {:>3.0}% {:>7}",
+                t.decoded_exact,
+                t.expected_decoded,
+                pct(t.decoded_exact, t.expected_decoded),
+                t.rejected,
+                t.expected_rejected,
+                pct(t.rejected, t.expected_rejected),
+                t.wrong.len()
+            );
+        }
+        let _ = writeln!(
+            s,
+            "total: {} wrong (decoded but differing from the truth), {} missed, {} container errors",
+            self.wrong(),
+            self.missed(),
+            self.container_errors.len()
+        );
+        s
+    }
+}
+
+/// Compare one container's decode with its truth.
+pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Report {
+    let mut report = Report::default();
+    let name = truth.path.rsplit('/').next().unwrap_or(&truth.path);
+    let d = match decode_container(bytes, kind_of(name), cfg) {
+        Ok(d) => d,
+        Err(r) => {
+            report.container_errors.push(format!("{}: {r}", truth.path));
+            return report;
+        }
+    };
+    for want in &truth.resources {
+        let label = format!("{name}#{} {} ({})", want.index, want.name, want.category);
+        let expected_decoded = want.expected == "decoded";
+        let Some(got) = d.resources.iter().find(|r| r.index == want.index) else {
+            report.add(
+                &want.category,
+                expected_decoded,
+                Outcome::Missed(format!("{label}: not reported")),
+            );
+            continue;
+        };
+        let outcome = match &got.result {
+            Ok(dr) => {
+                let has_twin =
+                    want.duplicate_of.is_some() || truth.resources.iter().any(|r| r.duplicate_of == Some(want.index));
+                let offsets: Vec<u64> = dr.placements.iter().map(|p| p.index_offset as u64).collect();
+                let truth_offsets: Vec<u64> = want.blocks.iter().map(|b| b.index_offset).collect();
+                if want.digest.as_deref() != Some(dr.mesh.digest().as_str()) {
+                    Outcome::Wrong(format!(
+                        "{label}: digest differs (decoded at {offsets:x?}, truth {truth_offsets:x?})"
+                    ))
+                } else if !has_twin && offsets != truth_offsets {
+                    Outcome::Wrong(format!("{label}: placed at {offsets:x?}, truth {truth_offsets:x?}"))
+                } else {
+                    Outcome::Exact
+                }
+            }
+            Err(reason) if expected_decoded => Outcome::Missed(format!("{label}: {reason}")),
+            Err(_) => Outcome::RejectedAsExpected,
+        };
+        report.add(&want.category, expected_decoded, outcome);
+    }
+    if d.resources.len() != truth.resources.len() {
+        report.container_errors.push(format!(
+            "{}: {} XBG7 resources reported, truth has {}",
+            truth.path,
+            d.resources.len(),
+            truth.resources.len()
+        ));
+    }
+    report
+}
+
+/// Compare a whole disc on disk (with its `truth.json`), containers in parallel.
+pub fn check_disc(disc: &Path, truth: &TruthDisc, cfg: &Config) -> Report {
+    truth
+        .containers
+        .par_iter()
+        .map(|c| match std::fs::read(disc.join(&c.path)) {
+            Ok(bytes) => check_container(&bytes, c, cfg),
+            Err(e) => Report {
+                container_errors: vec![format!("{}: {e}", c.path)],
+                ..Default::default()
+            },
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(Report::default(), Report::merge)
+}
