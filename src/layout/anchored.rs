@@ -20,7 +20,7 @@ use crate::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, DeclType, D
 use crate::gates::{degenerate, GateConfig};
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 /// One thing to place: a resource's block, or one sub-mesh record's block.
@@ -193,8 +193,10 @@ impl<'d> Scanner<'d> {
         }
     }
 
-    /// Every gated candidate block of `unit` not overlapping `claimed`, by offset.
-    fn candidates(&mut self, unit: &Unit<'_>, claimed: &[Range<usize>], cfg: &GateConfig) -> Result<Vec<Cand>, Reason> {
+    /// Every gated candidate block of `unit` not overlapping `claimed`, by offset, and
+    /// the gate failures of windows whose indices were plausible (offset, why), so a
+    /// reject can name the real cause.
+    fn candidates(&mut self, unit: &Unit<'_>, claimed: &[Range<usize>], cfg: &GateConfig) -> Result<Found, Reason> {
         let data = self.data;
         let ne = unit.map.normal.ok_or_else(|| {
             Reason::new(
@@ -213,7 +215,7 @@ impl<'d> Scanner<'d> {
             .entry((bm_key.0, bm_key.1, s))
             .or_insert_with(|| runs(bm, s, 3));
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
-        let mut out = Vec::new();
+        let mut found = Found::default();
         for &(q0, l) in rs.iter().filter(|r| r.1 >= v) {
             let mut starts = vec![(q0, l == v)];
             if l > v {
@@ -235,32 +237,67 @@ impl<'d> Scanner<'d> {
                 if claimed.iter().any(|c| overlaps(c, &range)) {
                     continue;
                 }
-                if let Ok(d) = decode_block(data, pl, unit.decl, unit.map, cfg) {
-                    let ext = extendable(data, w, &d);
-                    out.push(Cand {
-                        decoded: d,
-                        exact_end,
-                        extendable: ext,
-                        range,
-                    });
+                match decode_block(data, pl, unit.decl, unit.map, cfg) {
+                    Ok(d) => {
+                        let extendable = extendable(data, w, &d);
+                        found.cands.push(Cand {
+                            decoded: d,
+                            exact_end,
+                            extendable,
+                            range,
+                        });
+                    }
+                    Err(why) => found.failures.push((w, why)),
                 }
             }
         }
-        out.sort_by_key(|c| c.range.start);
-        out.dedup_by_key(|c| c.range.clone());
-        Ok(out)
+        found.cands.sort_by_key(|c| c.range.start);
+        found.cands.dedup_by_key(|c| c.range.clone());
+        found.failures.sort_by_key(|f| f.0);
+        Ok(found)
     }
 }
 
-fn no_candidate(unit: &Unit<'_>, after: Option<usize>) -> Reason {
+/// What the pinning of one unit found.
+#[derive(Default)]
+struct Found {
+    cands: Vec<Cand>,
+    /// Windows with plausible indices whose block failed a gate.
+    failures: Vec<(usize, Reason)>,
+}
+
+/// Why nothing was placed. When every window with plausible indices failed the same
+/// gate, that gate's code is the reason (e.g. `position_out_of_bounds`); otherwise
+/// `no_valid_anchor` with a summary.
+fn no_candidate(unit: &Unit<'_>, after: Option<usize>, failures: &[(usize, Reason)]) -> Reason {
     let place = after.map(|a| format!(" after {a:#x}")).unwrap_or_default();
-    Reason::new(
-        Code::NoValidAnchor,
-        format!(
-            "no vertex run of {} slots (stride {}) preceded by {} valid indices passes the gates{place}",
-            unit.vertex_count, unit.decl.stride, unit.index_count
+    let what = format!(
+        "{} vertices (stride {}) preceded by {} valid indices{place}",
+        unit.vertex_count, unit.decl.stride, unit.index_count
+    );
+    match failures {
+        [] => Reason::new(Code::NoValidAnchor, format!("no vertex run of {what}")),
+        [(at, first), rest @ ..] if rest.iter().all(|(_, r)| r.code == first.code) => Reason::new(
+            first.code,
+            format!(
+                "{} block(s) of {what} fail this gate; at {at:#x}: {}",
+                failures.len(),
+                first.detail
+            ),
         ),
-    )
+        _ => {
+            let codes: BTreeSet<&str> = failures.iter().map(|(_, r)| r.code.as_str()).collect();
+            let codes: Vec<&str> = codes.into_iter().collect();
+            Reason::new(
+                Code::NoValidAnchor,
+                format!(
+                    "{} block(s) of {what} fail the gates ({})",
+                    failures.len(),
+                    codes.join(", ")
+                ),
+            )
+        }
+    }
 }
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
@@ -273,14 +310,13 @@ pub fn next_after(
     claimed: &[Range<usize>],
     cfg: &GateConfig,
 ) -> Result<Decoded, Reason> {
-    let cands: Vec<Cand> = scanner
-        .candidates(unit, claimed, cfg)?
-        .into_iter()
-        .filter(|c| c.range.start >= min_offset)
-        .collect();
+    let found = scanner.candidates(unit, claimed, cfg)?;
+    let cands: Vec<&Cand> = found.cands.iter().filter(|c| c.range.start >= min_offset).collect();
     let pick = cands.iter().find(|c| c.exact_end).or(cands.first());
-    pick.map(|c| c.decoded.clone())
-        .ok_or_else(|| no_candidate(unit, Some(min_offset)))
+    pick.map(|c| c.decoded.clone()).ok_or_else(|| {
+        let failures: Vec<(usize, Reason)> = found.failures.into_iter().filter(|f| f.0 >= min_offset).collect();
+        no_candidate(unit, Some(min_offset), &failures)
+    })
 }
 
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
@@ -292,20 +328,27 @@ pub fn anchor(
 ) -> Vec<Result<Decoded, Reason>> {
     let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
     let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+    let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
     for (u, unit) in units.iter().enumerate() {
         match scanner.candidates(unit, claimed, cfg) {
-            Ok(c) => cands[u] = c,
+            Ok(f) => (cands[u], failures[u]) = (f.cands, f.failures),
             Err(r) => results[u] = Some(Err(r)),
         }
     }
-    resolve(scanner.data, units, &mut cands, &mut results);
+    resolve(scanner.data, units, &mut cands, &failures, &mut results);
     results
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
         .collect()
 }
 
-fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &mut [Option<Result<Decoded, Reason>>]) {
+fn resolve(
+    data: &[u8],
+    units: &[Unit<'_>],
+    cands: &mut [Vec<Cand>],
+    failures: &[Vec<(usize, Reason)>],
+    results: &mut [Option<Result<Decoded, Reason>>],
+) {
     let open = |results: &[Option<Result<Decoded, Reason>>], u: usize| results[u].is_none();
     // Exact-end candidates beat ones whose run goes on.
     for c in cands.iter_mut() {
@@ -377,7 +420,7 @@ fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &m
                 format!("the only valid block at {at:#x} is claimed by another resource"),
             )));
         } else if cands[u].is_empty() {
-            results[u] = Some(Err(no_candidate(&units[u], None)));
+            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
         }
     }
     // Duplicates: units whose remaining candidates are all byte-identical blocks share
