@@ -128,26 +128,25 @@ pub fn measure(m: &Mesh) -> Measures {
             out.degenerate += 1;
             continue;
         }
-        if degenerate(m, t) {
+        let p = |i: u32| m.positions[i as usize];
+        let (e0, e1, e2) = (sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[1])), sub(p(t[0]), p(t[2])));
+        // The face normal, computed once for the degeneracy test and the winding test.
+        let f = cross(e0, [-e2[0], -e2[1], -e2[2]]);
+        let area2 = dot(f, f);
+        if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || area2.is_nan() || area2 <= 0.0 {
             out.degenerate += 1;
             continue;
         }
-        let p = |i: u32| m.positions[i as usize];
-        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            let e = len(sub(p(a), p(b)));
-            if e.is_finite() {
-                edge_sum += e;
+        for e in [e0, e1, e2] {
+            let l = len(e);
+            if l.is_finite() {
+                edge_sum += l;
                 edges += 1;
             }
         }
         if let Some(ns) = &m.normals {
-            let f = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
-            let mut n = [0.0f64; 3];
-            for &i in &t {
-                for (k, c) in n.iter_mut().enumerate() {
-                    *c += ns[i as usize][k] as f64;
-                }
-            }
+            let (na, nb, nc) = (ns[t[0] as usize], ns[t[1] as usize], ns[t[2] as usize]);
+            let n = [0, 1, 2].map(|k| na[k] as f64 + nb[k] as f64 + nc[k] as f64);
             let d = dot(f, n);
             if d > 0.0 {
                 out.winding_agree += 1;

@@ -139,6 +139,33 @@ pub struct ResourceEntry {
     pub preview: Option<String>,
 }
 
+impl ResourceEntry {
+    /// A rejected (or not yet decoded) entry: no geometry fields, no outputs.
+    pub fn rejected(index: u32, name: impl Into<String>, reason: Option<Reason>) -> ResourceEntry {
+        ResourceEntry {
+            index,
+            name: name.into(),
+            status: Status::Rejected,
+            reason,
+            layout: None,
+            offset: None,
+            stride: None,
+            declaration: None,
+            vertices: 0,
+            triangles: 0,
+            submeshes: 0,
+            bbox: None,
+            digest: None,
+            skybox: false,
+            spiky: false,
+            winding: None,
+            gltf: None,
+            bin: None,
+            preview: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextureEntry {

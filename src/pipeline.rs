@@ -285,14 +285,19 @@ fn assemble(
             (mesh, Layout::Anchored, vec![b.placement], b.measures)
         }
     };
-    // The combined mesh must pass the gates too (it does when every block did).
-    let all = gates::measure(&mesh);
-    gates::verdict(&all, &cfg.gates)?;
+    // A mesh assembled from several blocks must pass the gates as a whole too; a single
+    // block (only split into primitives) keeps the measures it passed with.
+    let all = if placements.len() > 1 {
+        let all = gates::measure(&mesh);
+        gates::verdict(&all, &cfg.gates)?;
+        all
+    } else {
+        measures
+    };
     let extent = mesh
         .bbox()
         .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
         .unwrap_or(0.0);
-    let _ = measures;
     Ok(DecodedResource {
         skybox: extent > cfg.stage.skybox_extent,
         spiky: gates::spiky(&all, &cfg.gates),
@@ -559,27 +564,7 @@ fn write_container(
     let mut made_dir = false;
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
-        let mut e = ResourceEntry {
-            index: r.index,
-            name: name.clone(),
-            status: Status::Rejected,
-            reason: None,
-            layout: None,
-            offset: None,
-            stride: None,
-            declaration: None,
-            vertices: 0,
-            triangles: 0,
-            submeshes: 0,
-            bbox: None,
-            digest: None,
-            skybox: false,
-            spiky: false,
-            winding: None,
-            gltf: None,
-            bin: None,
-            preview: None,
-        };
+        let mut e = ResourceEntry::rejected(r.index, name.clone(), None);
         match &r.result {
             Err(reason) => e.reason = Some(reason.clone()),
             Ok(dr) => {
@@ -611,9 +596,8 @@ fn write_container(
                 let g = match gltf_out::try_build(m, &bin_name, &gopts, &src) {
                     Ok(g) => g,
                     Err(err) => {
-                        entry
-                            .resources
-                            .push(rejected(e, Reason::new(Code::InvalidAttribute, err.to_string())));
+                        let why = Reason::new(Code::InvalidAttribute, err.to_string());
+                        entry.resources.push(ResourceEntry::rejected(r.index, name, Some(why)));
                         continue;
                     }
                 };
@@ -638,27 +622,6 @@ fn write_container(
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
-}
-
-/// Turn a half-filled decoded entry back into a reject (the glTF writer refused it).
-fn rejected(e: ResourceEntry, reason: Reason) -> ResourceEntry {
-    ResourceEntry {
-        status: Status::Rejected,
-        reason: Some(reason),
-        layout: None,
-        offset: None,
-        stride: None,
-        declaration: None,
-        vertices: 0,
-        triangles: 0,
-        submeshes: 0,
-        bbox: None,
-        digest: None,
-        skybox: false,
-        spiky: false,
-        winding: None,
-        ..e
-    }
 }
 
 /// Stage-grid cells in the given order: decoded meshes, a crossed cell per reject,

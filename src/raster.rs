@@ -721,7 +721,7 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
         let mut enc = png::Encoder::new(&mut out, img.width, img.height);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Balanced);
+        enc.set_compression(png::Compression::Fast);
         enc.set_filter(png::Filter::Adaptive);
         let mut w = enc.write_header().map_err(|e| RasterError::Png(e.to_string()))?;
         w.write_image_data(&img.rgba)

@@ -41,27 +41,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
 }
 
 fn rej(index: u32, name: &str, code: Code, detail: &str) -> ResourceEntry {
-    ResourceEntry {
-        index,
-        name: name.into(),
-        status: Status::Rejected,
-        reason: Some(Reason::new(code, detail)),
-        layout: None,
-        offset: None,
-        stride: None,
-        declaration: None,
-        vertices: 0,
-        triangles: 0,
-        submeshes: 0,
-        bbox: None,
-        digest: None,
-        skybox: false,
-        spiky: false,
-        winding: None,
-        gltf: None,
-        bin: None,
-        preview: None,
-    }
+    ResourceEntry::rejected(index, name, Some(Reason::new(code, detail)))
 }
 
 fn kind_of(path: &str) -> Kind {

@@ -118,27 +118,11 @@ fn full_resource() -> ResourceEntry {
 }
 
 fn minimal_rejected() -> ResourceEntry {
-    ResourceEntry {
-        index: 4,
-        name: "rou_f001_wep_00".into(),
-        status: Status::Rejected,
-        reason: Some(Reason::new(Code::NoValidAnchor, "no candidate passed the gates")),
-        layout: None,
-        offset: None,
-        stride: None,
-        declaration: None,
-        vertices: 0,
-        triangles: 0,
-        submeshes: 0,
-        bbox: None,
-        digest: None,
-        skybox: false,
-        spiky: false,
-        winding: None,
-        gltf: None,
-        bin: None,
-        preview: None,
-    }
+    ResourceEntry::rejected(
+        4,
+        "rou_f001_wep_00",
+        Some(Reason::new(Code::NoValidAnchor, "no candidate passed the gates")),
+    )
 }
 
 fn full_container() -> ContainerEntry {
