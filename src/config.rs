@@ -15,9 +15,22 @@ pub struct Config {
     pub stage: StageConfig,
 }
 
+/// Output file format of the exported models and stage scenes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// `.gltf` JSON + external `.bin` (the default; stage scenes share the `.bin` files).
+    #[default]
+    Gltf,
+    /// One self-contained binary `.glb` per resource (and per stage scene).
+    Glb,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OutputConfig {
+    /// `"gltf"` (`.gltf` + `.bin`) or `"glb"` (one `.glb`). `--format` overrides it.
+    pub format: Format,
     /// `"flip_z"` (Direct3D left-handed → glTF right-handed; winding reversed) or `"keep"`.
     pub axis: Axis,
     /// `"color_0"`, `"custom"` (`_VERTEXCOLOR`) or `"drop"`.
@@ -35,6 +48,7 @@ pub struct OutputConfig {
 impl Default for OutputConfig {
     fn default() -> Self {
         OutputConfig {
+            format: Format::Gltf,
             axis: Axis::FlipZ,
             vertex_color: VertexColor::Custom,
             previews: true,

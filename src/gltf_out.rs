@@ -22,8 +22,9 @@
 //!   positions, normals and winding exactly as stored.
 //! - **Structure**: one mesh (named `src.name`) with one TRIANGLES primitive per
 //!   [`Mesh::primitives`] entry, all sharing the attribute accessors, each with its own
-//!   index accessor (a `byteOffset` into the shared index view) and its own material
-//!   (named after the primitive's material, else `<name>_mat<k>`; plain
+//!   index accessor (a `byteOffset` into the shared index view) and a material named
+//!   after the primitive's material, else `<name>_mat<k>` (primitives with the same
+//!   material name share one material, so tools do not import `name.001` copies; plain
 //!   metallic-roughness, metallic 0, roughness 0.8, single-sided, `extras.textures` = the
 //!   container's TX2D names). One node (named `src.name`) referencing the mesh, one scene,
 //!   `scene: 0`. The root and the node carry
@@ -571,6 +572,16 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
     );
 
     let textures = serde_json::json!({ "textures": src.textures });
+    let primitive = |attributes, indices, material| json::mesh::Primitive {
+        attributes,
+        extensions: None,
+        extras: None,
+        indices: Some(indices),
+        material: Some(material),
+        mode: Checked::Valid(json::mesh::Mode::Triangles),
+        targets: None,
+    };
+    let mut materials_by_name = BTreeMap::new();
     let mut primitives = Vec::with_capacity(enc.primitives.len());
     for (k, (&(start, count), prim)) in enc.primitives.iter().zip(&mesh.primitives).enumerate() {
         let indices = root.push(accessor(
@@ -581,8 +592,14 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
             Type::Scalar,
             None,
         ));
+        let material_name = prim.material.clone().unwrap_or_else(|| format!("{}_mat{k}", src.name));
+        if let Some(&m) = materials_by_name.get(&material_name) {
+            // One material per name: Blender would import a second one as `name.001`.
+            primitives.push(primitive(attributes.clone(), indices, m));
+            continue;
+        }
         let material = root.push(json::Material {
-            name: Some(prim.material.clone().unwrap_or_else(|| format!("{}_mat{k}", src.name))),
+            name: Some(material_name.clone()),
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
                 metallic_factor: json::material::StrengthFactor(0.0),
                 roughness_factor: json::material::StrengthFactor(0.8),
@@ -592,15 +609,8 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
             extras: raw(&textures),
             ..Default::default()
         });
-        primitives.push(json::mesh::Primitive {
-            attributes: attributes.clone(),
-            extensions: None,
-            extras: None,
-            indices: Some(indices),
-            material: Some(material),
-            mode: Checked::Valid(json::mesh::Mode::Triangles),
-            targets: None,
-        });
+        materials_by_name.insert(material_name, material);
+        primitives.push(primitive(attributes.clone(), indices, material));
     }
     let mesh_index = root.push(json::Mesh {
         extensions: None,

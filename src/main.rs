@@ -53,6 +53,16 @@ struct CommonArgs {
     /// No progress bar and no summary line.
     #[arg(long)]
     quiet: bool,
+    /// Output format: gltf (.gltf + .bin, the default) or glb (one self-contained .glb).
+    /// Overrides `output.format` of the configuration.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum FormatArg {
+    Gltf,
+    Glb,
 }
 
 #[derive(Subcommand, Debug)]
@@ -274,7 +284,13 @@ fn load_config(path: Option<&Path>) -> Result<Config> {
 }
 
 fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
-    let cfg = load_config(common.config.as_deref())?;
+    let mut cfg = load_config(common.config.as_deref())?;
+    if let Some(f) = common.format {
+        cfg.output.format = match f {
+            FormatArg::Gltf => xbg7_export::config::Format::Gltf,
+            FormatArg::Glb => xbg7_export::config::Format::Glb,
+        };
+    }
     let only = match &common.only {
         Some(g) => Some(
             globset::GlobBuilder::new(g)

@@ -75,6 +75,10 @@ pub struct ContainerEntry {
     /// Stage grid preview (relative to OUT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// Stage scene: one glTF referencing every decoded non-skybox sub-model as a node,
+    /// laid out as a cast sheet (relative to OUT; `.gltf` or `.glb` per `output.format`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
     pub resources: Vec<ResourceEntry>,
     pub textures: Vec<TextureEntry>,
     /// Directory entries that are neither XBG7 nor TX2D (`USER`, `TXCM`, …).
@@ -209,6 +213,7 @@ impl Manifest {
         let mut out = Vec::new();
         for c in &self.containers {
             out.extend(c.preview.as_deref());
+            out.extend(c.scene.as_deref());
             for r in &c.resources {
                 out.extend(r.gltf.as_deref());
                 out.extend(r.bin.as_deref());

@@ -6,7 +6,7 @@
 //! rayon; outputs are written atomically (temporary name, then rename) and the
 //! manifest last.
 
-use crate::config::Config;
+use crate::config::{Config, Format};
 use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::decl::{DeclType, Declaration};
 use crate::descriptor::{self, Descriptor, SubmeshRecord};
@@ -19,7 +19,7 @@ use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
 use crate::vertex::{append, AttributeMap};
 use crate::walker::{self, Found};
-use crate::{names, preview, raster};
+use crate::{names, preview, raster, scene};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -507,6 +507,7 @@ fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &Expor
         size: std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0),
         error: None,
         preview: None,
+        scene: None,
         resources: Vec::new(),
         textures: Vec::new(),
         other: Vec::new(),
@@ -562,6 +563,7 @@ fn write_container(
         ..Default::default()
     };
     let mut made_dir = false;
+    let mut scene_parts: Vec<Vec<u8>> = Vec::new();
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
         let mut e = ResourceEntry::rejected(r.index, name.clone(), None);
@@ -586,25 +588,25 @@ fn write_container(
                 e.skybox = dr.skybox;
                 e.spiky = dr.spiky;
                 e.winding = dr.measures.winding_sense().map(str::to_string);
-                let bin_name = format!("{file}.bin");
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,
                     name: &name,
                     textures: &textures,
                 };
-                let g = match gltf_out::try_build(m, &bin_name, &gopts, &src) {
-                    Ok(g) => g,
+                let written = match write_model(m, file, dir, out, cfg.output.format, &gopts, &src)? {
+                    Ok(w) => w,
                     Err(err) => {
                         let why = Reason::new(Code::InvalidAttribute, err.to_string());
                         entry.resources.push(ResourceEntry::rejected(r.index, name, Some(why)));
                         continue;
                     }
                 };
-                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
-                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
-                e.gltf = Some(format!("{dir}/{file}.gltf"));
-                e.bin = Some(format!("{dir}/{bin_name}"));
+                e.gltf = Some(written.gltf);
+                e.bin = written.bin;
+                if !dr.skybox {
+                    scene_parts.push(written.document);
+                }
                 if previews && entry.kind == Kind::Model {
                     let png = raster::encode_png(&raster::render_mesh(m, &ropts));
                     write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
@@ -614,6 +616,9 @@ fn write_container(
         }
         entry.resources.push(e);
     }
+    if entry.kind == Kind::Stage && !scene_parts.is_empty() {
+        entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
+    }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
         let cells = grid_cells(d.resources.iter());
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
@@ -622,6 +627,89 @@ fn write_container(
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
+}
+
+/// What [`write_model`] wrote (paths relative to OUT) and the document it wrote (the
+/// `.gltf` JSON or the `.glb` bytes), kept for the stage scene.
+struct WrittenModel {
+    gltf: String,
+    bin: Option<String>,
+    document: Vec<u8>,
+}
+
+/// Write one decoded resource as `.gltf` + `.bin` or as one `.glb`; the inner error is
+/// the writer refusing the mesh (the resource becomes a reject).
+fn write_model(
+    m: &Mesh,
+    file: &str,
+    dir: &str,
+    out: &Path,
+    format: Format,
+    gopts: &GltfOptions,
+    src: &Source<'_>,
+) -> std::io::Result<Result<WrittenModel, gltf_out::GltfError>> {
+    match format {
+        Format::Gltf => {
+            let bin_name = format!("{file}.bin");
+            let g = match gltf_out::try_build(m, &bin_name, gopts, src) {
+                Ok(g) => g,
+                Err(e) => return Ok(Err(e)),
+            };
+            write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+            write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+            Ok(Ok(WrittenModel {
+                gltf: format!("{dir}/{file}.gltf"),
+                bin: Some(format!("{dir}/{bin_name}")),
+                document: g.gltf,
+            }))
+        }
+        Format::Glb => {
+            let glb = match gltf_out::try_build_glb(m, gopts, src) {
+                Ok(g) => g,
+                Err(e) => return Ok(Err(e)),
+            };
+            write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
+            Ok(Ok(WrittenModel {
+                gltf: format!("{dir}/{file}.glb"),
+                bin: None,
+                document: glb,
+            }))
+        }
+    }
+}
+
+/// The stage scene's file stem: the container's folder name, or `<dir>~scene` when a
+/// resource file already uses that name (`~scene` never comes out of [`names`]).
+pub fn scene_stem(dir: &str, files: &[String]) -> String {
+    if files.iter().any(|f| f.eq_ignore_ascii_case(dir)) {
+        format!("{dir}~scene")
+    } else {
+        dir.to_string()
+    }
+}
+
+/// Write the stage scene (every non-skybox decoded sub-model, see [`crate::scene`]) into
+/// the stage's folder; its path relative to OUT, or `None` when it cannot be built (the
+/// per-resource files are still valid, so this is not a container error).
+fn write_stage_scene(
+    parts: &[Vec<u8>],
+    files: &[String],
+    dir: &str,
+    out: &Path,
+    format: Format,
+    container: &str,
+) -> std::io::Result<Option<String>> {
+    let stem = scene_stem(dir, files);
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    let (built, ext) = match format {
+        Format::Gltf => (scene::merge_gltf(&refs, dir, container), "gltf"),
+        Format::Glb => (scene::merge_glb(&refs, dir, container), "glb"),
+    };
+    let Ok(bytes) = built else {
+        return Ok(None);
+    };
+    write_atomic(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
+    Ok(Some(format!("{dir}/{stem}.{ext}")))
 }
 
 /// Stage-grid cells in the given order: decoded meshes, a crossed cell per reject,

@@ -59,6 +59,7 @@ fn cont(path: &str, resources: Vec<ResourceEntry>) -> ContainerEntry {
         size: 4096,
         error: None,
         preview: None,
+        scene: None,
         resources,
         textures: vec![],
         other: vec![],

@@ -132,6 +132,7 @@ fn full_container() -> ContainerEntry {
         size: 123_456,
         error: Some(Reason::new(Code::Truncated, "directory past end")),
         preview: Some("stages/Stage_S01.png".into()),
+        scene: Some("Stage_S01/Stage_S01.gltf".into()),
         resources: vec![full_resource(), minimal_rejected()],
         textures: vec![TextureEntry {
             index: 0,
@@ -152,6 +153,7 @@ fn minimal_container() -> ContainerEntry {
         size: 0,
         error: None,
         preview: None,
+        scene: None,
         resources: vec![],
         textures: vec![],
         other: vec![],
