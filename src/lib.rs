@@ -26,5 +26,6 @@ pub mod preview;
 pub mod raster;
 pub mod reason;
 pub mod synth;
+pub mod texture;
 pub mod vertex;
 pub mod walker;
