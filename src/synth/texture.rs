@@ -184,7 +184,7 @@ fn colour(seed: u64) -> [f32; 4] {
 pub enum Pattern {
     /// A smooth two-colour diagonal gradient with a gentle wave.
     Gradient,
-    /// Two colours in 8- or 16-pixel squares (aligned to the 4×4 blocks).
+    /// Two colours in 6- or 10-pixel squares (across the 4×4 block edges).
     Checker,
     /// Vertical bars (8 px) spelling the name's hash bits over a gradient: a label.
     Label,
@@ -207,7 +207,7 @@ pub fn source_image(t: &TexPlan) -> Vec<[u8; 4]> {
     let (c0, c1) = (colour(mix(s ^ 1)), colour(mix(s ^ 2)));
     let (w, h) = (t.width as f32, t.height as f32);
     let kind = pattern(t);
-    let square = if s & 8 == 0 { 8 } else { 16 };
+    let square = if s & 8 == 0 { 6 } else { 10 };
     let bars = mix(s ^ 3);
     let mut out = Vec::with_capacity((t.width * t.height) as usize);
     for y in 0..t.height {
@@ -275,15 +275,8 @@ fn from565(v: u16) -> [i32; 3] {
 
 /// Standard (little-endian) BC1 colour block of 16 RGBA pixels, 4-colour mode.
 fn bc1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
-    let mut lo = [255u8; 3];
-    let mut hi = [0u8; 3];
-    for p in px {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    }
-    let (mut c0, mut c1) = (to565([hi[0], hi[1], hi[2], 0]), to565([lo[0], lo[1], lo[2], 0]));
+    let (a, b) = farthest_pair(px, 3);
+    let (mut c0, mut c1) = (to565(px[a]), to565(px[b]));
     if c0 < c1 {
         std::mem::swap(&mut c0, &mut c1);
     }
@@ -309,6 +302,20 @@ fn bc1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
     out[2..4].copy_from_slice(&c1.to_le_bytes());
     out[4..8].copy_from_slice(&bits.to_le_bytes());
     out
+}
+
+/// The two pixels farthest apart over the first `channels` channels (the endpoints).
+fn farthest_pair(px: &[[u8; 4]; 16], channels: usize) -> (usize, usize) {
+    let mut best = (0, 0, -1i32);
+    for i in 0..16 {
+        for j in i + 1..16 {
+            let d: i32 = (0..channels).map(|k| (px[i][k] as i32 - px[j][k] as i32).pow(2)).sum();
+            if d > best.2 {
+                best = (i, j, d);
+            }
+        }
+    }
+    (best.0, best.1)
 }
 
 /// Standard BC4 block of one channel (8-value mode when the values differ).
@@ -343,17 +350,10 @@ fn bc2_alpha(px: &[[u8; 4]; 16]) -> [u8; 8] {
     bits.to_le_bytes()
 }
 
-/// CTX1: `g0 r0 g1 r1` endpoints (max, min) and 2-bit indices, little-endian.
+/// CTX1: `g0 r0 g1 r1` endpoints (the farthest pair) and 2-bit indices, little-endian.
 fn ctx1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
-    let (r0, r1) = (
-        px.iter().map(|p| p[0]).max().unwrap_or(0),
-        px.iter().map(|p| p[0]).min().unwrap_or(0),
-    );
-    let (g0, g1) = (
-        px.iter().map(|p| p[1]).max().unwrap_or(0),
-        px.iter().map(|p| p[1]).min().unwrap_or(0),
-    );
-    let mut block = [g0, r0, g1, r1, 0, 0, 0, 0];
+    let (a, b) = farthest_pair(px, 2);
+    let mut block = [px[a][1], px[a][0], px[b][1], px[b][0], 0, 0, 0, 0];
     let pal = ref_ctx1_palette(&block);
     let mut bits = 0u32;
     for (i, p) in px.iter().enumerate() {
