@@ -231,10 +231,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     let mut materials: Vec<String> = Vec::new();
     for r in &c.resources {
         if r.is(TAG_TX2D) {
-            out.textures.push(TextureEntry {
-                index: r.index,
-                name: r.name_lossy(),
-            });
+            out.textures.push(TextureEntry::new(r.index, r.name_lossy()));
             materials.push(r.name_lossy());
         } else if !r.is(TAG_XBG7) {
             out.other.push(OtherEntry {
@@ -530,7 +527,17 @@ fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &Expor
     };
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
-    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts) {
+    // Textures: PNGs + manifest entries, and the links materials use (decode_container
+    // parsed the same bytes, so the parse cannot fail here).
+    let links = match container::parse(bytes) {
+        Ok(c) => {
+            let (textures, links) = crate::texture::export::export_textures(&c, &out.join(dir), dir);
+            entry.textures = textures;
+            links
+        }
+        Err(_) => Default::default(),
+    };
+    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts, &links) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
     }
     entry
@@ -543,6 +550,7 @@ fn write_container(
     out: &Path,
     cfg: &Config,
     opts: &ExportOptions,
+    links: &crate::texture::export::TextureLinks,
 ) -> std::io::Result<()> {
     let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
     let files = names::unique_names(&raw);
@@ -608,7 +616,7 @@ fn write_container(
                     name: &name,
                     textures: &textures,
                 };
-                let g = match gltf_out::try_build(m, &bin_name, &gopts, &src) {
+                let g = match gltf_out::try_build_textured(m, &bin_name, &gopts, &src, links) {
                     Ok(g) => g,
                     Err(err) => {
                         entry

@@ -25,6 +25,7 @@ pub enum TextureCode {
     /// `Common` type is not 3 or the fetch constant type is not 2.
     NotTexture,
     /// Cube, 3D or 1D.
+    #[serde(rename = "not_2d")]
     Not2d,
     /// A GPU format this exporter does not decode.
     UnknownFormat,
