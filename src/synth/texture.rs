@@ -214,7 +214,7 @@ pub fn source_image(t: &TexPlan) -> Vec<[u8; 4]> {
         for x in 0..t.width {
             let (fx, fy) = (x as f32 / w, y as f32 / h);
             let grad = (0.6 * fx + 0.4 * fy).clamp(0.0, 1.0);
-            let wave = ((fx * 6.283).sin() * (fy * 3.1416).cos()) * 10.0;
+            let wave = ((fx * std::f32::consts::TAU).sin() * (fy * std::f32::consts::PI).cos()) * 10.0;
             let lerp = |k: usize, f: f32| c0[k] + (c1[k] - c0[k]) * f;
             let px: [f32; 4] = match kind {
                 Pattern::Gradient => [0, 1, 2, 3].map(|k| lerp(k, grad) + if k < 3 { wave } else { 0.0 }),
