@@ -156,6 +156,75 @@ pub fn try_build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_
     Ok(GltfFiles { gltf, bin: encoded.bin })
 }
 
+/// [`try_build`], with the materials' textures from `links` (TX2D name → image URI
+/// relative to the `.gltf`): each primitive's material named after a TX2D name gets its
+/// `<base>_col` as `baseColorTexture` and `<base>_lum` as `emissiveTexture` (emissive
+/// factor 1) when the mesh has `TEXCOORD_0`, and every linked map of its base
+/// (`col`/`spc`/`gls`/`lum` → URI) in `extras.maps`. Images are shared per URI.
+pub fn try_build_textured(
+    mesh: &Mesh,
+    bin_uri: &str,
+    opts: &GltfOptions,
+    src: &Source<'_>,
+    links: &crate::texture::export::TextureLinks,
+) -> Result<GltfFiles, GltfError> {
+    let encoded = encode(mesh, opts)?;
+    let mut root = document(&encoded, Some(bin_uri), mesh, src);
+    apply_textures(&mut root, mesh, src, links);
+    let gltf = json::serialize::to_vec_pretty(&root).map_err(|e| GltfError::Json(e.to_string()))?;
+    Ok(GltfFiles { gltf, bin: encoded.bin })
+}
+
+/// Add images, textures and material texture references (see [`try_build_textured`]).
+/// `root.materials[k]` is primitive `k`'s material, as [`document`] writes them.
+fn apply_textures(root: &mut json::Root, mesh: &Mesh, src: &Source<'_>, links: &crate::texture::export::TextureLinks) {
+    let has_uv = !mesh.texcoords.is_empty();
+    let mut by_uri: BTreeMap<String, json::Index<json::Texture>> = BTreeMap::new();
+    for (k, prim) in mesh.primitives.iter().enumerate() {
+        let Some(name) = &prim.material else { continue };
+        let maps = crate::texture::export::material_maps(name, links);
+        if maps.is_empty() || k >= root.materials.len() {
+            continue;
+        }
+        let mut texture = |root: &mut json::Root, uri: &str| -> json::texture::Info {
+            let index = *by_uri.entry(uri.to_string()).or_insert_with(|| {
+                let image = root.push(json::Image {
+                    buffer_view: None,
+                    mime_type: Some(json::image::MimeType("image/png".to_string())),
+                    name: None,
+                    uri: Some(uri.to_string()),
+                    extensions: None,
+                    extras: None,
+                });
+                root.push(json::Texture {
+                    name: None,
+                    sampler: None,
+                    source: image,
+                    extensions: None,
+                    extras: None,
+                })
+            });
+            json::texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: None,
+                extras: None,
+            }
+        };
+        let col = maps.get("col").filter(|_| has_uv).map(|u| texture(root, u));
+        let lum = maps.get("lum").filter(|_| has_uv).map(|u| texture(root, u));
+        let m = &mut root.materials[k];
+        if let Some(info) = col {
+            m.pbr_metallic_roughness.base_color_texture = Some(info);
+        }
+        if let Some(info) = lum {
+            m.emissive_texture = Some(info);
+            m.emissive_factor = json::material::EmissiveFactor([1.0, 1.0, 1.0]);
+        }
+        m.extras = raw(&serde_json::json!({ "textures": src.textures, "maps": maps }));
+    }
+}
+
 /// Build one binary `.glb` (same document, buffer embedded).
 ///
 /// # Panics

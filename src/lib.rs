@@ -27,6 +27,7 @@ pub mod raster;
 pub mod reason;
 pub mod scene;
 pub mod synth;
+pub mod texture;
 pub mod verify;
 pub mod vertex;
 pub mod walker;

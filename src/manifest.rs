@@ -170,11 +170,51 @@ impl ResourceEntry {
     }
 }
 
+/// One TX2D resource. The fields after `name` are filled by the texture export
+/// (`crate::texture::export`); a decode-only listing leaves them out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextureEntry {
     pub index: u32,
     pub name: String,
+    /// `decoded` (PNG written) or `rejected` (see `reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<crate::texture::Reject>,
+    /// GPU format name (`DXT1`, `8_8_8_8`, …; `unknown_<n>` for an unsupported number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiled: Option<bool>,
+    /// The PNG (relative to OUT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub png: Option<String>,
+    /// BLAKE3 of the decoded base level (`crate::texture::export::digest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl TextureEntry {
+    /// An entry with only the directory index and name.
+    pub fn new(index: u32, name: String) -> TextureEntry {
+        TextureEntry {
+            index,
+            name,
+            status: None,
+            reason: None,
+            format: None,
+            width: None,
+            height: None,
+            tiled: None,
+            png: None,
+            digest: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -218,6 +258,9 @@ impl Manifest {
                 out.extend(r.gltf.as_deref());
                 out.extend(r.bin.as_deref());
                 out.extend(r.preview.as_deref());
+            }
+            for t in &c.textures {
+                out.extend(t.png.as_deref());
             }
         }
         out

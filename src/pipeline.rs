@@ -231,10 +231,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     let mut materials: Vec<String> = Vec::new();
     for r in &c.resources {
         if r.is(TAG_TX2D) {
-            out.textures.push(TextureEntry {
-                index: r.index,
-                name: r.name_lossy(),
-            });
+            out.textures.push(TextureEntry::new(r.index, r.name_lossy()));
             materials.push(r.name_lossy());
         } else if !r.is(TAG_XBG7) {
             out.other.push(OtherEntry {
@@ -536,7 +533,17 @@ fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &Expor
     };
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
-    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts) {
+    // Textures: PNGs + manifest entries, and the links materials use (decode_container
+    // parsed the same bytes, so the parse cannot fail here).
+    let links = match container::parse(bytes) {
+        Ok(c) => {
+            let (textures, links) = crate::texture::export::export_textures(&c, &out.join(dir), dir);
+            entry.textures = textures;
+            links
+        }
+        Err(_) => Default::default(),
+    };
+    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts, &links) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
     }
     entry
@@ -549,6 +556,7 @@ fn write_container(
     out: &Path,
     cfg: &Config,
     opts: &ExportOptions,
+    links: &crate::texture::export::TextureLinks,
 ) -> std::io::Result<()> {
     let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
     let files = names::unique_names(&raw);
@@ -556,6 +564,13 @@ fn write_container(
     let gopts = GltfOptions {
         axis: cfg.output.axis,
         vertex_color: cfg.output.vertex_color,
+    };
+    let writer = ModelWriter {
+        out,
+        dir,
+        format: cfg.output.format,
+        gopts: &gopts,
+        links,
     };
     let previews = opts.previews && cfg.output.previews;
     let ropts = raster::RenderOptions {
@@ -594,7 +609,7 @@ fn write_container(
                     name: &name,
                     textures: &textures,
                 };
-                let written = match write_model(m, file, dir, out, cfg.output.format, &gopts, &src)? {
+                let written = match writer.write(m, file, &src)? {
                     Ok(w) => w,
                     Err(err) => {
                         let why = Reason::new(Code::InvalidAttribute, err.to_string());
@@ -629,7 +644,7 @@ fn write_container(
     Ok(())
 }
 
-/// What [`write_model`] wrote (paths relative to OUT) and the document it wrote (the
+/// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the
 /// `.gltf` JSON or the `.glb` bytes), kept for the stage scene.
 struct WrittenModel {
     gltf: String,
@@ -637,43 +652,52 @@ struct WrittenModel {
     document: Vec<u8>,
 }
 
-/// Write one decoded resource as `.gltf` + `.bin` or as one `.glb`; the inner error is
-/// the writer refusing the mesh (the resource becomes a reject).
-fn write_model(
-    m: &Mesh,
-    file: &str,
-    dir: &str,
-    out: &Path,
+/// Where and how one container's models are written.
+struct ModelWriter<'a> {
+    out: &'a Path,
+    dir: &'a str,
     format: Format,
-    gopts: &GltfOptions,
-    src: &Source<'_>,
-) -> std::io::Result<Result<WrittenModel, gltf_out::GltfError>> {
-    match format {
-        Format::Gltf => {
-            let bin_name = format!("{file}.bin");
-            let g = match gltf_out::try_build(m, &bin_name, gopts, src) {
-                Ok(g) => g,
-                Err(e) => return Ok(Err(e)),
-            };
-            write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
-            write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
-            Ok(Ok(WrittenModel {
-                gltf: format!("{dir}/{file}.gltf"),
-                bin: Some(format!("{dir}/{bin_name}")),
-                document: g.gltf,
-            }))
-        }
-        Format::Glb => {
-            let glb = match gltf_out::try_build_glb(m, gopts, src) {
-                Ok(g) => g,
-                Err(e) => return Ok(Err(e)),
-            };
-            write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
-            Ok(Ok(WrittenModel {
-                gltf: format!("{dir}/{file}.glb"),
-                bin: None,
-                document: glb,
-            }))
+    gopts: &'a GltfOptions,
+    links: &'a crate::texture::export::TextureLinks,
+}
+
+impl ModelWriter<'_> {
+    /// Write one decoded resource as `.gltf` + `.bin` (materials with their textures) or as
+    /// one `.glb`; the inner error is the writer refusing the mesh (it becomes a reject).
+    fn write(
+        &self,
+        m: &Mesh,
+        file: &str,
+        src: &Source<'_>,
+    ) -> std::io::Result<Result<WrittenModel, gltf_out::GltfError>> {
+        let (out, dir) = (self.out, self.dir);
+        match self.format {
+            Format::Gltf => {
+                let bin_name = format!("{file}.bin");
+                let g = match gltf_out::try_build_textured(m, &bin_name, self.gopts, src, self.links) {
+                    Ok(g) => g,
+                    Err(e) => return Ok(Err(e)),
+                };
+                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+                Ok(Ok(WrittenModel {
+                    gltf: format!("{dir}/{file}.gltf"),
+                    bin: Some(format!("{dir}/{bin_name}")),
+                    document: g.gltf,
+                }))
+            }
+            Format::Glb => {
+                let glb = match gltf_out::try_build_glb(m, self.gopts, src) {
+                    Ok(g) => g,
+                    Err(e) => return Ok(Err(e)),
+                };
+                write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
+                Ok(Ok(WrittenModel {
+                    gltf: format!("{dir}/{file}.glb"),
+                    bin: None,
+                    document: glb,
+                }))
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use xbg7_export::manifest::{
     ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry, SCHEMA,
 };
 use xbg7_export::reason::{Code, Reason};
+use xbg7_export::texture::{Reject as TextureReject, TextureCode};
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.schema.json");
 
@@ -134,10 +135,21 @@ fn full_container() -> ContainerEntry {
         preview: Some("stages/Stage_S01.png".into()),
         scene: Some("Stage_S01/Stage_S01.gltf".into()),
         resources: vec![full_resource(), minimal_rejected()],
-        textures: vec![TextureEntry {
-            index: 0,
-            name: "rou_f001_body_00_col".into(),
-        }],
+        textures: vec![
+            TextureEntry {
+                index: 0,
+                name: "rou_f001_body_00_col".into(),
+                status: Some(Status::Rejected),
+                reason: Some(TextureReject::new(TextureCode::PackedMipTail, "16×16 base level")),
+                format: Some("DXT1".into()),
+                width: Some(16),
+                height: Some(16),
+                tiled: Some(true),
+                png: Some("Stage_S01/textures/rou_f001_body_00_col.png".into()),
+                digest: Some("0".repeat(64)),
+            },
+            TextureEntry::new(1, "rou_f001_body_00_spc".into()),
+        ],
         other: vec![OtherEntry {
             index: 5,
             tag: "USER".into(),
@@ -364,4 +376,27 @@ fn missing_required_field_is_rejected() {
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(errs[0].starts_with("/containers/0/resources/0: "), "{errs:?}");
     assert!(errs[0].contains("status"), "{errs:?}");
+}
+
+#[test]
+fn schema_lists_every_texture_reason_code() {
+    let s = schema();
+    let want: Vec<Value> = TextureCode::ALL.iter().map(|c| json!(c.as_str())).collect();
+    assert_eq!(
+        s["$defs"]["texture_reason"]["properties"]["code"]["enum"],
+        Value::Array(want)
+    );
+    for c in TextureCode::ALL {
+        assert_eq!(ser(c), json!(c.as_str()));
+    }
+    assert_eq!(
+        s["$defs"]["texture"]["properties"]["status"]["enum"],
+        json!([ser(Status::Decoded), ser(Status::Rejected)])
+    );
+    let m = manifest_json();
+    assert_eq!(
+        schema_props(&s, "/$defs/texture_reason"),
+        keys(&m["containers"][0]["textures"][0]["reason"])
+    );
+    assert_eq!(keys(&m["containers"][0]["textures"][1]), set(&["index", "name"]));
 }

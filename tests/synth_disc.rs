@@ -382,7 +382,6 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         assert_eq!(u32be(d, 0) & 0xF, 3);
         let (f0, f1, f2) = (u32be(d, 0x1C), u32be(d, 0x20), u32be(d, 0x24));
         assert_eq!(f0 & 3, 2);
-        assert_eq!(f0 >> 31, 0, "untiled");
         let fmt = f1 & 0x3F;
         assert_eq!(
             fmt,
@@ -392,7 +391,12 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
                 _ => 6,
             }
         );
-        assert_eq!((f1 >> 6) & 3, 1);
+        // Endian 8in32 for 8_8_8_8 (file bytes A, R, G, B), 8in16 for block formats.
+        assert_eq!((f1 >> 6) & 3, if fmt == 6 { 2 } else { 1 });
+        // Tiled exactly when both sides are whole 32-block tiles (same size as linear).
+        let bd = if fmt == 6 { 1 } else { 4 };
+        let whole_tiles = (tx.width / bd) % 32 == 0 && (tx.height / bd) % 32 == 0;
+        assert_eq!(f0 >> 31 == 1, whole_tiles, "{}: tiled bit", tx.name);
         assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
         assert_eq!(tx.data_offset % 4096, 0);
         assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));

@@ -1,0 +1,181 @@
+//! Texture export: every TX2D resource of a container → a manifest entry (format, size,
+//! tiled, status, reason, png, digest) and, when decoded, `<dir>/textures/<name>.png`
+//! (names from [`crate::names::unique_names`] over the container's TX2D names), plus the
+//! [`TextureLinks`] the glTF writer turns into material textures.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::container::{Container, Resource, TAG_TX2D};
+use crate::manifest::{Status, TextureEntry};
+use crate::names;
+
+use super::{decode, Image, Reject, TextureCode};
+
+/// TX2D resource name (lossy UTF-8) → image URI relative to the container's output
+/// folder (`textures/<name>.png`), for decoded textures only.
+pub type TextureLinks = BTreeMap<String, String>;
+
+/// Sub-folder (of a container's output folder) holding its texture PNGs.
+pub const TEXTURE_DIR: &str = "textures";
+
+/// BLAKE3 of the decoded image: width and height (u32 LE) then the RGBA bytes.
+pub fn digest(img: &Image) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&img.width.to_le_bytes());
+    h.update(&img.height.to_le_bytes());
+    h.update(&img.rgba);
+    h.finalize().to_hex().to_string()
+}
+
+/// PNG bytes of an image (RGBA8, deterministic).
+pub fn encode_png(img: &Image) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        // Writing into a Vec only fails on inconsistent sizes, which `Image` rules out.
+        let mut w = enc.write_header().expect("PNG header into memory");
+        w.write_image_data(&img.rgba).expect("PNG data into memory");
+    }
+    out
+}
+
+/// The manifest entry of one TX2D resource and its decoded image (or the reject).
+pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<Image>) {
+    let mut e = TextureEntry::new(r.index, r.name_lossy());
+    let result = match &r.problem {
+        Some(p) => Err(Reject::new(TextureCode::BadDescriptor, p.to_string())),
+        None => decode(r.descriptor, data),
+    };
+    if let Ok(h) = super::header::parse(r.descriptor) {
+        e.format = Some(match h.format {
+            Some(f) => f.name().to_string(),
+            None => format!("unknown_{}", h.format_code),
+        });
+        e.width = Some(h.width);
+        e.height = Some(h.height);
+        e.tiled = Some(h.tiled);
+    }
+    match result {
+        Ok((_, img)) => {
+            e.status = Some(Status::Decoded);
+            e.digest = Some(digest(&img));
+            (e, Some(img))
+        }
+        Err(reject) => {
+            e.status = Some(Status::Rejected);
+            e.reason = Some(reject);
+            (e, None)
+        }
+    }
+}
+
+/// Decode every TX2D resource of `c`; write decoded ones as PNGs into
+/// `container_dir/textures/` (created when needed) with `dir_rel/textures/<name>.png` in
+/// the manifest entry. Returns the entries in directory order and the material links.
+pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -> (Vec<TextureEntry>, TextureLinks) {
+    let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
+    let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
+    let files = names::unique_names(&raw);
+    let mut entries = Vec::with_capacity(tex.len());
+    let mut links = TextureLinks::new();
+    let mut made_dir = false;
+    for (r, file) in tex.iter().zip(&files) {
+        let (mut e, img) = decode_resource(r, c.data);
+        if let Some(img) = img {
+            let dir = container_dir.join(TEXTURE_DIR);
+            let written = (if made_dir {
+                Ok(())
+            } else {
+                std::fs::create_dir_all(&dir)
+            })
+            .and_then(|()| crate::pipeline::write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
+            match written {
+                Ok(()) => {
+                    made_dir = true;
+                    let uri = format!("{TEXTURE_DIR}/{file}.png");
+                    e.png = Some(format!("{dir_rel}/{uri}"));
+                    links.insert(e.name.clone(), uri);
+                }
+                Err(err) => {
+                    e.status = Some(Status::Rejected);
+                    e.reason = Some(Reject::new(TextureCode::Io, format!("writing the PNG: {err}")));
+                    e.digest = None;
+                }
+            }
+        }
+        entries.push(e);
+    }
+    (entries, links)
+}
+
+/// The map suffixes a material can use, with the `extras.maps` key each goes under.
+pub const MAP_SUFFIXES: [&str; 4] = ["_col", "_spc", "_gls", "_lum"];
+
+/// The texture set of a material named after one of its TX2D names: the name without
+/// its `_col`/`_spc`/`_gls`/`_lum` suffix, then every linked `<base><suffix>`, keyed by
+/// suffix without the underscore (`col`, `spc`, `gls`, `lum`).
+pub fn material_maps<'a>(material: &str, links: &'a TextureLinks) -> BTreeMap<&'static str, &'a str> {
+    let base = MAP_SUFFIXES
+        .iter()
+        .find_map(|s| material.strip_suffix(s))
+        .unwrap_or(material);
+    MAP_SUFFIXES
+        .iter()
+        .filter_map(|s| links.get(&format!("{base}{s}")).map(|u| (&s[1..], u.as_str())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_group_by_base_name() {
+        let links: TextureLinks = [
+            ("a_col", "textures/a_col.png"),
+            ("a_lum", "textures/a_lum.png"),
+            ("a_gls", "textures/a_gls.png"),
+            ("ab_col", "textures/ab_col.png"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let m = material_maps("a_col", &links);
+        assert_eq!(
+            m.into_iter().collect::<Vec<_>>(),
+            [
+                ("col", "textures/a_col.png"),
+                ("gls", "textures/a_gls.png"),
+                ("lum", "textures/a_lum.png")
+            ]
+        );
+        assert_eq!(material_maps("a_spc", &links).len(), 3);
+        assert!(material_maps("zz_mat0", &links).is_empty());
+    }
+
+    #[test]
+    fn png_round_trips_and_digest_covers_size() {
+        let img = Image {
+            width: 2,
+            height: 1,
+            rgba: vec![1, 2, 3, 4, 5, 6, 7, 8],
+        };
+        let png = encode_png(&img);
+        let dec = png::Decoder::new(std::io::Cursor::new(png));
+        let mut r = dec.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (2, 1));
+        assert_eq!(&buf[..8], &img.rgba[..]);
+        let tall = Image {
+            width: 1,
+            height: 2,
+            rgba: img.rgba.clone(),
+        };
+        assert_ne!(digest(&img), digest(&tall));
+        assert_eq!(digest(&img).len(), 64);
+    }
+}

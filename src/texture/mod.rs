@@ -1,0 +1,174 @@
+//! TX2D textures: D3DBaseTexture header and fetch constant (`header`), endian swaps and
+//! Xenos 2D untiling (`tiling`), block decoding (`bcn`), and the export to PNG with the
+//! manifest entry and the material links the glTF writer uses (`export`).
+//!
+//! Decoding is pure over the descriptor and data-section bytes: only the base mip level
+//! is decoded; a base level in the packed mip tail, an unknown format, a non-2D texture
+//! or data outside the data section is a reject with a [`TextureCode`], never a panic,
+//! and no allocation is sized by the header before the data is known to be there.
+
+pub mod bcn;
+pub mod export;
+pub mod header;
+pub mod tiling;
+
+use serde::{Deserialize, Serialize};
+
+pub use header::{Endian, Format, TextureHeader};
+
+/// Why a texture was not decoded (the manifest's `textures[].reason.code`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextureCode {
+    /// Shorter than 52 bytes, or the directory entry's range is bad.
+    BadDescriptor,
+    /// `Common` type is not 3 or the fetch constant type is not 2.
+    NotTexture,
+    /// Cube, 3D or 1D.
+    #[serde(rename = "not_2d")]
+    Not2d,
+    /// A GPU format this exporter does not decode.
+    UnknownFormat,
+    /// The base level is in the packed mip tail (≤ 16 px with packed mips).
+    PackedMipTail,
+    /// The base level's bytes are not inside the data section.
+    BadRange,
+    /// Decoded, but the PNG could not be written.
+    Io,
+}
+
+impl TextureCode {
+    pub const ALL: [TextureCode; 7] = [
+        TextureCode::BadDescriptor,
+        TextureCode::NotTexture,
+        TextureCode::Not2d,
+        TextureCode::UnknownFormat,
+        TextureCode::PackedMipTail,
+        TextureCode::BadRange,
+        TextureCode::Io,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextureCode::BadDescriptor => "bad_descriptor",
+            TextureCode::NotTexture => "not_texture",
+            TextureCode::Not2d => "not_2d",
+            TextureCode::UnknownFormat => "unknown_format",
+            TextureCode::PackedMipTail => "packed_mip_tail",
+            TextureCode::BadRange => "bad_range",
+            TextureCode::Io => "io",
+        }
+    }
+}
+
+/// A texture reject: code plus human detail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(deny_unknown_fields)]
+#[error("{}: {detail}", code.as_str())]
+pub struct Reject {
+    pub code: TextureCode,
+    pub detail: String,
+}
+
+impl Reject {
+    pub fn new(code: TextureCode, detail: impl Into<String>) -> Reject {
+        Reject {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A decoded image: `rgba` is `width × height` RGBA8 pixels, row-major, top row first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+impl Image {
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = 4 * (y as usize * self.width as usize + x as usize);
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2], self.rgba[i + 3]]
+    }
+}
+
+/// Decode the base level described by `header` from the data section `data`.
+pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject> {
+    let format = header.check()?;
+    let (wb, hb) = header.blocks(format);
+    let bpb = format.block_bytes();
+    let pitch = header.pitch_blocks(format);
+    let base = header.base_address as usize;
+    let full = header.base_size(format);
+    let avail = data.len().saturating_sub(base) as u64;
+    // Every visible block must be readable; at least that many bytes must be there
+    // before anything is allocated (the RGBA output is at most 8× the block bytes).
+    let minimum = wb as u64 * hb as u64 * bpb as u64;
+    if base > data.len() || minimum > avail {
+        return Err(Reject::new(
+            TextureCode::BadRange,
+            format!(
+                "base level at {base:#x} ({full:#x} bytes) is outside the {:#x}-byte data section",
+                data.len()
+            ),
+        ));
+    }
+    let take = full.min(avail) as usize;
+    let mut src = data[base..base + take].to_vec();
+    tiling::endian_swap(&mut src, header.endian);
+
+    let (w, h) = (header.width as usize, header.height as usize);
+    let mut rgba = vec![0u8; w * h * 4];
+    let dim = format.block_dim() as usize;
+    let log2 = tiling::bpb_log2(bpb);
+    let mut px = [[0u8; 4]; 16];
+    for by in 0..hb {
+        let row = if header.tiled {
+            tiling::tiled_row(by, pitch, log2) as usize
+        } else {
+            by as usize * pitch as usize * bpb as usize
+        };
+        for bx in 0..wb {
+            let off = if header.tiled {
+                tiling::tiled_column(bx, by, log2, row as u32) as usize
+            } else {
+                row + bx as usize * bpb as usize
+            };
+            let Some(block) = src.get(off..off + bpb as usize) else {
+                return Err(Reject::new(
+                    TextureCode::BadRange,
+                    format!("block ({bx}, {by}) at {off:#x} is outside the data section"),
+                ));
+            };
+            bcn::decode_block(format, block, &mut px);
+            for dy in 0..dim {
+                let y = by as usize * dim + dy;
+                if y >= h {
+                    break;
+                }
+                for dx in 0..dim {
+                    let x = bx as usize * dim + dx;
+                    if x >= w {
+                        break;
+                    }
+                    let o = 4 * (y * w + x);
+                    rgba[o..o + 4].copy_from_slice(&px[dy * dim + dx]);
+                }
+            }
+        }
+    }
+    Ok(Image {
+        width: header.width,
+        height: header.height,
+        rgba,
+    })
+}
+
+/// Parse a TX2D descriptor and decode its base level.
+pub fn decode(desc: &[u8], data: &[u8]) -> Result<(TextureHeader, Image), Reject> {
+    let header = header::parse(desc)?;
+    let image = decode_base(&header, data)?;
+    Ok((header, image))
+}
