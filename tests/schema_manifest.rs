@@ -15,7 +15,7 @@ const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.sc
 
 /// Every `Code`, in declaration order. `exhaustive` fails to compile when a variant is added
 /// without listing it here (and then in the schema).
-const ALL_CODES: [Code; 24] = [
+const ALL_CODES: [Code; 25] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
@@ -40,6 +40,7 @@ const ALL_CODES: [Code; 24] = [
     Code::VerticesUnreferenced,
     Code::InvalidAttribute,
     Code::Io,
+    Code::Symlink,
 ];
 
 #[allow(dead_code)]
@@ -68,7 +69,8 @@ fn exhaustive(c: Code) -> usize {
         | Code::WindingInconsistent
         | Code::VerticesUnreferenced
         | Code::InvalidAttribute
-        | Code::Io => ALL_CODES.len(),
+        | Code::Io
+        | Code::Symlink => ALL_CODES.len(),
     }
 }
 
