@@ -20,8 +20,14 @@ use crate::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, DeclType, D
 use crate::gates::{degenerate, GateConfig};
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
+use std::rc::Rc;
+
+/// Most candidate blocks one unit may keep for global resolution; more is
+/// `ambiguous_anchor` (a real disc has a handful; a hostile file could otherwise make
+/// every one of thousands of resources hold thousands of candidates).
+pub const MAX_CANDIDATES: usize = 512;
 
 /// One thing to place: a resource's block, or one sub-mesh record's block.
 #[derive(Clone, Copy, Debug)]
@@ -132,7 +138,8 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
 
 #[derive(Clone, Debug)]
 struct Cand {
-    decoded: Decoded,
+    /// Shared: the same block is a candidate of every unit with the same counts.
+    decoded: Rc<Decoded>,
     /// The run ends exactly after `V` vertices.
     exact_end: bool,
     /// The index window can be extended backwards by one more valid triangle.
@@ -176,12 +183,16 @@ fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
 }
 
-/// The shared scan state of one data section: unit-normal bitmaps per (type, parity)
-/// and runs per (type, parity, stride), computed on first use and reused by every unit.
+/// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
+/// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
+/// index count), computed on first use and reused by every unit (so thousands of
+/// sub-mesh records or identical resources cost one candidate search each, not one per
+/// record). A scanner is used with one [`GateConfig`].
 pub struct Scanner<'d> {
     data: &'d [u8],
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
     runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
+    cands: HashMap<(Declaration, u32, u32), Rc<[Cand]>>,
 }
 
 impl<'d> Scanner<'d> {
@@ -190,11 +201,34 @@ impl<'d> Scanner<'d> {
             data,
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
+            cands: HashMap::new(),
         }
     }
 
     /// Every gated candidate block of `unit` not overlapping `claimed`, by offset.
     fn candidates(&mut self, unit: &Unit<'_>, claimed: &[Range<usize>], cfg: &GateConfig) -> Result<Vec<Cand>, Reason> {
+        Ok(self
+            .cached(unit, cfg)?
+            .iter()
+            .filter(|c| !claimed.iter().any(|r| overlaps(r, &c.range)))
+            .cloned()
+            .collect())
+    }
+
+    /// Every gated candidate block of `unit` (sorted by offset), searched once per
+    /// (declaration, counts).
+    fn cached(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Rc<[Cand]>, Reason> {
+        let key = (unit.decl.clone(), unit.vertex_count, unit.index_count);
+        if let Some(c) = self.cands.get(&key) {
+            return Ok(c.clone());
+        }
+        let c: Rc<[Cand]> = self.search(unit, cfg)?.into();
+        self.cands.insert(key, c.clone());
+        Ok(c)
+    }
+
+    /// Every gated candidate block of `unit`, by offset.
+    fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Vec<Cand>, Reason> {
         let data = self.data;
         let ne = unit.map.normal.ok_or_else(|| {
             Reason::new(
@@ -232,13 +266,10 @@ impl<'d> Scanner<'d> {
                     vertex_count: unit.vertex_count,
                 };
                 let range = pl.range(s);
-                if claimed.iter().any(|c| overlaps(c, &range)) {
-                    continue;
-                }
                 if let Ok(d) = decode_block(data, pl, unit.decl, unit.map, cfg) {
                     let ext = extendable(data, w, &d);
                     out.push(Cand {
-                        decoded: d,
+                        decoded: Rc::new(d),
                         exact_end,
                         extendable: ext,
                         range,
@@ -273,13 +304,16 @@ pub fn next_after(
     claimed: &[Range<usize>],
     cfg: &GateConfig,
 ) -> Result<Decoded, Reason> {
-    let cands: Vec<Cand> = scanner
-        .candidates(unit, claimed, cfg)?
-        .into_iter()
-        .filter(|c| c.range.start >= min_offset)
-        .collect();
-    let pick = cands.iter().find(|c| c.exact_end).or(cands.first());
-    pick.map(|c| c.decoded.clone())
+    let all = scanner.cached(unit, cfg)?;
+    // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
+    let from = all.partition_point(|c| c.range.start < min_offset);
+    let free = |c: &&Cand| !claimed.iter().any(|r| overlaps(r, &c.range));
+    let pick = all[from..]
+        .iter()
+        .filter(free)
+        .find(|c| c.exact_end)
+        .or_else(|| all[from..].iter().find(free));
+    pick.map(|c| Decoded::clone(&c.decoded))
         .ok_or_else(|| no_candidate(unit, Some(min_offset)))
 }
 
@@ -294,6 +328,12 @@ pub fn anchor(
     let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
     for (u, unit) in units.iter().enumerate() {
         match scanner.candidates(unit, claimed, cfg) {
+            Ok(c) if c.len() > MAX_CANDIDATES => {
+                results[u] = Some(Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("{} blocks validate (more than {MAX_CANDIDATES})", c.len()),
+                )))
+            }
             Ok(c) => cands[u] = c,
             Err(r) => results[u] = Some(Err(r)),
         }
@@ -389,14 +429,14 @@ fn resolve(data: &[u8], units: &[Unit<'_>], cands: &mut [Vec<Cand>], results: &m
         }
         let c = &cands[u];
         if c.len() == 1 {
-            results[u] = Some(Ok(c[0].decoded.clone()));
+            results[u] = Some(Ok(Decoded::clone(&c[0].decoded)));
             continue;
         }
         let all_same = c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]);
         if all_same {
             let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
             let n = next_for_group.entry(key).or_insert(0);
-            results[u] = Some(Ok(c[*n % c.len()].decoded.clone()));
+            results[u] = Some(Ok(Decoded::clone(&c[*n % c.len()].decoded)));
             *n += 1;
         } else {
             let offs: Vec<String> = c.iter().map(|x| format!("{:#x}", x.range.start)).collect();
