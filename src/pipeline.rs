@@ -244,6 +244,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
             });
         }
     }
+    let materials: std::collections::HashSet<&str> = materials.iter().map(String::as_str).collect();
     for (o, p) in out.resources.iter_mut().zip(&parsed) {
         if let (Ok(dr), Ok((d, _))) = (&mut o.result, &p.desc) {
             name_materials(&mut dr.mesh, &d.strings, &materials);
@@ -336,8 +337,9 @@ fn sequence(
 
 /// Name each primitive's material from the descriptor strings that are TX2D names:
 /// the `_col` (albedo) names in order when there is one per primitive, else the first.
-fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &[String]) {
-    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s)).collect();
+fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &std::collections::HashSet<&str>) {
+    // A set, not a list: a hostile file may pair a huge descriptor with a huge directory.
+    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s.as_str())).collect();
     let col: Vec<&String> = known.iter().copied().filter(|s| s.ends_with("_col")).collect();
     let pick = if col.is_empty() { &known } else { &col };
     let n = mesh.primitives.len();
