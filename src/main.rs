@@ -76,6 +76,10 @@ enum Cmd {
         /// demo (small, seconds) or full (≈ 1 GB, like the retail disc).
         #[arg(long, default_value = "demo")]
         scale: Scale,
+        /// Also add hostile and broken files (truncations, bad counts and offsets, hostile
+        /// names, symlinks, …) described in DIR/hostile.json.
+        #[arg(long)]
+        hostile: bool,
     },
     /// Generate the demo disc in a temporary folder and export it to --out.
     Demo {
@@ -173,10 +177,21 @@ fn run(cli: Cli) -> Result<()> {
             };
             export(&disc, &out, &cli.export.common)
         }
-        Some(Cmd::Synth { out, seed, scale }) => {
+        Some(Cmd::Synth {
+            out,
+            seed,
+            scale,
+            hostile,
+        }) => {
             let t = std::time::Instant::now();
             synth::write_disc(&out, &SynthOptions { seed, scale })
                 .with_context(|| format!("writing synthetic disc to {}", out.display()))?;
+            if hostile {
+                let n = synth::hostile::write_hostile(&out, &SynthOptions { seed, scale })
+                    .with_context(|| format!("writing hostile files to {}", out.display()))?
+                    .len();
+                eprintln!("{n} hostile files added (see hostile.json)");
+            }
             eprintln!(
                 "synthetic disc written to {} in {:.1} s (ground truth: truth.json)",
                 out.display(),

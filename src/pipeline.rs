@@ -241,6 +241,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
             });
         }
     }
+    let materials: std::collections::HashSet<&str> = materials.iter().map(String::as_str).collect();
     for (o, p) in out.resources.iter_mut().zip(&parsed) {
         if let (Ok(dr), Ok((d, _))) = (&mut o.result, &p.desc) {
             name_materials(&mut dr.mesh, &d.strings, &materials);
@@ -338,8 +339,9 @@ fn sequence(
 
 /// Name each primitive's material from the descriptor strings that are TX2D names:
 /// the `_col` (albedo) names in order when there is one per primitive, else the first.
-fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &[String]) {
-    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s)).collect();
+fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &std::collections::HashSet<&str>) {
+    // A set, not a list: a hostile file may pair a huge descriptor with a huge directory.
+    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s.as_str())).collect();
     let col: Vec<&String> = known.iter().copied().filter(|s| s.ends_with("_col")).collect();
     let pick = if col.is_empty() { &known } else { &col };
     let n = mesh.primitives.len();
@@ -386,32 +388,96 @@ pub enum ExportError {
     Pool(String),
 }
 
-/// Write `bytes` to `path` atomically (temporary sibling, then rename).
+/// Suffix of the temporary sibling [`write_atomic`] writes before renaming.
+pub const TMP_SUFFIX: &str = ".xbg7-tmp";
+
+/// Write `bytes` to `path` atomically (temporary sibling, then rename). A leftover
+/// temporary of a killed run is replaced, never written through: the temporary is always
+/// a fresh file (so a planted symlink at that name cannot redirect the write), and the
+/// rename replaces `path` itself (a symlink at `path` is replaced, not followed).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".xbg7-tmp");
+    tmp.push(TMP_SUFFIX);
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)?;
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let written = f.write_all(bytes).and_then(|()| f.flush());
+    drop(f);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, path)
+}
+
+/// Name the previous manifest is moved to while a run is in progress.
+pub const PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
+
+/// `path` made absolute and free of symlinks even when its last components do not exist
+/// yet: the longest existing ancestor is canonicalized and the rest appended (`..` pops).
+fn resolve_lexically(path: &Path) -> std::io::Result<PathBuf> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()?.join(path)
+    };
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        match cur.canonicalize() {
+            Ok(mut c) => {
+                for comp in rest.iter().rev() {
+                    match comp {
+                        std::path::Component::ParentDir => {
+                            c.pop();
+                        }
+                        std::path::Component::CurDir => {}
+                        other => c.push(other.as_os_str()),
+                    }
+                }
+                return Ok(c);
+            }
+            Err(e) => match (cur.parent(), cur.components().next_back()) {
+                (Some(parent), Some(last)) => {
+                    rest.push(last);
+                    cur = parent;
+                }
+                _ => return Err(e),
+            },
+        }
+    }
+}
+
+/// Is `path`, once its existing part is resolved, inside `root` (both canonical)?
+fn inside(root: &Path, path: &Path) -> bool {
+    resolve_lexically(path).is_ok_and(|p| p.starts_with(root))
 }
 
 /// Export a whole disc into `out`; returns the manifest (also written as
 /// `out/manifest.json`, last).
 pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
     let found = walker::discover(disc)?;
-    std::fs::create_dir_all(out).map_err(|e| ExportError::Out(out.display().to_string(), e))?;
-    let out_c = out
-        .canonicalize()
-        .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
     let disc_c = disc
         .canonicalize()
         .map_err(|e| walker::WalkError::Unreadable(disc.display().to_string(), e))?;
-    if out_c.starts_with(&disc_c) {
+    // Refuse before creating anything: `--out` must not land inside the disc tree.
+    let out_err = |e| ExportError::Out(out.display().to_string(), e);
+    if resolve_lexically(out).map_err(out_err)?.starts_with(&disc_c) {
         return Err(ExportError::OutInsideDisc {
             out: out.display().to_string(),
             disc: disc.display().to_string(),
         });
     }
+    std::fs::create_dir_all(out).map_err(out_err)?;
+    let out_c = out.canonicalize().map_err(out_err)?;
+    // An unwritable `--out` stops the run now, not after every container failed.
+    write_atomic(&out.join(".xbg7-probe"), b"")
+        .and_then(|()| std::fs::remove_file(out.join(".xbg7-probe")))
+        .map_err(out_err)?;
     let found: Vec<Found> = found
         .into_iter()
         .filter(|f| {
@@ -434,9 +500,22 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         .collect();
     let dirs = names::unique_names(&stem_refs);
 
-    let previous = std::fs::read(out.join("manifest.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok());
+    // The previous manifest is moved aside for the duration of the run, so a run killed
+    // half-way leaves no manifest that references a file this run has begun to replace
+    // (e.g. a new `.gltf` next to the old `.bin`). A run after a killed one finds it there.
+    let (manifest_path, prev_path) = (out.join("manifest.json"), out.join(PREVIOUS_MANIFEST));
+    let read_manifest = |p: &Path| {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+    };
+    let previous = match read_manifest(&manifest_path) {
+        Some(m) => {
+            std::fs::rename(&manifest_path, &prev_path).map_err(out_err)?;
+            Some(m)
+        }
+        None => read_manifest(&prev_path),
+    };
 
     let bar = if opts.progress {
         indicatif::ProgressBar::new(found.len() as u64)
@@ -450,7 +529,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             .zip(dirs.par_iter())
             .map(|(f, dir)| {
                 bar.set_message(f.rel.rsplit('/').next().unwrap_or("").to_string());
-                let e = export_container(f, dir, out, cfg, opts);
+                let e = export_container(f, dir, out, &out_c, cfg, opts);
                 bar.inc(1);
                 e
             })
@@ -466,24 +545,33 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
     };
     bar.finish_and_clear();
     let manifest = Manifest::new(entries);
-    write_atomic(&out.join("manifest.json"), &manifest.to_bytes())
-        .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+    write_atomic(&manifest_path, &manifest.to_bytes()).map_err(out_err)?;
     if let Some(prev) = previous {
-        remove_stale(out, &prev, &manifest);
+        remove_stale(out, &out_c, &prev, &manifest);
     }
+    let _ = std::fs::remove_file(&prev_path);
     Ok(manifest)
 }
 
-/// Remove outputs the previous run listed and this run no longer produces (only those).
-fn remove_stale(out: &Path, prev: &Manifest, now: &Manifest) {
+/// Remove outputs the previous run listed and this run no longer produces (only those,
+/// only plain relative paths, and only files whose folder resolves inside `out_c`: a
+/// doctored manifest or a symlinked folder cannot make it delete anything elsewhere).
+pub fn remove_stale(out: &Path, out_c: &Path, prev: &Manifest, now: &Manifest) {
     let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
     for rel in prev.outputs() {
         let safe = !rel.is_empty()
             && rel
                 .split('/')
-                .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains('\\'));
-        if safe && !keep.contains(rel) {
-            let _ = std::fs::remove_file(out.join(rel));
+                .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', ':', '\0']));
+        let path = out.join(rel);
+        if safe && path.parent().is_some_and(|d| inside(out_c, d)) {
+            // A killed run's temporary sibling of an output we own goes too.
+            let mut tmp = path.clone().into_os_string();
+            tmp.push(TMP_SUFFIX);
+            let _ = std::fs::remove_file(tmp);
+            if !keep.contains(rel) {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
@@ -495,13 +583,20 @@ fn read_file(path: &Path) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(&f) }
 }
 
-fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &ExportOptions) -> ContainerEntry {
+fn export_container(
+    f: &Found,
+    dir: &str,
+    out: &Path,
+    out_c: &Path,
+    cfg: &Config,
+    opts: &ExportOptions,
+) -> ContainerEntry {
     let file_name = f.rel.rsplit('/').next().unwrap_or("");
     let kind = kind_of(file_name);
     let mut entry = ContainerEntry {
         path: f.rel.clone(),
         kind,
-        size: std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0),
+        size: 0,
         error: None,
         preview: None,
         scene: None,
@@ -509,6 +604,17 @@ fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &Expor
         textures: Vec::new(),
         other: Vec::new(),
     };
+    if f.symlink {
+        let target = std::fs::read_link(&f.abs)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        entry.error = Some(Reason::new(
+            Code::Symlink,
+            format!("symbolic link to {target:?} not followed"),
+        ));
+        return entry;
+    }
+    entry.size = std::fs::symlink_metadata(&f.abs).map(|m| m.len()).unwrap_or(0);
     let map;
     let bytes: &[u8] = if entry.size == 0 {
         &[]
@@ -533,31 +639,64 @@ fn export_container(f: &Found, dir: &str, out: &Path, cfg: &Config, opts: &Expor
     };
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
+    let root = OutRoot {
+        path: out,
+        canonical: out_c,
+    };
     // Textures: PNGs + manifest entries, and the links materials use (decode_container
     // parsed the same bytes, so the parse cannot fail here).
     let links = match container::parse(bytes) {
-        Ok(c) => {
-            let (textures, links) = crate::texture::export::export_textures(&c, &out.join(dir), dir);
-            entry.textures = textures;
-            links
-        }
-        Err(_) => Default::default(),
+        Ok(c) if c.resources.iter().any(|r| r.is(TAG_TX2D)) => match root.container_dir(dir) {
+            Ok(abs) => {
+                let (textures, links) = crate::texture::export::export_textures(&c, &abs, dir);
+                entry.textures = textures;
+                links
+            }
+            Err(e) => {
+                entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+                return entry;
+            }
+        },
+        _ => Default::default(),
     };
-    if let Err(e) = write_container(&decoded, &mut entry, dir, out, cfg, opts, &links) {
+    if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &links) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
     }
     entry
+}
+
+/// The output root: as given, and canonical (for the inside-`--out` checks).
+struct OutRoot<'a> {
+    path: &'a Path,
+    canonical: &'a Path,
+}
+
+impl OutRoot<'_> {
+    /// Create a container's folder; it must resolve inside `--out` (a symlink planted in
+    /// the output tree must not carry writes elsewhere).
+    fn container_dir(&self, dir: &str) -> std::io::Result<PathBuf> {
+        let abs = self.path.join(dir);
+        std::fs::create_dir_all(&abs)?;
+        if !abs.canonicalize()?.starts_with(self.canonical) {
+            return Err(std::io::Error::other(format!(
+                "{dir} resolves outside the output folder"
+            )));
+        }
+        Ok(abs)
+    }
 }
 
 fn write_container(
     d: &ContainerDecode,
     entry: &mut ContainerEntry,
     dir: &str,
-    out: &Path,
+    root: &OutRoot<'_>,
     cfg: &Config,
     opts: &ExportOptions,
     links: &crate::texture::export::TextureLinks,
 ) -> std::io::Result<()> {
+    let out = root.path;
+    let make_dir = || root.container_dir(dir).map(|_| ());
     let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
     let files = names::unique_names(&raw);
     let textures: Vec<String> = d.textures.iter().map(|t| t.name.clone()).collect();
@@ -586,7 +725,7 @@ fn write_container(
             Err(reason) => e.reason = Some(reason.clone()),
             Ok(dr) => {
                 if !made_dir {
-                    std::fs::create_dir_all(out.join(dir))?;
+                    make_dir()?;
                     made_dir = true;
                 }
                 let m = &dr.mesh;
@@ -637,7 +776,7 @@ fn write_container(
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
         let cells = grid_cells(d.resources.iter());
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
-        std::fs::create_dir_all(out.join(dir))?;
+        make_dir()?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
         entry.preview = Some(format!("{dir}/preview.png"));
     }

@@ -39,6 +39,8 @@ pub enum Code {
     /// Decoded, but an attribute cannot be written as valid glTF (e.g. non-finite UVs).
     InvalidAttribute,
     Io,
+    /// A `*.xpr` symbolic link: listed, never followed (its target may be outside the disc).
+    Symlink,
 }
 
 impl Code {
@@ -68,6 +70,7 @@ impl Code {
             Code::VerticesUnreferenced => "vertices_unreferenced",
             Code::InvalidAttribute => "invalid_attribute",
             Code::Io => "io",
+            Code::Symlink => "symlink",
         }
     }
 }
@@ -111,6 +114,7 @@ mod tests {
             Code::LaterSubmeshUnplaced,
             Code::AmbiguousAnchor,
             Code::Io,
+            Code::Symlink,
         ] {
             let j = serde_json::to_string(&c).unwrap();
             assert_eq!(j, format!("\"{}\"", c.as_str()));

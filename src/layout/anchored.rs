@@ -20,8 +20,14 @@ use crate::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, DeclType, D
 use crate::gates::{degenerate, GateConfig};
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
+use std::rc::Rc;
+
+/// Most candidate blocks one unit may keep for global resolution; more is
+/// `ambiguous_anchor` (a real disc has a handful; a hostile file could otherwise make
+/// every one of thousands of resources hold thousands of candidates).
+pub const MAX_CANDIDATES: usize = 512;
 
 /// One thing to place: a resource's block, or one sub-mesh record's block.
 #[derive(Clone, Copy, Debug)]
@@ -149,7 +155,8 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
 
 #[derive(Clone, Debug)]
 struct Cand {
-    decoded: Decoded,
+    /// Shared: the same block is a candidate of every unit with the same counts.
+    decoded: Rc<Decoded>,
     /// The run ends exactly after `V` vertices.
     exact_end: bool,
     /// The index window can be extended backwards by one more valid triangle.
@@ -193,12 +200,16 @@ fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
 }
 
-/// The shared scan state of one data section: unit-normal bitmaps per (type, parity)
-/// and runs per (type, parity, stride), computed on first use and reused by every unit.
+/// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
+/// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
+/// index count), computed on first use and reused by every unit (so thousands of
+/// sub-mesh records or identical resources cost one candidate search each, not one per
+/// record). A scanner is used with one [`GateConfig`].
 pub struct Scanner<'d> {
     data: &'d [u8],
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
     runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
+    cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
 }
 
 impl<'d> Scanner<'d> {
@@ -207,6 +218,7 @@ impl<'d> Scanner<'d> {
             data,
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
+            cands: HashMap::new(),
         }
     }
 
@@ -214,6 +226,32 @@ impl<'d> Scanner<'d> {
     /// the gate failures of windows whose indices were plausible (offset, why), so a
     /// reject can name the real cause.
     fn candidates(&mut self, unit: &Unit<'_>, claimed: &[Range<usize>], cfg: &GateConfig) -> Result<Found, Reason> {
+        let all = self.cached(unit, cfg)?;
+        Ok(Found {
+            cands: all
+                .cands
+                .iter()
+                .filter(|c| !claimed.iter().any(|r| overlaps(r, &c.range)))
+                .cloned()
+                .collect(),
+            failures: all.failures.clone(),
+        })
+    }
+
+    /// Every gated candidate block of `unit` (sorted by offset) and the failures, searched
+    /// once per (declaration, counts).
+    fn cached(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Rc<Found>, Reason> {
+        let key = (unit.decl.clone(), unit.vertex_count, unit.index_count);
+        if let Some(c) = self.cands.get(&key) {
+            return Ok(c.clone());
+        }
+        let c = Rc::new(self.search(unit, cfg)?);
+        self.cands.insert(key, c.clone());
+        Ok(c)
+    }
+
+    /// Every gated candidate block of `unit`, by offset, and the gate failures.
+    fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
         let data = self.data;
         let ne = unit.map.normal.ok_or_else(|| {
             Reason::new(
@@ -251,14 +289,11 @@ impl<'d> Scanner<'d> {
                     vertex_count: unit.vertex_count,
                 };
                 let range = pl.range(s);
-                if claimed.iter().any(|c| overlaps(c, &range)) {
-                    continue;
-                }
                 match decode_block(data, pl, unit.decl, unit.map, cfg) {
                     Ok(d) => {
                         let extendable = extendable(data, w, &d);
                         found.cands.push(Cand {
-                            decoded: d,
+                            decoded: Rc::new(d),
                             exact_end,
                             extendable,
                             range,
@@ -327,11 +362,17 @@ pub fn next_after(
     claimed: &[Range<usize>],
     cfg: &GateConfig,
 ) -> Result<Decoded, Reason> {
-    let found = scanner.candidates(unit, claimed, cfg)?;
-    let cands: Vec<&Cand> = found.cands.iter().filter(|c| c.range.start >= min_offset).collect();
-    let pick = cands.iter().find(|c| c.exact_end).or(cands.first());
-    pick.map(|c| c.decoded.clone()).ok_or_else(|| {
-        let failures: Vec<(usize, Reason)> = found.failures.into_iter().filter(|f| f.0 >= min_offset).collect();
+    let all = scanner.cached(unit, cfg)?;
+    // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
+    let from = all.cands.partition_point(|c| c.range.start < min_offset);
+    let free = |c: &&Cand| !claimed.iter().any(|r| overlaps(r, &c.range));
+    let pick = all.cands[from..]
+        .iter()
+        .filter(free)
+        .find(|c| c.exact_end)
+        .or_else(|| all.cands[from..].iter().find(free));
+    pick.map(|c| Decoded::clone(&c.decoded)).ok_or_else(|| {
+        let failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
         no_candidate(unit, Some(min_offset), &failures)
     })
 }
@@ -348,6 +389,12 @@ pub fn anchor(
     let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
     for (u, unit) in units.iter().enumerate() {
         match scanner.candidates(unit, claimed, cfg) {
+            Ok(f) if f.cands.len() > MAX_CANDIDATES => {
+                results[u] = Some(Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("{} blocks validate (more than {MAX_CANDIDATES})", f.cands.len()),
+                )))
+            }
             Ok(f) => (cands[u], failures[u]) = (f.cands, f.failures),
             Err(r) => results[u] = Some(Err(r)),
         }
@@ -447,18 +494,17 @@ fn resolve(
         if !open(results, u) {
             continue;
         }
-        let mut c = std::mem::take(&mut cands[u]);
+        let c = std::mem::take(&mut cands[u]);
         if c.len() == 1 {
-            results[u] = Some(Ok(c.swap_remove(0).decoded));
+            results[u] = Some(Ok(Decoded::clone(&c[0].decoded)));
             continue;
         }
         let all_same = c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]);
         if all_same {
             let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
             let n = next_for_group.entry(key).or_insert(0);
-            let k = *n % c.len();
+            results[u] = Some(Ok(Decoded::clone(&c[*n % c.len()].decoded)));
             *n += 1;
-            results[u] = Some(Ok(c.swap_remove(k).decoded));
         } else {
             let offs: Vec<String> = c.iter().map(|x| format!("{:#x}", x.range.start)).collect();
             results[u] = Some(Err(Reason::new(

@@ -10,6 +10,7 @@
 pub mod build;
 pub mod descriptor;
 pub mod geom;
+pub mod hostile;
 pub mod plan;
 pub mod rng;
 pub mod texture;
