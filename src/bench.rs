@@ -53,6 +53,12 @@ fn read_all(paths: &[std::path::PathBuf]) -> std::io::Result<u64> {
     Ok(n)
 }
 
+/// Flush dirty pages so each timed section starts from the same write-back state
+/// (otherwise one section pays for the previous one's writes).
+fn settle() {
+    let _ = std::process::Command::new("sync").status();
+}
+
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     for e in walkdir::WalkDir::new(from).follow_links(false) {
         let e = e.map_err(std::io::Error::other)?;
@@ -112,6 +118,7 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
         previews: false,
         progress: false,
     };
+    settle();
     let t = Instant::now();
     pipeline::export(disc, &out, &cfg, &opts)?;
     let export_s = t.elapsed().as_secs_f64();
@@ -121,6 +128,7 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
     let io_floor_read_s = t.elapsed().as_secs_f64();
     let copy = scratch.join("bench-copy");
     let _ = std::fs::remove_dir_all(&copy);
+    settle();
     let t = Instant::now();
     copy_tree(&out, &copy)?;
     let io_floor_copy_s = t.elapsed().as_secs_f64();

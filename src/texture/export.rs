@@ -30,16 +30,9 @@ pub fn digest(img: &Image) -> String {
 
 /// PNG bytes of an image (RGBA8, deterministic).
 pub fn encode_png(img: &Image) -> Vec<u8> {
-    let mut out = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        // Writing into a Vec only fails on inconsistent sizes, which `Image` rules out.
-        let mut w = enc.write_header().expect("PNG header into memory");
-        w.write_image_data(&img.rgba).expect("PNG data into memory");
-    }
-    out
+    // One PNG encoder for the whole tool (fixed, fast settings: deterministic bytes).
+    let rgba = crate::raster::Image { width: img.width, height: img.height, rgba: img.rgba.clone() };
+    crate::raster::encode_png(&rgba)
 }
 
 /// The manifest entry of one TX2D resource and its decoded image (or the reject).
