@@ -31,7 +31,11 @@ pub fn digest(img: &Image) -> String {
 /// PNG bytes of an image (RGBA8, deterministic).
 pub fn encode_png(img: &Image) -> Vec<u8> {
     // One PNG encoder for the whole tool (fixed, fast settings: deterministic bytes).
-    let rgba = crate::raster::Image { width: img.width, height: img.height, rgba: img.rgba.clone() };
+    let rgba = crate::raster::Image {
+        width: img.width,
+        height: img.height,
+        rgba: img.rgba.clone(),
+    };
     crate::raster::encode_png(&rgba)
 }
 
