@@ -399,6 +399,25 @@ fn unorm(v: u32, max: f32) -> f32 {
     v as f32 / max
 }
 
+/// One packed bit field: the raw integer, or normalised by its width (÷(2^w − 1)
+/// unsigned, ÷(2^(w−1) − 1) signed with the most negative value clamped to −1).
+#[inline(always)]
+fn field(v: u32, (shift, width): (u32, u32), signed: bool, normalized: bool) -> f32 {
+    match (signed, normalized) {
+        (false, false) => ufield(v, shift, width) as f32,
+        (true, false) => sfield(v, shift, width) as f32,
+        (false, true) => unorm(ufield(v, shift, width), ((1u32 << width) - 1) as f32),
+        (true, true) => snorm(sfield(v, shift, width), ((1u32 << (width - 1)) - 1) as f32),
+    }
+}
+
+/// Three packed fields and a stored w (or 1.0).
+#[inline(always)]
+fn packed(v: u32, xyz: [(u32, u32); 3], w: Option<(u32, u32)>, signed: bool, normalized: bool) -> [f32; 4] {
+    let [x, y, z] = xyz.map(|f| field(v, f, signed, normalized));
+    [x, y, z, w.map_or(1.0, |f| field(v, f, signed, normalized))]
+}
+
 /// 32-bit signed normalization, computed in f64 so the result is the correctly rounded f32.
 #[inline(always)]
 fn snorm32(v: u32) -> f32 {
@@ -495,125 +514,26 @@ fn decode_exact(ty: DeclType, b: &[u8; 16]) -> [f32; 4] {
             unorm(u16v(2), 65535.0),
             unorm(u16v(3), 65535.0),
         ],
-        // 10:10:10(:2) — x [9:0], y [19:10], z [29:20], w [31:30].
-        Udec3 | Udec4 => {
-            let v = w(0);
-            let wv = if ty == Udec3 { 1.0 } else { ufield(v, 30, 2) as f32 };
-            [
-                ufield(v, 0, 10) as f32,
-                ufield(v, 10, 10) as f32,
-                ufield(v, 20, 10) as f32,
-                wv,
-            ]
-        }
-        Dec3 | Dec4 => {
-            let v = w(0);
-            let wv = if ty == Dec3 { 1.0 } else { sfield(v, 30, 2) as f32 };
-            [
-                sfield(v, 0, 10) as f32,
-                sfield(v, 10, 10) as f32,
-                sfield(v, 20, 10) as f32,
-                wv,
-            ]
-        }
-        Udec3N | Udec4N => {
-            let v = w(0);
-            let wv = if ty == Udec3N {
-                1.0
-            } else {
-                unorm(ufield(v, 30, 2), 3.0)
+        // The packed families, one table: DEC 10:10:10(:2) — x [9:0], y [19:10], z [29:20],
+        // w [31:30] for DEC4; HEND 11:11:10 — x [10:0], y [21:11], z [31:22]; DHEN 10:11:11 —
+        // x [9:0], y [20:10], z [31:21]. No stored w reads as 1.
+        Udec3 | Dec3 | Udec3N | Dec3N | Udec4 | Dec4 | Udec4N | Dec4N | Uhend3 | Hend3 | Uhend3N | Hend3N | Udhen3
+        | Dhen3 | Udhen3N | Dhen3N => {
+            const DEC: [(u32, u32); 3] = [(0, 10), (10, 10), (20, 10)];
+            const HEND: [(u32, u32); 3] = [(0, 11), (11, 11), (22, 10)];
+            const DHEN: [(u32, u32); 3] = [(0, 10), (10, 11), (21, 11)];
+            let xyz = match ty {
+                Uhend3 | Hend3 | Uhend3N | Hend3N => HEND,
+                Udhen3 | Dhen3 | Udhen3N | Dhen3N => DHEN,
+                _ => DEC,
             };
-            [
-                unorm(ufield(v, 0, 10), 1023.0),
-                unorm(ufield(v, 10, 10), 1023.0),
-                unorm(ufield(v, 20, 10), 1023.0),
-                wv,
-            ]
-        }
-        Dec3N | Dec4N => {
-            let v = w(0);
-            // DEC4N w: 2-bit signed (−2..1) ÷ 1, so −2 clamps to −1.
-            let wv = if ty == Dec3N { 1.0 } else { snorm(sfield(v, 30, 2), 1.0) };
-            [
-                snorm(sfield(v, 0, 10), 511.0),
-                snorm(sfield(v, 10, 10), 511.0),
-                snorm(sfield(v, 20, 10), 511.0),
-                wv,
-            ]
-        }
-        // 11:11:10 — x [10:0], y [21:11], z [31:22].
-        Uhend3 => {
-            let v = w(0);
-            [
-                ufield(v, 0, 11) as f32,
-                ufield(v, 11, 11) as f32,
-                ufield(v, 22, 10) as f32,
-                1.0,
-            ]
-        }
-        Hend3 => {
-            let v = w(0);
-            [
-                sfield(v, 0, 11) as f32,
-                sfield(v, 11, 11) as f32,
-                sfield(v, 22, 10) as f32,
-                1.0,
-            ]
-        }
-        Uhend3N => {
-            let v = w(0);
-            [
-                unorm(ufield(v, 0, 11), 2047.0),
-                unorm(ufield(v, 11, 11), 2047.0),
-                unorm(ufield(v, 22, 10), 1023.0),
-                1.0,
-            ]
-        }
-        Hend3N => {
-            let v = w(0);
-            [
-                snorm(sfield(v, 0, 11), 1023.0),
-                snorm(sfield(v, 11, 11), 1023.0),
-                snorm(sfield(v, 22, 10), 511.0),
-                1.0,
-            ]
-        }
-        // 10:11:11 — x [9:0], y [20:10], z [31:21].
-        Udhen3 => {
-            let v = w(0);
-            [
-                ufield(v, 0, 10) as f32,
-                ufield(v, 10, 11) as f32,
-                ufield(v, 21, 11) as f32,
-                1.0,
-            ]
-        }
-        Dhen3 => {
-            let v = w(0);
-            [
-                sfield(v, 0, 10) as f32,
-                sfield(v, 10, 11) as f32,
-                sfield(v, 21, 11) as f32,
-                1.0,
-            ]
-        }
-        Udhen3N => {
-            let v = w(0);
-            [
-                unorm(ufield(v, 0, 10), 1023.0),
-                unorm(ufield(v, 10, 11), 2047.0),
-                unorm(ufield(v, 21, 11), 2047.0),
-                1.0,
-            ]
-        }
-        Dhen3N => {
-            let v = w(0);
-            [
-                snorm(sfield(v, 0, 10), 511.0),
-                snorm(sfield(v, 10, 11), 1023.0),
-                snorm(sfield(v, 21, 11), 1023.0),
-                1.0,
-            ]
+            let stored_w = matches!(ty, Udec4 | Dec4 | Udec4N | Dec4N).then_some((30, 2));
+            let signed = matches!(ty, Dec3 | Dec3N | Dec4 | Dec4N | Hend3 | Hend3N | Dhen3 | Dhen3N);
+            let normalized = matches!(
+                ty,
+                Udec3N | Dec3N | Udec4N | Dec4N | Uhend3N | Hend3N | Udhen3N | Dhen3N
+            );
+            packed(w(0), xyz, stored_w, signed, normalized)
         }
         Float16_2 => [xh(0), xh(1), 0.0, 0.0],
         Float16_4 => [xh(0), xh(1), xh(2), xh(3)],

@@ -12,25 +12,9 @@ use xbg7_export::synth::{Scale, SynthOptions};
 
 fn resource(index: u32, gltf: &str) -> ResourceEntry {
     ResourceEntry {
-        index,
-        name: format!("r{index}"),
         status: Status::Decoded,
-        reason: None,
-        layout: None,
-        offset: None,
-        stride: None,
-        declaration: None,
-        vertices: 0,
-        triangles: 0,
-        submeshes: 0,
-        bbox: None,
-        digest: None,
-        skybox: false,
-        spiky: false,
-        winding: None,
         gltf: Some(gltf.to_string()),
-        bin: None,
-        preview: None,
+        ..ResourceEntry::rejected(index, format!("r{index}"), None)
     }
 }
 
