@@ -32,6 +32,20 @@ fn tightening_a_gate_shows_exactly_the_skyboxes_as_regressions() {
     strict.gates.max_abs_coordinate = 1000.0;
     let new = export(&disc, &tmp.path().join("new"), &strict, &opts).unwrap();
 
+    // Both real manifests validate against the published JSON Schema.
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("docs/manifest.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    for dir in ["old", "new"] {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(tmp.path().join(dir).join("manifest.json")).unwrap()).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&m)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{dir} manifest: {errors:?}");
+    }
+
     let d = diff::diff(&old, &new);
     let skyboxes: BTreeSet<(String, u32)> = truth
         .containers
