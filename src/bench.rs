@@ -137,6 +137,7 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
     let (export_previews_s, previews_overhead) = if with_previews {
         let out2 = scratch.join("bench-out-previews");
         let _ = std::fs::remove_dir_all(&out2);
+        settle();
         let t = Instant::now();
         pipeline::export(
             disc,

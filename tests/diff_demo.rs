@@ -2,25 +2,18 @@
 //! default, and a coordinate bound that rejects the 300 000-unit skybox planes) gives
 //! exactly the skybox resources as regressions, and the CLI's exit codes follow.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::process::Command;
 use xbg7_export::config::Config;
 use xbg7_export::diff;
 use xbg7_export::pipeline::{export, ExportOptions};
-use xbg7_export::synth::{write_disc, Scale, SynthOptions};
 
 #[test]
 fn tightening_a_gate_shows_exactly_the_skyboxes_as_regressions() {
     let tmp = tempfile::tempdir().unwrap();
-    let disc = tmp.path().join("disc");
-    let truth = write_disc(
-        &disc,
-        &SynthOptions {
-            seed: 1,
-            scale: Scale::Demo,
-        },
-    )
-    .unwrap();
+    let (disc, truth) = common::demo_disc(&tmp);
     let opts = ExportOptions {
         jobs: None,
         only: None,

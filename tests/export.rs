@@ -2,12 +2,13 @@
 //! reads back with the `gltf` crate and matches the manifest, every XBG7 resource is in
 //! the manifest, and `--jobs 1` / `--jobs 2` give byte-identical trees.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use xbg7_export::config::Config;
 use xbg7_export::manifest::{Manifest, Status};
 use xbg7_export::pipeline::{export, ExportOptions};
-use xbg7_export::synth::{write_disc, Scale, SynthOptions};
 
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
@@ -27,15 +28,7 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     let tmp = tempfile::tempdir().unwrap();
-    let disc = tmp.path().join("disc");
-    let truth = write_disc(
-        &disc,
-        &SynthOptions {
-            seed: 1,
-            scale: Scale::Demo,
-        },
-    )
-    .unwrap();
+    let (disc, truth) = common::demo_disc(&tmp);
     let cfg = Config::default();
     let opts = |jobs| ExportOptions {
         jobs: Some(jobs),
