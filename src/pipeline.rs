@@ -529,7 +529,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             .zip(dirs.par_iter())
             .map(|(f, dir)| {
                 bar.set_message(f.rel.rsplit('/').next().unwrap_or("").to_string());
-                let e = export_container(f, dir, out, &out_c, cfg, opts);
+                let e = guarded(f, || export_container(f, dir, out, &out_c, cfg, opts));
                 bar.inc(1);
                 e
             })
@@ -583,6 +583,42 @@ fn read_file(path: &Path) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(&f) }
 }
 
+/// A container's manifest entry before anything is known about its contents.
+fn blank_entry(f: &Found) -> ContainerEntry {
+    ContainerEntry {
+        path: f.rel.clone(),
+        kind: kind_of(f.rel.rsplit('/').next().unwrap_or("")),
+        size: 0,
+        error: None,
+        preview: None,
+        scene: None,
+        resources: Vec::new(),
+        textures: Vec::new(),
+        other: Vec::new(),
+    }
+}
+
+/// Run one container's export so that a panic inside it (a bug: every input error is a
+/// typed reject) becomes that container's `internal_error` instead of aborting the batch.
+/// Outputs it wrote before panicking are not listed in the manifest (each was written
+/// atomically, so none is half-written); the other containers are unaffected.
+fn guarded(f: &Found, work: impl FnOnce() -> ContainerEntry) -> ContainerEntry {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-text panic payload".to_string());
+        let mut entry = blank_entry(f);
+        entry.size = std::fs::symlink_metadata(&f.abs).map(|m| m.len()).unwrap_or(0);
+        entry.error = Some(Reason::new(
+            Code::InternalError,
+            format!("the exporter panicked on this container ({msg}); please report it with the file"),
+        ));
+        entry
+    })
+}
+
 fn export_container(
     f: &Found,
     dir: &str,
@@ -591,19 +627,8 @@ fn export_container(
     cfg: &Config,
     opts: &ExportOptions,
 ) -> ContainerEntry {
-    let file_name = f.rel.rsplit('/').next().unwrap_or("");
-    let kind = kind_of(file_name);
-    let mut entry = ContainerEntry {
-        path: f.rel.clone(),
-        kind,
-        size: 0,
-        error: None,
-        preview: None,
-        scene: None,
-        resources: Vec::new(),
-        textures: Vec::new(),
-        other: Vec::new(),
-    };
+    let mut entry = blank_entry(f);
+    let kind = entry.kind;
     if f.symlink {
         let target = std::fs::read_link(&f.abs)
             .map(|t| t.display().to_string())
@@ -890,4 +915,59 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
 /// Parse a container for `info` (re-export for the CLI).
 pub fn parse_container(file: &[u8]) -> Result<Container<'_>, Reason> {
     container::parse(file).map_err(container_reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(name: &str) -> Found {
+        Found {
+            abs: PathBuf::from("/nonexistent").join(name),
+            rel: format!("hidden/resource3d/{name}"),
+            symlink: false,
+        }
+    }
+
+    #[test]
+    fn a_panic_in_one_container_becomes_its_internal_error() {
+        let f = found("Stage_S01.xpr");
+        let e = guarded(&f, || panic!("index 7 out of range"));
+        assert_eq!(e.path, f.rel);
+        assert_eq!(e.kind, Kind::Stage);
+        let r = e.error.expect("the panic is recorded");
+        assert_eq!(r.code, Code::InternalError);
+        assert!(r.detail.contains("index 7 out of range"), "{}", r.detail);
+        assert!(e.resources.is_empty());
+        // A formatted (String) payload keeps its text too.
+        let e = guarded(&found("ship.xpr"), || panic!("{} of {}", 3, 4));
+        assert!(e.error.unwrap().detail.contains("3 of 4"));
+    }
+
+    #[test]
+    fn guarded_passes_a_normal_entry_through() {
+        let f = found("ship.xpr");
+        let mut want = blank_entry(&f);
+        want.size = 42;
+        let got = guarded(&f, || want.clone());
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_panic_inside_a_parallel_batch_leaves_the_other_containers_alone() {
+        let files: Vec<Found> = (0..8).map(|i| found(&format!("m{i}.xpr"))).collect();
+        let entries: Vec<ContainerEntry> = files
+            .par_iter()
+            .map(|f| {
+                guarded(f, || {
+                    assert!(!f.rel.ends_with("m3.xpr"), "boom");
+                    blank_entry(f)
+                })
+            })
+            .collect();
+        assert_eq!(entries.len(), 8);
+        for (i, e) in entries.iter().enumerate() {
+            assert_eq!(e.error.is_some(), i == 3, "{}", e.path);
+        }
+    }
 }

@@ -41,6 +41,9 @@ pub enum Code {
     Io,
     /// A `*.xpr` symbolic link: listed, never followed (its target may be outside the disc).
     Symlink,
+    /// The exporter itself failed on this container (a bug: a panic caught at the container
+    /// boundary so the batch goes on). Please report it with the file.
+    InternalError,
 }
 
 impl Code {
@@ -71,6 +74,7 @@ impl Code {
             Code::InvalidAttribute => "invalid_attribute",
             Code::Io => "io",
             Code::Symlink => "symlink",
+            Code::InternalError => "internal_error",
         }
     }
 }
@@ -115,6 +119,7 @@ mod tests {
             Code::AmbiguousAnchor,
             Code::Io,
             Code::Symlink,
+            Code::InternalError,
         ] {
             let j = serde_json::to_string(&c).unwrap();
             assert_eq!(j, format!("\"{}\"", c.as_str()));

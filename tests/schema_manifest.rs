@@ -16,7 +16,7 @@ const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.sc
 
 /// Every `Code`, in declaration order. `exhaustive` fails to compile when a variant is added
 /// without listing it here (and then in the schema).
-const ALL_CODES: [Code; 25] = [
+const ALL_CODES: [Code; 26] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
@@ -42,6 +42,7 @@ const ALL_CODES: [Code; 25] = [
     Code::InvalidAttribute,
     Code::Io,
     Code::Symlink,
+    Code::InternalError,
 ];
 
 #[allow(dead_code)]
@@ -71,7 +72,8 @@ fn exhaustive(c: Code) -> usize {
         | Code::VerticesUnreferenced
         | Code::InvalidAttribute
         | Code::Io
-        | Code::Symlink => ALL_CODES.len(),
+        | Code::Symlink
+        | Code::InternalError => ALL_CODES.len(),
     }
 }
 
