@@ -76,6 +76,8 @@ const SIN_PITCH: f64 = 0.422_618_261_740_699_44;
 
 /// Fixed-point sub-sample resolution of the edge functions (8 bits).
 const SUB: i64 = 256;
+/// Sample-rectangle width below which [`raster_tri`] tests samples one by one.
+const SMALL_SPAN: i64 = 4;
 /// Sample id of "no triangle".
 const NO_TRI: u32 = u32::MAX;
 
@@ -368,12 +370,26 @@ struct Tri {
     g2: [f32; 2],
     /// 1 / |∇b_i|: converts b_i to the distance (in samples) from the opposite edge.
     inv_g: [f32; 3],
-    face_n: [f32; 3],
+    /// All three vertices have a usable normal (else the face normal shades it).
     smooth: bool,
+}
+
+/// Working buffers of a render, reusable across renders (a grid renders thousands of
+/// cells: reusing the z-buffer saves allocating and faulting in 512 KiB per cell).
+/// Holds no result: every render clears what it uses, so output never depends on reuse.
+#[derive(Default)]
+pub struct Scratch {
+    zbuf: Vec<u64>,
+    tris: Vec<Tri>,
 }
 
 /// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
 pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
+    render_mesh_with(mesh, opts, &mut Scratch::default())
+}
+
+/// [`render_mesh`] with caller-provided working buffers (identical output).
+pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch) -> Image {
     let (size, ss) = effective_dims(opts);
     let views = view_vertices(mesh);
     let cam = fit_views(mesh, &views, size);
@@ -397,24 +413,43 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
 
     // One u64 per sample: ordered depth bits << 32 | !triangle id; 0 = empty. `max`
     // keeps the closest triangle, and the first one drawn on a depth tie.
-    let mut zbuf = vec![0u64; side * side];
-    let mut tris: Vec<Tri> = Vec::with_capacity(mesh.triangle_count());
+    let Scratch { zbuf, tris } = scratch;
+    zbuf.clear();
+    zbuf.resize(side * side, 0);
+    tris.clear();
     let lim = side as f64 + 2.0;
 
-    for (ix, vs) in drawable(mesh, &views) {
-        // Sample-space positions and depths.
-        let mut p = [[0.0f64; 3]; 3];
-        for k in 0..3 {
-            let o = cam.project_view(vs[k]);
-            p[k] = [
+    // Sample-space position + depth and fixed-point x/y of every vertex, computed once
+    // (a vertex is shared by about six triangles); the same arithmetic per vertex as a
+    // per-triangle projection, so the result is identical.
+    let proj: Vec<([f64; 3], i64, i64)> = views
+        .iter()
+        .map(|v| {
+            let o = cam.project_view(v.unwrap_or([0.0; 3]));
+            let q = [
                 (o[0] * ssf).clamp(-2.0, lim),
                 (o[1] * ssf).clamp(-2.0, lim),
                 (o[2] * ssf).clamp(-1e30, 1e30),
             ];
-        }
+            (
+                q,
+                (q[0] * SUB as f64).round() as i64,
+                (q[1] * SUB as f64).round() as i64,
+            )
+        })
+        .collect();
+
+    for (ix, _) in drawable(mesh, &views) {
+        let (a, b, c) = (proj[ix[0]], proj[ix[1]], proj[ix[2]]);
+        let mut p = [a.0, b.0, c.0];
+        let mut fx = [a.1, b.1, c.1];
+        let mut fy = [a.2, b.2, c.2];
+        // Most triangles of a dense mesh in a small grid cell cover no sample centre:
+        // skip them before any shading setup (they would not write a sample anyway).
+        let Some(bounds) = sample_bounds(&fx, &fy, side) else {
+            continue;
+        };
         let mut ix = ix;
-        let mut fx = p.map(|q| (q[0] * SUB as f64).round() as i64);
-        let mut fy = p.map(|q| (q[1] * SUB as f64).round() as i64);
         let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
         if area == 0 {
             continue;
@@ -425,7 +460,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
             fx.swap(1, 2);
             fy.swap(1, 2);
         }
-        let Some(tri) = setup_tri(ix, &p, &vs, &vnormals) else {
+        let Some(tri) = setup_tri(ix, &p, &vnormals, opts.wireframe) else {
             continue;
         };
         let id = tris.len() as u32;
@@ -434,7 +469,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
         let dz2 = (p[2][2] - p[0][2]) as f32;
         let dzdx = tri.g1[0] * dz1 + tri.g2[0] * dz2;
         let dzdy = tri.g1[1] * dz1 + tri.g2[1] * dz2;
-        raster_tri(&fx, &fy, side, |s, cx, cy| {
+        raster_tri(&fx, &fy, side, bounds, |s, cx, cy| {
             let z = z0 + dzdx * (cx - tri.ox) + dzdy * (cy - tri.oy);
             if z.is_nan() {
                 return;
@@ -447,11 +482,15 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
         tris.push(tri);
     }
 
-    resolve(size, ss, &zbuf, &tris, &vnormals, opts)
+    let surf = Surface {
+        views: &views,
+        vnormals: &vnormals,
+    };
+    resolve(size, ss, zbuf, tris, &surf, opts)
 }
 
 /// Shading setup of one positively oriented sample-space triangle.
-fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[Option<[f32; 3]>]) -> Option<Tri> {
+fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vnormals: &[Option<[f32; 3]>], wireframe: bool) -> Option<Tri> {
     let (x0, y0) = (p[0][0], p[0][1]);
     let (e1x, e1y) = (p[1][0] - x0, p[1][1] - y0);
     let (e2x, e2y) = (p[2][0] - x0, p[2][1] - y0);
@@ -459,8 +498,9 @@ fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[
     if a == 0.0 || !a.is_finite() {
         return None;
     }
-    let g1 = [e2y / a, -e2x / a];
-    let g2 = [-e1y / a, e1x / a];
+    let ia = 1.0 / a;
+    let g1 = [e2y * ia, -e2x * ia];
+    let g2 = [-e1y * ia, e1x * ia];
     let g0 = [-(g1[0] + g2[0]), -(g1[1] + g2[1])];
     let inv = |g: [f64; 2]| {
         let l = (g[0] * g[0] + g[1] * g[1]).sqrt();
@@ -470,7 +510,26 @@ fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[
             f32::INFINITY
         }
     };
-    // Face normal from the view-space (unscaled) vertices; sign is irrelevant (two-sided).
+    let smooth = !vnormals.is_empty() && ix.iter().all(|&i| vnormals[i].is_some());
+    Some(Tri {
+        v: [ix[0] as u32, ix[1] as u32, ix[2] as u32],
+        ox: x0 as f32,
+        oy: y0 as f32,
+        g1: [g1[0] as f32, g1[1] as f32],
+        g2: [g2[0] as f32, g2[1] as f32],
+        // Only the wireframe overlay reads edge distances.
+        inv_g: if wireframe {
+            [inv(g0), inv(g1), inv(g2)]
+        } else {
+            [0.0; 3]
+        },
+        smooth,
+    })
+}
+
+/// Unit face normal of a view-space triangle (sign irrelevant: shading is two-sided);
+/// `+z` for a degenerate one.
+fn face_normal(vs: [[f64; 3]; 3]) -> [f32; 3] {
     let u = [vs[1][0] - vs[0][0], vs[1][1] - vs[0][1], vs[1][2] - vs[0][2]];
     let w = [vs[2][0] - vs[0][0], vs[2][1] - vs[0][1], vs[2][2] - vs[0][2]];
     let c = [
@@ -479,41 +538,41 @@ fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[
         u[0] * w[1] - u[1] * w[0],
     ];
     let cl = dot3(c, c).sqrt();
-    let face_n = if cl > 0.0 && cl.is_finite() {
-        [(c[0] / cl) as f32, (c[1] / cl) as f32, (c[2] / cl) as f32]
+    if cl > 0.0 && cl.is_finite() {
+        let icl = 1.0 / cl;
+        [(c[0] * icl) as f32, (c[1] * icl) as f32, (c[2] * icl) as f32]
     } else {
         [0.0, 0.0, 1.0]
-    };
-    let smooth = !vnormals.is_empty() && ix.iter().all(|&i| vnormals[i].is_some());
-    Some(Tri {
-        v: [ix[0] as u32, ix[1] as u32, ix[2] as u32],
-        ox: x0 as f32,
-        oy: y0 as f32,
-        g1: [g1[0] as f32, g1[1] as f32],
-        g2: [g2[0] as f32, g2[1] as f32],
-        inv_g: [inv(g0), inv(g1), inv(g2)],
-        face_n,
-        smooth,
-    })
+    }
 }
 
-/// Scan-convert a positively oriented fixed-point triangle over its bounding box, calling
-/// `hit(sample_index, centre_x, centre_y)` for every covered sample (top-left rule).
-fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], side: usize, mut hit: impl FnMut(usize, f32, f32)) {
+/// The sample rectangle `(sx0, sx1, sy0, sy1)` (inclusive) whose centres
+/// (`s·SUB + SUB/2`) lie inside the triangle's fixed-point bounding box, clipped to the
+/// `side × side` sample grid; `None` when it holds no sample.
+fn sample_bounds(fx: &[i64; 3], fy: &[i64; 3], side: usize) -> Option<(i64, i64, i64, i64)> {
     let half = SUB / 2;
     let last = side as i64 - 1;
-    let min_x = *fx.iter().min().unwrap_or(&0);
-    let max_x = *fx.iter().max().unwrap_or(&0);
-    let min_y = *fy.iter().min().unwrap_or(&0);
-    let max_y = *fy.iter().max().unwrap_or(&0);
-    // Samples whose centre (s·SUB + SUB/2) lies inside [min, max].
+    let (min_x, max_x) = (fx[0].min(fx[1]).min(fx[2]), fx[0].max(fx[1]).max(fx[2]));
+    let (min_y, max_y) = (fy[0].min(fy[1]).min(fy[2]), fy[0].max(fy[1]).max(fy[2]));
     let sx0 = ((min_x - half + SUB - 1).div_euclid(SUB)).max(0);
     let sx1 = ((max_x - half).div_euclid(SUB)).min(last);
     let sy0 = ((min_y - half + SUB - 1).div_euclid(SUB)).max(0);
     let sy1 = ((max_y - half).div_euclid(SUB)).min(last);
-    if sx0 > sx1 || sy0 > sy1 {
-        return;
-    }
+    (sx0 <= sx1 && sy0 <= sy1).then_some((sx0, sx1, sy0, sy1))
+}
+
+/// Scan-convert a positively oriented fixed-point triangle over its sample rectangle
+/// `bounds` (from [`sample_bounds`]), calling `hit(sample_index, centre_x, centre_y)` for
+/// every covered sample (top-left rule).
+fn raster_tri(
+    fx: &[i64; 3],
+    fy: &[i64; 3],
+    side: usize,
+    bounds: (i64, i64, i64, i64),
+    mut hit: impl FnMut(usize, f32, f32),
+) {
+    let half = SUB / 2;
+    let (sx0, sx1, sy0, sy1) = bounds;
     // Edge k runs from vertex a to vertex b and is opposite vertex k.
     let edges = [(1usize, 2usize), (2, 0), (0, 1)];
     let px0 = sx0 * SUB + half;
@@ -530,6 +589,27 @@ fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], side: usize, mut hit: impl FnMut(usi
         row[k] = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
         step_x[k] = -dy * SUB;
         step_y[k] = dx * SUB;
+    }
+    if sx1 - sx0 < SMALL_SPAN {
+        // A narrow box (most triangles of a dense mesh): test each sample's edge
+        // functions directly, cheaper than solving the span with three divisions a row.
+        for sy in sy0..=sy1 {
+            let cy = sy as f32 + 0.5;
+            let base = sy as usize * side;
+            let mut w = row;
+            for sx in sx0..=sx1 {
+                if (w[0] | w[1] | w[2]) >= 0 {
+                    hit(base + sx as usize, sx as f32 + 0.5, cy);
+                }
+                w[0] += step_x[0];
+                w[1] += step_x[1];
+                w[2] += step_x[2];
+            }
+            row[0] += step_y[0];
+            row[1] += step_y[1];
+            row[2] += step_y[2];
+        }
+        return;
     }
     for sy in sy0..=sy1 {
         // The covered span of this row, solved exactly from the three edge functions
@@ -563,14 +643,7 @@ fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], side: usize, mut hit: impl FnMut(usi
 }
 
 /// Shade every sample and box-downsample with premultiplied alpha.
-fn resolve(
-    size: u32,
-    ss: u32,
-    zbuf: &[u64],
-    tris: &[Tri],
-    vnormals: &[Option<[f32; 3]>],
-    opts: &RenderOptions,
-) -> Image {
+fn resolve(size: u32, ss: u32, zbuf: &[u64], tris: &[Tri], surf: &Surface<'_>, opts: &RenderOptions) -> Image {
     let shader = Shader::new();
     let side = (size * ss) as usize;
     let (bg_bytes, bg_lin, bg_a) = match opts.background {
@@ -588,36 +661,62 @@ fn resolve(
     let mut out = vec![0u8; size_u * size_u * 4];
 
     let wire = opts.wireframe.then_some(wire_dist);
-    let half_cell = ss as f32 * 0.5;
+    // Per pixel: (triangle id, samples, Σx, Σy) of each triangle it sees.
+    let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(ss_u * ss_u);
     for py in 0..size_u {
         for px in 0..size_u {
             let o = (py * size_u + px) * 4;
-            // Interior fast path: every sample sees the same triangle, so shade once at
-            // the pixel centre (the shading varies linearly across a pixel anyway).
+            // Without the wireframe, each triangle seen by a pixel is shaded once, at the
+            // centroid of its samples in that pixel, and weighted by their count (the
+            // shading varies linearly across a pixel anyway): a pixel inside one triangle
+            // costs one shade, an edge pixel one per triangle instead of one per sample.
             if wire.is_none() {
-                let first = key_id(zbuf[py * ss_u * side + px * ss_u]);
-                let uniform = first != NO_TRI
-                    && (0..ss_u).all(|sy| {
-                        let r = (py * ss_u + sy) * side + px * ss_u;
-                        zbuf[r..r + ss_u].iter().all(|&k| key_id(k) == first)
-                    });
-                if uniform {
-                    let c = shade_sample(
-                        &tris[first as usize],
-                        (px * ss_u) as f32 + half_cell,
-                        (py * ss_u) as f32 + half_cell,
-                        vnormals,
-                        &shader,
-                        None,
-                    );
-                    out[o..o + 4].copy_from_slice(&[
-                        linear_to_srgb8(c[0]),
-                        linear_to_srgb8(c[1]),
-                        linear_to_srgb8(c[2]),
-                        255,
-                    ]);
+                groups.clear();
+                let mut n_bg = 0u32;
+                for sy in 0..ss_u {
+                    let y = py * ss_u + sy;
+                    let row = y * side + px * ss_u;
+                    for (sx, &k) in zbuf[row..row + ss_u].iter().enumerate() {
+                        let id = key_id(k);
+                        if id == NO_TRI {
+                            n_bg += 1;
+                            continue;
+                        }
+                        let (cx, cy) = ((px * ss_u + sx) as f32 + 0.5, y as f32 + 0.5);
+                        match groups.iter_mut().find(|g| g.0 == id) {
+                            Some(g) => {
+                                g.1 += 1;
+                                g.2 += cx;
+                                g.3 += cy;
+                            }
+                            None => groups.push((id, 1, cx, cy)),
+                        }
+                    }
+                }
+                if groups.is_empty() {
+                    out[o..o + 4].copy_from_slice(&bg_bytes);
                     continue;
                 }
+                let mut acc = [
+                    bg_premul[0] * n_bg as f32,
+                    bg_premul[1] * n_bg as f32,
+                    bg_premul[2] * n_bg as f32,
+                    bg_a * n_bg as f32,
+                ];
+                for &(id, n, sx, sy) in &groups {
+                    let nf = n as f32;
+                    let c = shade_sample(&tris[id as usize], sx / nf, sy / nf, surf, &shader, None);
+                    acc[0] += c[0] * nf;
+                    acc[1] += c[1] * nf;
+                    acc[2] += c[2] * nf;
+                    acc[3] += nf;
+                }
+                let a = acc[3];
+                out[o] = linear_to_srgb8(acc[0] / a);
+                out[o + 1] = linear_to_srgb8(acc[1] / a);
+                out[o + 2] = linear_to_srgb8(acc[2] / a);
+                out[o + 3] = ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+                continue;
             }
             let mut acc = [0.0f32; 4];
             let mut hits = 0u32;
@@ -636,7 +735,7 @@ fn resolve(
                     }
                     hits += 1;
                     let t = &tris[id as usize];
-                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, wire);
+                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, surf, &shader, wire);
                     acc[0] += c[0];
                     acc[1] += c[1];
                     acc[2] += c[2];
@@ -661,14 +760,21 @@ fn resolve(
     }
 }
 
-fn shade_sample(
-    t: &Tri,
-    cx: f32,
-    cy: f32,
-    vnormals: &[Option<[f32; 3]>],
-    shader: &Shader,
-    wire: Option<f32>,
-) -> [f32; 3] {
+/// What shading reads per vertex: view-space positions (for face normals, computed only
+/// where needed) and view-space unit normals (empty when the mesh has none).
+struct Surface<'a> {
+    views: &'a [Option<[f64; 3]>],
+    vnormals: &'a [Option<[f32; 3]>],
+}
+
+impl Surface<'_> {
+    fn face_normal(&self, t: &Tri) -> [f32; 3] {
+        let v = |k: usize| self.views[t.v[k] as usize].unwrap_or([0.0; 3]);
+        face_normal([v(0), v(1), v(2)])
+    }
+}
+
+fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, wire: Option<f32>) -> [f32; 3] {
     let dx = cx - t.ox;
     let dy = cy - t.oy;
     let b1 = t.g1[0] * dx + t.g1[1] * dy;
@@ -680,21 +786,19 @@ fn shade_sample(
             return shader.wire;
         }
     }
-    let mut n = t.face_n;
     if t.smooth {
         let (w0, w1, w2) = (b0.max(0.0), b1.max(0.0), b2.max(0.0));
-        let n0 = vnormals[t.v[0] as usize].unwrap_or(t.face_n);
-        let n1 = vnormals[t.v[1] as usize].unwrap_or(t.face_n);
-        let n2 = vnormals[t.v[2] as usize].unwrap_or(t.face_n);
+        let n = |k: usize| surf.vnormals[t.v[k] as usize].unwrap_or([0.0; 3]);
+        let (n0, n1, n2) = (n(0), n(1), n(2));
         let mut m = [0.0f32; 3];
         for k in 0..3 {
             m[k] = n0[k] * w0 + n1[k] * w1 + n2[k] * w2;
         }
         if let Some(u) = normalize3(m) {
-            n = u;
+            return shader.lambert(u);
         }
     }
-    shader.lambert(n)
+    shader.lambert(surf.face_normal(t))
 }
 
 /// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).
@@ -722,7 +826,7 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         enc.set_compression(png::Compression::Fast);
-        enc.set_filter(png::Filter::Adaptive);
+        enc.set_filter(png::Filter::Paeth);
         let mut w = enc.write_header().map_err(|e| RasterError::Png(e.to_string()))?;
         w.write_image_data(&img.rgba)
             .map_err(|e| RasterError::Png(e.to_string()))?;
@@ -802,7 +906,8 @@ mod tests {
                 fx.swap(1, 2);
                 fy.swap(1, 2);
             }
-            raster_tri(&fx, &fy, 6, |i, _, _| count[i] += 1);
+            let bounds = sample_bounds(&fx, &fy, 6).expect("covers samples");
+            raster_tri(&fx, &fy, 6, bounds, |i, _, _| count[i] += 1);
         }
         for y in 0..6 {
             for x in 0..6 {
@@ -810,5 +915,20 @@ mod tests {
                 assert_eq!(count[y * 6 + x], want, "sample {x},{y}");
             }
         }
+    }
+
+    #[test]
+    fn a_triangle_between_sample_centres_has_no_bounds() {
+        // Inside the square between four sample centres (0.5, 0.5)…(1.5, 1.5).
+        let s = SUB;
+        let fx = [s * 6 / 10, s * 14 / 10, s * 6 / 10];
+        let fy = [s * 6 / 10, s * 6 / 10, s * 14 / 10];
+        assert_eq!(sample_bounds(&fx, &fy, 4), None);
+        // Touching a centre makes it a candidate; off the grid it is clipped away.
+        assert_eq!(
+            sample_bounds(&fx.map(|x| x - s / 10), &fy.map(|y| y - s / 10), 4),
+            Some((0, 0, 0, 0))
+        );
+        assert_eq!(sample_bounds(&fx.map(|x| x + 8 * s), &fy, 4), None);
     }
 }
