@@ -418,6 +418,8 @@ pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch
     zbuf.resize(side * side, 0);
     tris.clear();
     let lim = side as f64 + 2.0;
+    // Sample rectangle touched by any triangle: pixels outside it are background.
+    let mut touched: Option<(i64, i64, i64, i64)> = None;
 
     // Sample-space position + depth and fixed-point x/y of every vertex, computed once
     // (a vertex is shared by about six triangles); the same arithmetic per vertex as a
@@ -480,13 +482,21 @@ pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch
             }
         });
         tris.push(tri);
+        touched = Some(touched.map_or(bounds, |t| {
+            (
+                t.0.min(bounds.0),
+                t.1.max(bounds.1),
+                t.2.min(bounds.2),
+                t.3.max(bounds.3),
+            )
+        }));
     }
 
     let surf = Surface {
         views: &views,
         vnormals: &vnormals,
     };
-    resolve(size, ss, zbuf, tris, &surf, opts)
+    resolve(size, ss, zbuf, tris, &surf, touched, opts)
 }
 
 /// Shading setup of one positively oriented sample-space triangle.
@@ -642,8 +652,17 @@ fn raster_tri(
     }
 }
 
-/// Shade every sample and box-downsample with premultiplied alpha.
-fn resolve(size: u32, ss: u32, zbuf: &[u64], tris: &[Tri], surf: &Surface<'_>, opts: &RenderOptions) -> Image {
+/// Shade every sample inside `touched` (the sample rectangle any triangle covered) and
+/// box-downsample with premultiplied alpha; pixels outside it are background.
+fn resolve(
+    size: u32,
+    ss: u32,
+    zbuf: &[u64],
+    tris: &[Tri],
+    surf: &Surface<'_>,
+    touched: Option<(i64, i64, i64, i64)>,
+    opts: &RenderOptions,
+) -> Image {
     let shader = Shader::new();
     let side = (size * ss) as usize;
     let (bg_bytes, bg_lin, bg_a) = match opts.background {
@@ -658,19 +677,50 @@ fn resolve(size: u32, ss: u32, zbuf: &[u64], tris: &[Tri], surf: &Surface<'_>, o
     let n_samples = (ss * ss) as f32;
     let size_u = size as usize;
     let ss_u = ss as usize;
-    let mut out = vec![0u8; size_u * size_u * 4];
+    let mut out: Vec<u8> = bg_bytes.repeat(size_u * size_u);
+    // Pixels whose samples no triangle touched keep the background.
+    let Some((sx0, sx1, sy0, sy1)) = touched else {
+        return Image {
+            width: size,
+            height: size,
+            rgba: out,
+        };
+    };
+    let (px0, px1) = (sx0 as usize / ss_u, (sx1 as usize / ss_u).min(size_u - 1));
+    let (py0, py1) = (sy0 as usize / ss_u, (sy1 as usize / ss_u).min(size_u - 1));
 
     let wire = opts.wireframe.then_some(wire_dist);
     // Per pixel: (triangle id, samples, Σx, Σy) of each triangle it sees.
     let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(ss_u * ss_u);
-    for py in 0..size_u {
-        for px in 0..size_u {
+    for py in py0..=py1 {
+        for px in px0..=px1 {
             let o = (py * size_u + px) * 4;
             // Without the wireframe, each triangle seen by a pixel is shaded once, at the
             // centroid of its samples in that pixel, and weighted by their count (the
             // shading varies linearly across a pixel anyway): a pixel inside one triangle
             // costs one shade, an edge pixel one per triangle instead of one per sample.
             if wire.is_none() {
+                // Fast paths: all samples empty (background), or all on one triangle
+                // (shaded once at the pixel centre, the centroid of its samples).
+                let first = zbuf[py * ss_u * side + px * ss_u];
+                let same = (0..ss_u).all(|sy| {
+                    let r = (py * ss_u + sy) * side + px * ss_u;
+                    zbuf[r..r + ss_u].iter().all(|&k| k == first)
+                });
+                if same {
+                    if first != 0 {
+                        let half = ss_u as f32 * 0.5;
+                        let (cx, cy) = ((px * ss_u) as f32 + half, (py * ss_u) as f32 + half);
+                        let c = shade_sample(&tris[key_id(first) as usize], cx, cy, surf, &shader, None);
+                        out[o..o + 4].copy_from_slice(&[
+                            linear_to_srgb8(c[0]),
+                            linear_to_srgb8(c[1]),
+                            linear_to_srgb8(c[2]),
+                            255,
+                        ]);
+                    }
+                    continue;
+                }
                 groups.clear();
                 let mut n_bg = 0u32;
                 for sy in 0..ss_u {
