@@ -160,6 +160,11 @@ enum Plan {
 /// Decode every XBG7 resource of one container (pure; no I/O).
 pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<ContainerDecode, Reason> {
     let c = container::parse(file).map_err(container_reason)?;
+    Ok(decode_parsed(&c, kind, cfg))
+}
+
+/// [`decode_container`] on an already parsed container.
+fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode {
     let data = c.data;
     let parsed: Vec<Parsed> = c
         .resources
@@ -247,7 +252,7 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
             name_materials(&mut dr.mesh, &d.strings, &materials);
         }
     }
-    Ok(out)
+    out
 }
 
 fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Decoded, Reason> {
@@ -655,25 +660,25 @@ fn export_container(
             }
         }
     };
-    let decoded = match decode_container(bytes, kind, cfg) {
-        Ok(d) => d,
-        Err(r) => {
-            entry.error = Some(r);
+    let parsed = match container::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            entry.error = Some(container_reason(e));
             return entry;
         }
     };
+    let decoded = decode_parsed(&parsed, kind, cfg);
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
     let root = OutRoot {
         path: out,
         canonical: out_c,
     };
-    // Textures: PNGs + manifest entries, and the links materials use (decode_container
-    // parsed the same bytes, so the parse cannot fail here).
-    let links = match container::parse(bytes) {
-        Ok(c) if c.resources.iter().any(|r| r.is(TAG_TX2D)) => match root.container_dir(dir) {
+    // Textures: PNGs + manifest entries, and the links materials use.
+    let links = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
+        match root.container_dir(dir) {
             Ok(abs) => {
-                let (textures, links) = crate::texture::export::export_textures(&c, &abs, dir);
+                let (textures, links) = crate::texture::export::export_textures(&parsed, &abs, dir);
                 entry.textures = textures;
                 links
             }
@@ -681,8 +686,9 @@ fn export_container(
                 entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
                 return entry;
             }
-        },
-        _ => Default::default(),
+        }
+    } else {
+        Default::default()
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &links) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
@@ -742,6 +748,8 @@ fn write_container(
         ..Default::default()
     };
     let mut made_dir = false;
+    // One set of render buffers for this container's model previews.
+    let mut scratch = raster::Scratch::default();
     let mut scene_parts: Vec<Vec<u8>> = Vec::new();
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
@@ -787,7 +795,7 @@ fn write_container(
                     scene_parts.push(written.document);
                 }
                 if previews && entry.kind == Kind::Model {
-                    let png = raster::encode_png(&raster::render_mesh(m, &ropts));
+                    let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &mut scratch));
                     write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
                 }
