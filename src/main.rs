@@ -220,12 +220,7 @@ fn run(cli: Cli) -> Result<()> {
             let r = xbg7_export::verify::check_disc(&disc, &truth, &cfg);
             print!("{}", r.table());
             let limit = if all { usize::MAX } else { 10 };
-            for line in r
-                .categories
-                .values()
-                .flat_map(|t| t.wrong.iter().chain(&t.missed))
-                .take(limit)
-            {
+            for line in r.problems().take(limit) {
                 println!("  {line}");
             }
             for e in &r.container_errors {
