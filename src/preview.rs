@@ -1,14 +1,15 @@
 //! Preview composition: stage thumbnail grids (cast sheets) from per-resource renders.
 //!
 //! Owns the grid layout: cells in the given (directory) order, row-major, each sub-model
-//! fitted into its own cell by [`render_mesh`]; a rejected resource is an empty cell with a
+//! fitted into its own cell by [`render_mesh`] (or [`render_mesh_textured`] with its
+//! albedo textures); a rejected resource is an empty cell with a
 //! small grey cross so gaps stay visible. Cells render in parallel (rayon); every cell is
 //! an independent deterministic render, so the grid is identical to a sequential one.
 
 use rayon::prelude::*;
 
 use crate::mesh::Mesh;
-use crate::raster::{render_mesh, Background, Image, RenderOptions, MAX_SIZE};
+use crate::raster::{render_mesh, render_mesh_textured, Background, Image, RenderOptions, Texture, MAX_SIZE};
 
 /// Colour of the cross marking a rejected cell.
 pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];
@@ -16,6 +17,8 @@ pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];
 /// One grid cell, in directory order.
 pub enum Cell<'a> {
     Mesh(&'a Mesh),
+    /// A mesh with an albedo texture per primitive (see [`render_mesh_textured`]).
+    Textured(&'a Mesh, Vec<Option<Texture<'a>>>),
     /// A rejected resource: drawn as an empty cell with a small cross.
     Rejected,
 }
@@ -79,6 +82,7 @@ pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &Ren
         .par_iter()
         .map(|c| match c {
             Cell::Mesh(m) => Some(render_mesh(m, &cell_opts)),
+            Cell::Textured(m, albedo) => Some(render_mesh_textured(m, &cell_opts, albedo)),
             Cell::Rejected => None,
         })
         .collect();

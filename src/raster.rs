@@ -27,9 +27,24 @@
 //! pixel centre), otherwise once per sample: the decoded normals are interpolated and
 //! normalised (face normals when the mesh has none or a vertex normal is unusable), a
 //! normal facing away from the viewer is flipped (two-sided lighting), then
-//! `colour = MATERIAL · (AMBIENT + KEY · max(0, n·L))` in linear light. Samples are
+//! `colour = ALBEDO · (AMBIENT + KEY · max(0, n·L))` in linear light, where ALBEDO is
+//! [`MATERIAL_SRGB`], or, in [`render_mesh_textured`] for a primitive given a texture,
+//! the texture sampled at the interpolated `TEXCOORD_0` (see *Textures*). Samples are
 //! box-averaged with premultiplied alpha and converted to 8-bit with a γ = 2 curve
 //! (`sqrt`, correctly rounded everywhere, so no `powf` platform drift).
+//!
+//! # Textures
+//!
+//! [`render_mesh_textured`] takes one optional RGBA8 [`Texture`] per primitive (its
+//! albedo). A triangle of such a primitive whose three `TEXCOORD_0` values are finite is
+//! textured: UV (top-left origin, as glTF) is interpolated with the sample's barycentrics
+//! (exact under the orthographic projection), wrapped (repeat, glTF's default sampler)
+//! and sampled bilinearly in linear light (texels through the same γ = 2 curve) from one
+//! level of a box-filtered mip chain chosen per triangle from its texels per sample (the
+//! smallest level with at most 2×2 texels per sample, so minified textures do not
+//! sparkle). Texture alpha is ignored (glTF's default `OPAQUE`). Other triangles, and
+//! every triangle of [`render_mesh`], use the plain material: untextured renders are
+//! unchanged by this path.
 //!
 //! # Robustness and determinism
 //!
@@ -230,17 +245,18 @@ fn view_vertices(mesh: &Mesh) -> Vec<Option<[f64; 3]>> {
         .collect()
 }
 
-/// The index triples of the drawable triangles: indices in range, vertices finite.
+/// The drawable triangles (indices in range, vertices finite): triangle number (position
+/// in the index list / 3), index triple, view-space vertices.
 fn drawable<'a>(
     mesh: &'a Mesh,
     views: &'a [Option<[f64; 3]>],
-) -> impl Iterator<Item = ([usize; 3], [[f64; 3]; 3])> + 'a {
-    mesh.indices.chunks_exact(3).filter_map(move |t| {
+) -> impl Iterator<Item = (usize, [usize; 3], [[f64; 3]; 3])> + 'a {
+    mesh.indices.chunks_exact(3).enumerate().filter_map(move |(k, t)| {
         let ix = [t[0] as usize, t[1] as usize, t[2] as usize];
         let a = (*views.get(ix[0])?)?;
         let b = (*views.get(ix[1])?)?;
         let c = (*views.get(ix[2])?)?;
-        Some((ix, [a, b, c]))
+        Some((k, ix, [a, b, c]))
     })
 }
 
@@ -248,7 +264,7 @@ fn fit_views(mesh: &Mesh, views: &[Option<[f64; 3]>], size: u32) -> Camera {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut any = false;
-    for (_, vs) in drawable(mesh, views) {
+    for (_, _, vs) in drawable(mesh, views) {
         any = true;
         for v in vs {
             for k in 0..3 {
@@ -326,10 +342,15 @@ impl Shader {
 
     /// Linear colour of a view-space unit normal, two-sided.
     fn lambert(&self, n: [f32; 3]) -> [f32; 3] {
+        self.lambert_albedo(n, self.material)
+    }
+
+    /// Linear colour of a view-space unit normal with a linear albedo, two-sided.
+    fn lambert_albedo(&self, n: [f32; 3], albedo: [f32; 3]) -> [f32; 3] {
         let n = if n[2] < 0.0 { [-n[0], -n[1], -n[2]] } else { n };
         let ndl = n[0] * self.light[0] + n[1] * self.light[1] + n[2] * self.light[2];
         let i = AMBIENT + KEY * ndl.max(0.0);
-        [self.material[0] * i, self.material[1] * i, self.material[2] * i]
+        [albedo[0] * i, albedo[1] * i, albedo[2] * i]
     }
 }
 
@@ -370,11 +391,196 @@ struct Tri {
     inv_g: [f32; 3],
     face_n: [f32; 3],
     smooth: bool,
+    /// Texture (index into [`Texturing::levels`]) and mip level, or `NO_TEX`.
+    tex: u32,
+    level: u32,
+}
+
+/// Texture id of an untextured triangle.
+const NO_TEX: u32 = u32::MAX;
+
+/// A borrowed RGBA8 texture (rows top to bottom), an albedo for [`render_mesh_textured`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Texture<'a> {
+    width: u32,
+    height: u32,
+    rgba: &'a [u8],
+}
+
+impl<'a> Texture<'a> {
+    /// `None` unless `rgba` holds exactly `width × height` RGBA8 pixels (both ≥ 1).
+    pub fn new(width: u32, height: u32, rgba: &'a [u8]) -> Option<Texture<'a>> {
+        let n = (width as usize).checked_mul(height as usize)?.checked_mul(4)?;
+        (width > 0 && height > 0 && rgba.len() == n).then_some(Texture { width, height, rgba })
+    }
+}
+
+/// One mip level: linear-light RGB texels.
+struct Level {
+    width: u32,
+    height: u32,
+    texels: Vec<[f32; 3]>,
+}
+
+/// Per-render texture state: each distinct texture's mip chain, per-primitive texture ids.
+struct Texturing<'a> {
+    uvs: &'a [[f32; 2]],
+    /// Mip chains (level 0 first) of the distinct textures.
+    levels: Vec<Vec<Level>>,
+    /// Per primitive: index into `levels`, or `NO_TEX`.
+    prim_tex: Vec<u32>,
+    /// Per primitive: first and one-past-last triangle number.
+    prim_tris: Vec<(usize, usize)>,
+}
+
+/// Linear light of every sRGB byte (the renderer's γ = 2 curve).
+fn srgb_lut() -> [f32; 256] {
+    std::array::from_fn(|c| srgb_to_linear(c as u8))
+}
+
+/// Level 0 in linear light, then 2×2 box averages down to 1×1 (odd sides keep their
+/// last row/column in the average of the one before).
+fn mip_chain(t: &Texture<'_>, lut: &[f32; 256]) -> Vec<Level> {
+    let texels = t
+        .rgba
+        .chunks_exact(4)
+        .map(|p| [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize]])
+        .collect();
+    let mut levels = vec![Level {
+        width: t.width,
+        height: t.height,
+        texels,
+    }];
+    while let Some(prev) = levels.last().filter(|l| l.width > 1 || l.height > 1) {
+        let (w, h) = (prev.width.div_ceil(2), prev.height.div_ceil(2));
+        let mut texels = Vec::with_capacity(w as usize * h as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = [0.0f32; 3];
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let sx = (2 * x + dx).min(prev.width - 1);
+                    let sy = (2 * y + dy).min(prev.height - 1);
+                    let p = prev.texels[(sy * prev.width + sx) as usize];
+                    for k in 0..3 {
+                        acc[k] += p[k];
+                    }
+                }
+                texels.push(acc.map(|c| c * 0.25));
+            }
+        }
+        levels.push(Level {
+            width: w,
+            height: h,
+            texels,
+        });
+    }
+    levels
+}
+
+impl<'a> Texturing<'a> {
+    /// `None` when nothing can be textured (no albedo, or no usable `TEXCOORD_0`).
+    fn new(mesh: &'a Mesh, albedo: &[Option<Texture<'_>>]) -> Option<Texturing<'a>> {
+        let uvs = mesh.texcoords.first().filter(|t| t.len() == mesh.positions.len())?;
+        if !albedo.iter().any(Option::is_some) {
+            return None;
+        }
+        let lut = srgb_lut();
+        let mut levels = Vec::new();
+        let mut seen: Vec<(usize, u32, u32)> = Vec::new();
+        let mut prim_tex = Vec::with_capacity(mesh.primitives.len());
+        let mut prim_tris = Vec::with_capacity(mesh.primitives.len());
+        for (k, p) in mesh.primitives.iter().enumerate() {
+            let first = p.first_index as usize / 3;
+            prim_tris.push((first, first + p.index_count as usize / 3));
+            let Some(Some(t)) = albedo.get(k) else {
+                prim_tex.push(NO_TEX);
+                continue;
+            };
+            let key = (t.rgba.as_ptr() as usize, t.width, t.height);
+            let id = match seen.iter().position(|s| *s == key) {
+                Some(i) => i,
+                None => {
+                    seen.push(key);
+                    levels.push(mip_chain(t, &lut));
+                    levels.len() - 1
+                }
+            };
+            prim_tex.push(id as u32);
+        }
+        Some(Texturing {
+            uvs,
+            levels,
+            prim_tex,
+            prim_tris,
+        })
+    }
+
+    /// Texture id of triangle number `tri` (primitives are scanned with `cursor`, since
+    /// triangles come in increasing order).
+    fn tex_of(&self, tri: usize, cursor: &mut usize) -> u32 {
+        while *cursor < self.prim_tris.len() && tri >= self.prim_tris[*cursor].1 {
+            *cursor += 1;
+        }
+        match self.prim_tris.get(*cursor) {
+            Some(&(a, b)) if (a..b).contains(&tri) => self.prim_tex[*cursor],
+            _ => NO_TEX,
+        }
+    }
+
+    /// Mip level of a triangle of texture `tex` from twice its UV-space area `uv_area2`
+    /// and twice its sample-space area `area2`: the smallest level with at most 2×2
+    /// texels per sample.
+    fn level_for(&self, tex: u32, uv_area2: f64, area2: f64) -> u32 {
+        let Some(chain) = self.levels.get(tex as usize) else {
+            return 0;
+        };
+        let l0 = &chain[0];
+        let mut ratio = uv_area2 * l0.width as f64 * l0.height as f64 / area2;
+        let mut level = 0u32;
+        while ratio > 4.0 && (level as usize) + 1 < chain.len() {
+            ratio /= 4.0;
+            level += 1;
+        }
+        level
+    }
+
+    /// Bilinear, wrapped sample (linear light) at `uv`; `None` for a non-finite `uv`.
+    fn sample(&self, tex: u32, level: u32, uv: [f32; 2]) -> Option<[f32; 3]> {
+        let l = self.levels.get(tex as usize)?.get(level as usize)?;
+        let x = uv[0] * l.width as f32 - 0.5;
+        let y = uv[1] * l.height as f32 - 0.5;
+        if !x.is_finite() || !y.is_finite() {
+            return None;
+        }
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let wrap = |i: f32, n: u32| (i as i64).rem_euclid(n as i64) as u32;
+        let (xa, xb) = (wrap(x0, l.width), wrap(x0 + 1.0, l.width));
+        let (ya, yb) = (wrap(y0, l.height), wrap(y0 + 1.0, l.height));
+        let at = |x: u32, y: u32| l.texels[(y * l.width + x) as usize];
+        let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
+        let mut out = [0.0f32; 3];
+        for k in 0..3 {
+            let top = a[k] + (b[k] - a[k]) * fx;
+            let bottom = c[k] + (d[k] - c[k]) * fx;
+            out[k] = top + (bottom - top) * fy;
+        }
+        Some(out)
+    }
 }
 
 /// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
 pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
+    render_mesh_textured(mesh, opts, &[])
+}
+
+/// [`render_mesh`] with an albedo texture per primitive (`albedo[k]` for
+/// `mesh.primitives[k]`; missing or `None` entries use the plain material), sampled at
+/// `TEXCOORD_0` (see the module doc).
+pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<Texture<'_>>]) -> Image {
     let (size, ss) = effective_dims(opts);
+    let texturing = Texturing::new(mesh, albedo);
+    let mut cursor = 0usize;
     let views = view_vertices(mesh);
     let cam = fit_views(mesh, &views, size);
     let side = (size * ss) as usize;
@@ -401,7 +607,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
     let mut tris: Vec<Tri> = Vec::with_capacity(mesh.triangle_count());
     let lim = side as f64 + 2.0;
 
-    for (ix, vs) in drawable(mesh, &views) {
+    for (tri_no, ix, vs) in drawable(mesh, &views) {
         // Sample-space positions and depths.
         let mut p = [[0.0f64; 3]; 3];
         for k in 0..3 {
@@ -425,9 +631,22 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
             fx.swap(1, 2);
             fy.swap(1, 2);
         }
-        let Some(tri) = setup_tri(ix, &p, &vs, &vnormals) else {
+        let Some(mut tri) = setup_tri(ix, &p, &vs, &vnormals) else {
             continue;
         };
+        if let Some(tx) = &texturing {
+            let tex = tx.tex_of(tri_no, &mut cursor);
+            let uv = ix.map(|i| tx.uvs[i]);
+            if tex != NO_TEX && uv.iter().flatten().all(|c| c.is_finite()) {
+                let (du1, dv1) = (uv[1][0] as f64 - uv[0][0] as f64, uv[1][1] as f64 - uv[0][1] as f64);
+                let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
+                let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
+                let area2 =
+                    ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0])).abs();
+                tri.tex = tex;
+                tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
+            }
+        }
         let id = tris.len() as u32;
         let z0 = p[0][2] as f32;
         let dz1 = (p[1][2] - p[0][2]) as f32;
@@ -447,7 +666,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
         tris.push(tri);
     }
 
-    resolve(size, ss, &zbuf, &tris, &vnormals, opts)
+    resolve(size, ss, &zbuf, &tris, &vnormals, texturing.as_ref(), opts)
 }
 
 /// Shading setup of one positively oriented sample-space triangle.
@@ -494,6 +713,8 @@ fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vs: &[[f64; 3]; 3], vnormals: &[
         inv_g: [inv(g0), inv(g1), inv(g2)],
         face_n,
         smooth,
+        tex: NO_TEX,
+        level: 0,
     })
 }
 
@@ -569,6 +790,7 @@ fn resolve(
     zbuf: &[u64],
     tris: &[Tri],
     vnormals: &[Option<[f32; 3]>],
+    texturing: Option<&Texturing<'_>>,
     opts: &RenderOptions,
 ) -> Image {
     let shader = Shader::new();
@@ -608,6 +830,7 @@ fn resolve(
                         (py * ss_u) as f32 + half_cell,
                         vnormals,
                         &shader,
+                        texturing,
                         None,
                     );
                     out[o..o + 4].copy_from_slice(&[
@@ -636,7 +859,7 @@ fn resolve(
                     }
                     hits += 1;
                     let t = &tris[id as usize];
-                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, wire);
+                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, vnormals, &shader, texturing, wire);
                     acc[0] += c[0];
                     acc[1] += c[1];
                     acc[2] += c[2];
@@ -667,6 +890,7 @@ fn shade_sample(
     cy: f32,
     vnormals: &[Option<[f32; 3]>],
     shader: &Shader,
+    texturing: Option<&Texturing<'_>>,
     wire: Option<f32>,
 ) -> [f32; 3] {
     let dx = cx - t.ox;
@@ -692,6 +916,18 @@ fn shade_sample(
         }
         if let Some(u) = normalize3(m) {
             n = u;
+        }
+    }
+    if let (Some(tx), true) = (texturing, t.tex != NO_TEX) {
+        let uv0 = tx.uvs[t.v[0] as usize];
+        let uv1 = tx.uvs[t.v[1] as usize];
+        let uv2 = tx.uvs[t.v[2] as usize];
+        let uv = [
+            uv0[0] * b0 + uv1[0] * b1 + uv2[0] * b2,
+            uv0[1] * b0 + uv1[1] * b1 + uv2[1] * b2,
+        ];
+        if let Some(albedo) = tx.sample(t.tex, t.level, uv) {
+            return shader.lambert_albedo(n, albedo);
         }
     }
     shader.lambert(n)
