@@ -42,9 +42,10 @@
 //! and sampled bilinearly in linear light (texels through the same γ = 2 curve) from one
 //! level of a box-filtered mip chain chosen per triangle from its texels per sample (the
 //! smallest level with at most 2×2 texels per sample, so minified textures do not
-//! sparkle). Texture alpha is ignored (glTF's default `OPAQUE`). Other triangles, and
-//! every triangle of [`render_mesh`], use the plain material: untextured renders are
-//! unchanged by this path.
+//! sparkle; a texture larger than [`MAX_TEXTURE_SIDE`] is box-filtered down by a power of
+//! two first, bounding the per-render copy). Texture alpha is ignored (glTF's default
+//! `OPAQUE`). Other triangles, and every triangle of [`render_mesh`], use the plain
+//! material: untextured renders are unchanged by this path.
 //!
 //! # Robustness and determinism
 //!
@@ -438,17 +439,41 @@ fn srgb_lut() -> [f32; 256] {
     std::array::from_fn(|c| srgb_to_linear(c as u8))
 }
 
-/// Level 0 in linear light, then 2×2 box averages down to 1×1 (odd sides keep their
-/// last row/column in the average of the one before).
+/// Largest side of the first mip level kept for sampling: a larger texture is first box
+/// filtered down by a power of two (a preview never needs more texels than this, and the
+/// linear-light copy stays bounded: at most 1024² × 12 bytes per texture).
+pub const MAX_TEXTURE_SIDE: u32 = 1024;
+
+/// The mip chain in linear light: level 0 is the texture box-filtered by the smallest
+/// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the
+/// texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
+/// row/column).
 fn mip_chain(t: &Texture<'_>, lut: &[f32; 256]) -> Vec<Level> {
-    let texels = t
-        .rgba
-        .chunks_exact(4)
-        .map(|p| [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize]])
-        .collect();
+    let mut f = 1u32;
+    while t.width.div_ceil(f) > MAX_TEXTURE_SIDE || t.height.div_ceil(f) > MAX_TEXTURE_SIDE {
+        f *= 2;
+    }
+    let (w0, h0) = (t.width.div_ceil(f), t.height.div_ceil(f));
+    let mut texels = Vec::with_capacity(w0 as usize * h0 as usize);
+    for y in 0..h0 {
+        for x in 0..w0 {
+            let (x1, y1) = ((x * f + f).min(t.width), (y * f + f).min(t.height));
+            let mut acc = [0.0f32; 3];
+            for sy in y * f..y1 {
+                for sx in x * f..x1 {
+                    let i = 4 * (sy as usize * t.width as usize + sx as usize);
+                    for k in 0..3 {
+                        acc[k] += lut[t.rgba[i + k] as usize];
+                    }
+                }
+            }
+            let n = ((x1 - x * f) * (y1 - y * f)) as f32;
+            texels.push(acc.map(|c| c / n));
+        }
+    }
     let mut levels = vec![Level {
-        width: t.width,
-        height: t.height,
+        width: w0,
+        height: h0,
         texels,
     }];
     while let Some(prev) = levels.last().filter(|l| l.width > 1 || l.height > 1) {

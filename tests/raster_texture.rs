@@ -192,3 +192,18 @@ fn textured_renders_and_grids_are_deterministic() {
     assert_eq!(crop(&g1, 40, 0), render_mesh(&m, &cell));
     assert_eq!(crop(&g1, 0, 40), crop(&g1, 0, 0));
 }
+
+#[test]
+fn oversized_textures_are_reduced_before_sampling() {
+    // 2050 × 3 (reduced by 4 to 513 × 1 before the mip chain): one solid colour stays
+    // that colour, and the same as a 1×1 texture of it.
+    let rgba: Vec<u8> = [RED; 2050 * 3].concat();
+    let big = Texture::new(2050, 3, &rgba).unwrap();
+    let one = Texture::new(1, 1, &RED).unwrap();
+    let m = quad();
+    let o = opts(48, 2);
+    assert_eq!(
+        render_mesh_textured(&m, &o, &[Some(big)]),
+        render_mesh_textured(&m, &o, &[Some(one)])
+    );
+}
