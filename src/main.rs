@@ -220,12 +220,7 @@ fn run(cli: Cli) -> Result<()> {
             let r = xbg7_export::verify::check_disc(&disc, &truth, &cfg);
             print!("{}", r.table());
             let limit = if all { usize::MAX } else { 10 };
-            for line in r
-                .categories
-                .values()
-                .flat_map(|t| t.wrong.iter().chain(&t.missed))
-                .take(limit)
-            {
+            for line in r.problems().take(limit) {
                 println!("  {line}");
             }
             for e in &r.container_errors {
@@ -446,14 +441,20 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         bail!("no resource of {} matches", file.display());
     }
     let decoded: Vec<_> = picked.iter().filter_map(|r| r.result.as_ref().ok()).collect();
+    // The `_col` albedos, as the export's previews use them (decode_container parsed the
+    // same bytes, so the parse cannot fail here).
+    let albedos = pipeline::parse_container(&bytes)
+        .map(|c| xbg7_export::texture::export::decode_albedos(&c))
+        .unwrap_or_default();
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
         let opts = raster::RenderOptions {
             size: size.unwrap_or(cfg.output.preview_size),
             ..Default::default()
         };
-        raster::render_mesh(&decoded[0].mesh, &opts)
+        let m = &decoded[0].mesh;
+        raster::render_mesh_textured(m, &opts, &pipeline::mesh_albedo(m, &albedos))
     } else {
-        let cells = pipeline::grid_cells(picked.iter().copied());
+        let cells = pipeline::textured_grid_cells(picked.iter().copied(), &albedos);
         let opts = raster::RenderOptions::default();
         preview::stage_grid(
             &cells,

@@ -17,6 +17,7 @@ use crate::layout::{sequential, split_by_records, Decoded, Placement};
 use crate::manifest::{ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry};
 use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
+use crate::texture::export::{albedo_for, Albedos};
 use crate::vertex::{append, AttributeMap};
 use crate::walker::{self, Found};
 use crate::{names, preview, raster, scene};
@@ -674,13 +675,15 @@ fn export_container(
         path: out,
         canonical: out_c,
     };
-    // Textures: PNGs + manifest entries, and the links materials use.
-    let links = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
+    // Textures: PNGs + manifest entries, the links materials use, and the decoded
+    // albedos the previews sample.
+    let (links, albedos) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
         match root.container_dir(dir) {
             Ok(abs) => {
-                let (textures, links) = crate::texture::export::export_textures(&parsed, &abs, dir);
+                let (textures, links, albedos) =
+                    crate::texture::export::export_textures_keeping_albedos(&parsed, &abs, dir);
                 entry.textures = textures;
-                links
+                (links, albedos)
             }
             Err(e) => {
                 entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
@@ -690,7 +693,11 @@ fn export_container(
     } else {
         Default::default()
     };
-    if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &links) {
+    let tex = Textures {
+        links: &links,
+        albedos: &albedos,
+    };
+    if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
     }
     entry
@@ -724,9 +731,10 @@ fn write_container(
     root: &OutRoot<'_>,
     cfg: &Config,
     opts: &ExportOptions,
-    links: &crate::texture::export::TextureLinks,
+    tex: &Textures<'_>,
 ) -> std::io::Result<()> {
     let out = root.path;
+    let links = tex.links;
     let make_dir = || root.container_dir(dir).map(|_| ());
     let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
     let files = names::unique_names(&raw);
@@ -795,7 +803,8 @@ fn write_container(
                     scene_parts.push(written.document);
                 }
                 if previews && entry.kind == Kind::Model {
-                    let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &mut scratch));
+                    let albedo = mesh_albedo(m, tex.albedos);
+                    let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
                     write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
                 }
@@ -807,13 +816,19 @@ fn write_container(
         entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let cells = grid_cells(d.resources.iter());
+        let cells = textured_grid_cells(d.resources.iter(), tex.albedos);
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
+}
+
+/// A container's decoded textures: the material links and the `_col` images.
+struct Textures<'a> {
+    links: &'a crate::texture::export::TextureLinks,
+    albedos: &'a Albedos,
 }
 
 /// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the
@@ -916,6 +931,38 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
             Ok(dr) if dr.skybox => None,
             Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
             Err(_) => Some(preview::Cell::Rejected),
+        })
+        .collect()
+}
+
+/// Per primitive of `m`, the albedo its material gets (`<base>_col`, as in the glTF).
+pub fn mesh_albedo<'a>(m: &Mesh, albedos: &'a Albedos) -> Vec<Option<raster::Texture<'a>>> {
+    m.primitives
+        .iter()
+        .map(|p| {
+            let img = albedo_for(p.material.as_deref()?, albedos)?;
+            raster::Texture::new(img.width, img.height, &img.rgba)
+        })
+        .collect()
+}
+
+/// [`grid_cells`], each mesh textured with its albedos when it has any.
+pub fn textured_grid_cells<'a>(
+    resources: impl Iterator<Item = &'a ResourceOutcome>,
+    albedos: &'a Albedos,
+) -> Vec<preview::Cell<'a>> {
+    grid_cells(resources)
+        .into_iter()
+        .map(|c| match c {
+            preview::Cell::Mesh(m) => {
+                let albedo = mesh_albedo(m, albedos);
+                if albedo.iter().any(Option::is_some) {
+                    preview::Cell::Textured(m, albedo)
+                } else {
+                    preview::Cell::Mesh(m)
+                }
+            }
+            other => other,
         })
         .collect()
 }

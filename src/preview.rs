@@ -1,14 +1,16 @@
 //! Preview composition: stage thumbnail grids (cast sheets) from per-resource renders.
 //!
 //! Owns the grid layout: cells in the given (directory) order, row-major, each sub-model
-//! fitted into its own cell by [`crate::raster::render_mesh`]; a rejected resource is an empty cell with a
+//! fitted into its own cell by [`crate::raster::render_mesh`] (or
+//! [`crate::raster::render_mesh_textured`] with its
+//! albedo textures); a rejected resource is an empty cell with a
 //! small grey cross so gaps stay visible. Cells render in parallel (rayon); every cell is
 //! an independent deterministic render, so the grid is identical to a sequential one.
 
 use rayon::prelude::*;
 
 use crate::mesh::Mesh;
-use crate::raster::{render_mesh_with, Background, Image, RenderOptions, Scratch, MAX_SIZE};
+use crate::raster::{render_mesh_with, Background, Image, RenderOptions, Scratch, Texture, MAX_SIZE};
 
 /// Colour of the cross marking a rejected cell.
 pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];
@@ -16,6 +18,8 @@ pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];
 /// One grid cell, in directory order.
 pub enum Cell<'a> {
     Mesh(&'a Mesh),
+    /// A mesh with an albedo texture per primitive (see [`crate::raster::render_mesh_textured`]).
+    Textured(&'a Mesh, Vec<Option<Texture<'a>>>),
     /// A rejected resource: drawn as an empty cell with a small cross.
     Rejected,
 }
@@ -78,7 +82,8 @@ pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &Ren
     let renders: Vec<Option<Image>> = cells
         .par_iter()
         .map_init(Scratch::default, |scratch, c| match c {
-            Cell::Mesh(m) => Some(render_mesh_with(m, &cell_opts, scratch)),
+            Cell::Mesh(m) => Some(render_mesh_with(m, &cell_opts, &[], scratch)),
+            Cell::Textured(m, albedo) => Some(render_mesh_with(m, &cell_opts, albedo, scratch)),
             Cell::Rejected => None,
         })
         .collect();

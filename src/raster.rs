@@ -27,9 +27,25 @@
 //! pixel centre), otherwise once per sample: the decoded normals are interpolated and
 //! normalised (face normals when the mesh has none or a vertex normal is unusable), a
 //! normal facing away from the viewer is flipped (two-sided lighting), then
-//! `colour = MATERIAL · (AMBIENT + KEY · max(0, n·L))` in linear light. Samples are
+//! `colour = ALBEDO · (AMBIENT + KEY · max(0, n·L))` in linear light, where ALBEDO is
+//! [`MATERIAL_SRGB`], or, in [`render_mesh_textured`] for a primitive given a texture,
+//! the texture sampled at the interpolated `TEXCOORD_0` (see *Textures*). Samples are
 //! box-averaged with premultiplied alpha and converted to 8-bit with a γ = 2 curve
 //! (`sqrt`, correctly rounded everywhere, so no `powf` platform drift).
+//!
+//! # Textures
+//!
+//! [`render_mesh_textured`] takes one optional RGBA8 [`Texture`] per primitive (its
+//! albedo). A triangle of such a primitive whose three `TEXCOORD_0` values are finite is
+//! textured: UV (top-left origin, as glTF) is interpolated with the sample's barycentrics
+//! (exact under the orthographic projection), wrapped (repeat, glTF's default sampler)
+//! and sampled bilinearly in linear light (texels through the same γ = 2 curve) from one
+//! level of a box-filtered mip chain chosen per triangle from its texels per sample (the
+//! smallest level with at most 2×2 texels per sample, so minified textures do not
+//! sparkle; a texture larger than [`MAX_TEXTURE_SIDE`] is box-filtered down by a power of
+//! two first, bounding the per-render copy). Texture alpha is ignored (glTF's default
+//! `OPAQUE`). Other triangles, and every triangle of [`render_mesh`], use the plain
+//! material: untextured renders are unchanged by this path.
 //!
 //! # Robustness and determinism
 //!
@@ -232,17 +248,18 @@ fn view_vertices(mesh: &Mesh) -> Vec<Option<[f64; 3]>> {
         .collect()
 }
 
-/// The index triples of the drawable triangles: indices in range, vertices finite.
+/// The drawable triangles (indices in range, vertices finite): triangle number (position
+/// in the index list / 3), index triple, view-space vertices.
 fn drawable<'a>(
     mesh: &'a Mesh,
     views: &'a [Option<[f64; 3]>],
-) -> impl Iterator<Item = ([usize; 3], [[f64; 3]; 3])> + 'a {
-    mesh.indices.chunks_exact(3).filter_map(move |t| {
+) -> impl Iterator<Item = (usize, [usize; 3], [[f64; 3]; 3])> + 'a {
+    mesh.indices.chunks_exact(3).enumerate().filter_map(move |(k, t)| {
         let ix = [t[0] as usize, t[1] as usize, t[2] as usize];
         let a = (*views.get(ix[0])?)?;
         let b = (*views.get(ix[1])?)?;
         let c = (*views.get(ix[2])?)?;
-        Some((ix, [a, b, c]))
+        Some((k, ix, [a, b, c]))
     })
 }
 
@@ -250,7 +267,7 @@ fn fit_views(mesh: &Mesh, views: &[Option<[f64; 3]>], size: u32) -> Camera {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut any = false;
-    for (_, vs) in drawable(mesh, views) {
+    for (_, _, vs) in drawable(mesh, views) {
         any = true;
         for v in vs {
             for k in 0..3 {
@@ -328,10 +345,15 @@ impl Shader {
 
     /// Linear colour of a view-space unit normal, two-sided.
     fn lambert(&self, n: [f32; 3]) -> [f32; 3] {
+        self.lambert_albedo(n, self.material)
+    }
+
+    /// Linear colour of a view-space unit normal with a linear albedo, two-sided.
+    fn lambert_albedo(&self, n: [f32; 3], albedo: [f32; 3]) -> [f32; 3] {
         let n = if n[2] < 0.0 { [-n[0], -n[1], -n[2]] } else { n };
         let ndl = n[0] * self.light[0] + n[1] * self.light[1] + n[2] * self.light[2];
         let i = AMBIENT + KEY * ndl.max(0.0);
-        [self.material[0] * i, self.material[1] * i, self.material[2] * i]
+        [albedo[0] * i, albedo[1] * i, albedo[2] * i]
     }
 }
 
@@ -372,6 +394,206 @@ struct Tri {
     inv_g: [f32; 3],
     /// All three vertices have a usable normal (else the face normal shades it).
     smooth: bool,
+    /// Texture (index into [`Texturing::levels`]) and mip level, or `NO_TEX`.
+    tex: u32,
+    level: u32,
+}
+
+/// Texture id of an untextured triangle.
+const NO_TEX: u32 = u32::MAX;
+
+/// A borrowed RGBA8 texture (rows top to bottom), an albedo for [`render_mesh_textured`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Texture<'a> {
+    width: u32,
+    height: u32,
+    rgba: &'a [u8],
+}
+
+impl<'a> Texture<'a> {
+    /// `None` unless `rgba` holds exactly `width × height` RGBA8 pixels (both ≥ 1).
+    pub fn new(width: u32, height: u32, rgba: &'a [u8]) -> Option<Texture<'a>> {
+        let n = (width as usize).checked_mul(height as usize)?.checked_mul(4)?;
+        (width > 0 && height > 0 && rgba.len() == n).then_some(Texture { width, height, rgba })
+    }
+}
+
+/// One mip level: linear-light RGB texels.
+struct Level {
+    width: u32,
+    height: u32,
+    texels: Vec<[f32; 3]>,
+}
+
+/// Per-render texture state: each distinct texture's mip chain, per-primitive texture ids.
+struct Texturing<'a> {
+    uvs: &'a [[f32; 2]],
+    /// Mip chains (level 0 first) of the distinct textures.
+    levels: Vec<Vec<Level>>,
+    /// Per primitive: index into `levels`, or `NO_TEX`.
+    prim_tex: Vec<u32>,
+    /// Per primitive: first and one-past-last triangle number.
+    prim_tris: Vec<(usize, usize)>,
+}
+
+/// Linear light of every sRGB byte (the renderer's γ = 2 curve).
+fn srgb_lut() -> [f32; 256] {
+    std::array::from_fn(|c| srgb_to_linear(c as u8))
+}
+
+/// Largest side of the first mip level kept for sampling: a larger texture is first box
+/// filtered down by a power of two (a preview never needs more texels than this, and the
+/// linear-light copy stays bounded: at most 1024² × 12 bytes per texture).
+pub const MAX_TEXTURE_SIDE: u32 = 1024;
+
+/// The mip chain in linear light: level 0 is the texture box-filtered by the smallest
+/// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the
+/// texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
+/// row/column).
+fn mip_chain(t: &Texture<'_>, lut: &[f32; 256]) -> Vec<Level> {
+    let mut f = 1u32;
+    while t.width.div_ceil(f) > MAX_TEXTURE_SIDE || t.height.div_ceil(f) > MAX_TEXTURE_SIDE {
+        f *= 2;
+    }
+    let (w0, h0) = (t.width.div_ceil(f), t.height.div_ceil(f));
+    let mut texels = Vec::with_capacity(w0 as usize * h0 as usize);
+    for y in 0..h0 {
+        for x in 0..w0 {
+            let (x1, y1) = ((x * f + f).min(t.width), (y * f + f).min(t.height));
+            let mut acc = [0.0f32; 3];
+            for sy in y * f..y1 {
+                for sx in x * f..x1 {
+                    let i = 4 * (sy as usize * t.width as usize + sx as usize);
+                    for k in 0..3 {
+                        acc[k] += lut[t.rgba[i + k] as usize];
+                    }
+                }
+            }
+            let n = ((x1 - x * f) * (y1 - y * f)) as f32;
+            texels.push(acc.map(|c| c / n));
+        }
+    }
+    let mut levels = vec![Level {
+        width: w0,
+        height: h0,
+        texels,
+    }];
+    while let Some(prev) = levels.last().filter(|l| l.width > 1 || l.height > 1) {
+        let (w, h) = (prev.width.div_ceil(2), prev.height.div_ceil(2));
+        let mut texels = Vec::with_capacity(w as usize * h as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = [0.0f32; 3];
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let sx = (2 * x + dx).min(prev.width - 1);
+                    let sy = (2 * y + dy).min(prev.height - 1);
+                    let p = prev.texels[(sy * prev.width + sx) as usize];
+                    for k in 0..3 {
+                        acc[k] += p[k];
+                    }
+                }
+                texels.push(acc.map(|c| c * 0.25));
+            }
+        }
+        levels.push(Level {
+            width: w,
+            height: h,
+            texels,
+        });
+    }
+    levels
+}
+
+impl<'a> Texturing<'a> {
+    /// `None` when nothing can be textured (no albedo, or no usable `TEXCOORD_0`).
+    fn new(mesh: &'a Mesh, albedo: &[Option<Texture<'_>>]) -> Option<Texturing<'a>> {
+        let uvs = mesh.texcoords.first().filter(|t| t.len() == mesh.positions.len())?;
+        if !albedo.iter().any(Option::is_some) {
+            return None;
+        }
+        let lut = srgb_lut();
+        let mut levels = Vec::new();
+        let mut seen: Vec<(usize, u32, u32)> = Vec::new();
+        let mut prim_tex = Vec::with_capacity(mesh.primitives.len());
+        let mut prim_tris = Vec::with_capacity(mesh.primitives.len());
+        for (k, p) in mesh.primitives.iter().enumerate() {
+            let first = p.first_index as usize / 3;
+            prim_tris.push((first, first + p.index_count as usize / 3));
+            let Some(Some(t)) = albedo.get(k) else {
+                prim_tex.push(NO_TEX);
+                continue;
+            };
+            let key = (t.rgba.as_ptr() as usize, t.width, t.height);
+            let id = match seen.iter().position(|s| *s == key) {
+                Some(i) => i,
+                None => {
+                    seen.push(key);
+                    levels.push(mip_chain(t, &lut));
+                    levels.len() - 1
+                }
+            };
+            prim_tex.push(id as u32);
+        }
+        Some(Texturing {
+            uvs,
+            levels,
+            prim_tex,
+            prim_tris,
+        })
+    }
+
+    /// Texture id of triangle number `tri` (primitives are scanned with `cursor`, since
+    /// triangles come in increasing order).
+    fn tex_of(&self, tri: usize, cursor: &mut usize) -> u32 {
+        while *cursor < self.prim_tris.len() && tri >= self.prim_tris[*cursor].1 {
+            *cursor += 1;
+        }
+        match self.prim_tris.get(*cursor) {
+            Some(&(a, b)) if (a..b).contains(&tri) => self.prim_tex[*cursor],
+            _ => NO_TEX,
+        }
+    }
+
+    /// Mip level of a triangle of texture `tex` from twice its UV-space area `uv_area2`
+    /// and twice its sample-space area `area2`: the smallest level with at most 2×2
+    /// texels per sample.
+    fn level_for(&self, tex: u32, uv_area2: f64, area2: f64) -> u32 {
+        let Some(chain) = self.levels.get(tex as usize) else {
+            return 0;
+        };
+        let l0 = &chain[0];
+        let mut ratio = uv_area2 * l0.width as f64 * l0.height as f64 / area2;
+        let mut level = 0u32;
+        while ratio > 4.0 && (level as usize) + 1 < chain.len() {
+            ratio /= 4.0;
+            level += 1;
+        }
+        level
+    }
+
+    /// Bilinear, wrapped sample (linear light) at `uv`; `None` for a non-finite `uv`.
+    fn sample(&self, tex: u32, level: u32, uv: [f32; 2]) -> Option<[f32; 3]> {
+        let l = self.levels.get(tex as usize)?.get(level as usize)?;
+        let x = uv[0] * l.width as f32 - 0.5;
+        let y = uv[1] * l.height as f32 - 0.5;
+        if !x.is_finite() || !y.is_finite() {
+            return None;
+        }
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let wrap = |i: f32, n: u32| (i as i64).rem_euclid(n as i64) as u32;
+        let (xa, xb) = (wrap(x0, l.width), wrap(x0 + 1.0, l.width));
+        let (ya, yb) = (wrap(y0, l.height), wrap(y0 + 1.0, l.height));
+        let at = |x: u32, y: u32| l.texels[(y * l.width + x) as usize];
+        let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
+        let mut out = [0.0f32; 3];
+        for k in 0..3 {
+            let top = a[k] + (b[k] - a[k]) * fx;
+            let bottom = c[k] + (d[k] - c[k]) * fx;
+            out[k] = top + (bottom - top) * fy;
+        }
+        Some(out)
+    }
 }
 
 /// Working buffers of a render, reusable across renders (a grid renders thousands of
@@ -385,12 +607,26 @@ pub struct Scratch {
 
 /// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
 pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
-    render_mesh_with(mesh, opts, &mut Scratch::default())
+    render_mesh_textured(mesh, opts, &[])
 }
 
-/// [`render_mesh`] with caller-provided working buffers (identical output).
-pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch) -> Image {
+/// [`render_mesh`] with an albedo texture per primitive (`albedo[k]` for
+/// `mesh.primitives[k]`; missing or `None` entries use the plain material), sampled at
+/// `TEXCOORD_0` (see the module doc).
+pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<Texture<'_>>]) -> Image {
+    render_mesh_with(mesh, opts, albedo, &mut Scratch::default())
+}
+
+/// [`render_mesh_textured`] with caller-provided working buffers (identical output).
+pub fn render_mesh_with(
+    mesh: &Mesh,
+    opts: &RenderOptions,
+    albedo: &[Option<Texture<'_>>],
+    scratch: &mut Scratch,
+) -> Image {
     let (size, ss) = effective_dims(opts);
+    let texturing = Texturing::new(mesh, albedo);
+    let mut cursor = 0usize;
     let views = view_vertices(mesh);
     let cam = fit_views(mesh, &views, size);
     let side = (size * ss) as usize;
@@ -441,7 +677,7 @@ pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch
         })
         .collect();
 
-    for (ix, _) in drawable(mesh, &views) {
+    for (tri_no, ix, _) in drawable(mesh, &views) {
         let (a, b, c) = (proj[ix[0]], proj[ix[1]], proj[ix[2]]);
         let mut p = [a.0, b.0, c.0];
         let mut fx = [a.1, b.1, c.1];
@@ -462,9 +698,22 @@ pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch
             fx.swap(1, 2);
             fy.swap(1, 2);
         }
-        let Some(tri) = setup_tri(ix, &p, &vnormals, opts.wireframe) else {
+        let Some(mut tri) = setup_tri(ix, &p, &vnormals, opts.wireframe) else {
             continue;
         };
+        if let Some(tx) = &texturing {
+            let tex = tx.tex_of(tri_no, &mut cursor);
+            let uv = ix.map(|i| tx.uvs[i]);
+            if tex != NO_TEX && uv.iter().flatten().all(|c| c.is_finite()) {
+                let (du1, dv1) = (uv[1][0] as f64 - uv[0][0] as f64, uv[1][1] as f64 - uv[0][1] as f64);
+                let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
+                let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
+                let area2 =
+                    ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0])).abs();
+                tri.tex = tex;
+                tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
+            }
+        }
         let id = tris.len() as u32;
         let z0 = p[0][2] as f32;
         let dz1 = (p[1][2] - p[0][2]) as f32;
@@ -495,6 +744,7 @@ pub fn render_mesh_with(mesh: &Mesh, opts: &RenderOptions, scratch: &mut Scratch
     let surf = Surface {
         views: &views,
         vnormals: &vnormals,
+        texturing: texturing.as_ref(),
     };
     resolve(size, ss, zbuf, tris, &surf, touched, opts)
 }
@@ -534,6 +784,8 @@ fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vnormals: &[Option<[f32; 3]>], w
             [0.0; 3]
         },
         smooth,
+        tex: NO_TEX,
+        level: 0,
     })
 }
 
@@ -815,9 +1067,28 @@ fn resolve(
 struct Surface<'a> {
     views: &'a [Option<[f64; 3]>],
     vnormals: &'a [Option<[f32; 3]>],
+    texturing: Option<&'a Texturing<'a>>,
 }
 
 impl Surface<'_> {
+    /// Lambert colour of normal `n` at barycentrics `b`: textured albedo when the
+    /// triangle has a texture and a finite interpolated `TEXCOORD_0`, else the material.
+    fn shade(&self, t: &Tri, shader: &Shader, n: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+        if let (Some(tx), true) = (self.texturing, t.tex != NO_TEX) {
+            let uv0 = tx.uvs[t.v[0] as usize];
+            let uv1 = tx.uvs[t.v[1] as usize];
+            let uv2 = tx.uvs[t.v[2] as usize];
+            let uv = [
+                uv0[0] * b[0] + uv1[0] * b[1] + uv2[0] * b[2],
+                uv0[1] * b[0] + uv1[1] * b[1] + uv2[1] * b[2],
+            ];
+            if let Some(albedo) = tx.sample(t.tex, t.level, uv) {
+                return shader.lambert_albedo(n, albedo);
+            }
+        }
+        shader.lambert(n)
+    }
+
     fn face_normal(&self, t: &Tri) -> [f32; 3] {
         let v = |k: usize| self.views[t.v[k] as usize].unwrap_or([0.0; 3]);
         face_normal([v(0), v(1), v(2)])
@@ -845,10 +1116,10 @@ fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, 
             m[k] = n0[k] * w0 + n1[k] * w1 + n2[k] * w2;
         }
         if let Some(u) = normalize3(m) {
-            return shader.lambert(u);
+            return surf.shade(t, shader, u, [b0, b1, b2]);
         }
     }
-    shader.lambert(surf.face_normal(t))
+    surf.shade(t, shader, surf.face_normal(t), [b0, b1, b2])
 }
 
 /// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).

@@ -3,11 +3,15 @@
 //! Owns the comparison of decode outcomes with the synthetic disc's `truth.json`: per
 //! resource category, how many expected-decoded resources decoded bit-identically (digest
 //! and placement), how many were missed, and — the number that must stay zero — how many
-//! decoded resources differ from the truth (garbage).
+//! decoded resources differ from the truth (garbage). Textures likewise, per format:
+//! how many decoded to exactly the generator's reference image (digest), how many
+//! decoded to a different image (wrong) and how many were rejected.
 
 use crate::config::Config;
+use crate::container::{self, TAG_TX2D};
 use crate::pipeline::{decode_container, kind_of};
 use crate::synth::truth::{TruthContainer, TruthDisc};
+use crate::texture::export::decode_resource;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,18 +42,49 @@ pub struct Tally {
     pub wrong: Vec<String>,
 }
 
+/// Texture outcomes of one format (the truth's format name).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TexTally {
+    pub expected: usize,
+    /// Decoded to exactly the reference image.
+    pub exact: usize,
+    /// Of those, stored tiled.
+    pub exact_tiled: usize,
+    /// Decoded, but to another image (or a texture the truth does not list).
+    pub wrong: Vec<String>,
+    /// Rejected (every truth texture is expected to decode).
+    pub rejected: Vec<String>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
     pub categories: BTreeMap<String, Tally>,
+    /// Per texture format (`DXT1`, `8_8_8_8`, …).
+    pub textures: BTreeMap<String, TexTally>,
     pub container_errors: Vec<String>,
 }
 
 impl Report {
+    /// Decoded resources and textures that differ from the truth.
     pub fn wrong(&self) -> usize {
-        self.categories.values().map(|t| t.wrong.len()).sum()
+        self.categories.values().map(|t| t.wrong.len()).sum::<usize>() + self.texture_wrong()
     }
+    /// Expected-decoded resources and textures that were rejected.
     pub fn missed(&self) -> usize {
-        self.categories.values().map(|t| t.missed.len()).sum()
+        self.categories.values().map(|t| t.missed.len()).sum::<usize>() + self.texture_rejected()
+    }
+    pub fn texture_wrong(&self) -> usize {
+        self.textures.values().map(|t| t.wrong.len()).sum()
+    }
+    pub fn texture_rejected(&self) -> usize {
+        self.textures.values().map(|t| t.rejected.len()).sum()
+    }
+    /// Every wrong and missed line (resources, then textures).
+    pub fn problems(&self) -> impl Iterator<Item = &String> {
+        self.categories
+            .values()
+            .flat_map(|t| t.wrong.iter().chain(&t.missed))
+            .chain(self.textures.values().flat_map(|t| t.wrong.iter().chain(&t.rejected)))
     }
 
     fn add(&mut self, category: &str, expected_decoded: bool, outcome: Outcome) {
@@ -78,6 +113,14 @@ impl Report {
             me.missed.extend(t.missed);
             me.wrong.extend(t.wrong);
         }
+        for (k, t) in other.textures {
+            let me = self.textures.entry(k).or_default();
+            me.expected += t.expected;
+            me.exact += t.exact;
+            me.exact_tiled += t.exact_tiled;
+            me.wrong.extend(t.wrong);
+            me.rejected.extend(t.rejected);
+        }
         self.container_errors.extend(other.container_errors);
         self
     }
@@ -100,6 +143,31 @@ impl Report {
                 t.expected_rejected,
                 pct(t.rejected, t.expected_rejected),
                 t.wrong.len()
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:22} {:>17} {:>17} {:>7}",
+            "texture format", "decoded exact", "(tiled)", "wrong"
+        );
+        for (fmt, t) in &self.textures {
+            let pct = if t.expected == 0 {
+                100.0
+            } else {
+                100.0 * t.exact as f64 / t.expected as f64
+            };
+            let _ = writeln!(
+                s,
+                "{fmt:22} {:>7}/{:<6} {pct:>3.0}% {:>17} {:>7}{}",
+                t.exact,
+                t.expected,
+                t.exact_tiled,
+                t.wrong.len(),
+                if t.rejected.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({} rejected)", t.rejected.len())
+                }
             );
         }
         let _ = writeln!(
@@ -156,6 +224,7 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
         };
         report.add(&want.category, expected_decoded, outcome);
     }
+    check_textures(bytes, truth, name, &mut report);
     if d.resources.len() != truth.resources.len() {
         report.container_errors.push(format!(
             "{}: {} XBG7 resources reported, truth has {}",
@@ -165,6 +234,49 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
         ));
     }
     report
+}
+
+/// Decode every TX2D resource and compare its image digest with the truth's.
+fn check_textures(bytes: &[u8], truth: &TruthContainer, name: &str, report: &mut Report) {
+    let Ok(c) = container::parse(bytes) else {
+        return; // decode_container already reported the container error
+    };
+    let mut seen = 0;
+    for r in c.resources.iter().filter(|r| r.is(TAG_TX2D)) {
+        let (entry, _) = decode_resource(r, c.data);
+        let want = truth.textures.iter().find(|t| t.index == r.index);
+        let format = match (want, &entry.format) {
+            (Some(w), _) => w.format.clone(),
+            (None, Some(f)) => f.clone(),
+            (None, None) => "unknown".to_string(),
+        };
+        let t = report.textures.entry(format).or_default();
+        let label = format!("{name}#{} {}", r.index, entry.name);
+        let Some(want) = want else {
+            t.wrong.push(format!("{label}: a texture the truth does not list"));
+            continue;
+        };
+        seen += 1;
+        t.expected += 1;
+        match (&entry.reason, &entry.digest) {
+            (Some(reason), _) => t.rejected.push(format!("{label}: {reason}")),
+            (None, Some(d)) if want.digest.as_ref() == Some(d) => {
+                t.exact += 1;
+                t.exact_tiled += usize::from(want.tiled);
+            }
+            (None, _) => t.wrong.push(format!(
+                "{label}: decoded image differs from the reference ({} {}×{}, tiled {})",
+                want.format, want.width, want.height, want.tiled
+            )),
+        }
+    }
+    if seen != truth.textures.len() {
+        report.container_errors.push(format!(
+            "{}: {seen} of the truth's {} textures found",
+            truth.path,
+            truth.textures.len()
+        ));
+    }
 }
 
 /// Compare a whole disc on disk (with its `truth.json`), containers in parallel.

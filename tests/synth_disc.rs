@@ -383,40 +383,49 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         let (f0, f1, f2) = (u32be(d, 0x1C), u32be(d, 0x20), u32be(d, 0x24));
         assert_eq!(f0 & 3, 2);
         let fmt = f1 & 0x3F;
-        assert_eq!(
-            fmt,
-            match tx.format.as_str() {
-                "DXT1" => 18,
-                "DXT4_5" => 20,
-                _ => 6,
-            }
-        );
-        // Endian 8in32 for 8_8_8_8 (file bytes A, R, G, B), 8in16 for block formats.
+        // (format code, texels per block side, bytes per block): FORMAT.md §8 / XDK.
+        let (code, bd, bpb) = match tx.format.as_str() {
+            "DXT1" => (18, 4, 8),
+            "DXT2_3" => (19, 4, 16),
+            "DXT4_5" => (20, 4, 16),
+            "DXN" => (49, 4, 16),
+            "DXT5A" => (59, 4, 8),
+            "CTX1" => (60, 4, 8),
+            "8_8_8_8" => (6, 1, 4),
+            "5_6_5" => (4, 1, 2),
+            other => panic!("{}: unexpected format {other}", tx.name),
+        };
+        assert_eq!(fmt, code, "{}", tx.name);
+        // Endian 8in32 for 8_8_8_8 (file bytes A, R, G, B), 8in16 for the others.
         assert_eq!((f1 >> 6) & 3, if fmt == 6 { 2 } else { 1 });
-        // Tiled exactly when both sides are whole 32-block tiles (same size as linear).
-        let bd = if fmt == 6 { 1 } else { 4 };
-        let whole_tiles = (tx.width / bd) % 32 == 0 && (tx.height / bd) % 32 == 0;
-        assert_eq!(f0 >> 31 == 1, whole_tiles, "{}: tiled bit", tx.name);
+        assert_eq!(f0 >> 31 == 1, tx.tiled, "{}: tiled bit", tx.name);
         assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
         assert_eq!(tx.data_offset % 4096, 0);
         assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));
-        let bpb = match fmt {
-            18 => 8,
-            20 => 16,
-            _ => 0,
-        };
-        let size = if bpb > 0 {
-            (tx.width / 4 * tx.height / 4 * bpb) as u64
+        // Tiled: row pitch and height padded to 32 blocks (the header's pitch is the
+        // padded one); linear: exactly the blocks, pitch = the width.
+        let (wb, hb) = ((tx.width / bd) as u64, (tx.height / bd) as u64);
+        let pitch_blocks = ((f0 >> 22) & 0x1FF) as u64 * 32 / bd as u64;
+        let size = if tx.tiled {
+            assert_eq!(pitch_blocks, wb.div_ceil(32) * 32, "{}: pitch", tx.name);
+            pitch_blocks * hb.div_ceil(32) * 32 * bpb
         } else {
-            (tx.width * tx.height * 4) as u64
+            assert_eq!(pitch_blocks, wb, "{}: pitch", tx.name);
+            wb * hb * bpb
         };
         assert_eq!(size, tx.data_size);
         assert!(tx.data_offset + size <= data.len() as u64);
         let payload = &data[tx.data_offset as usize..(tx.data_offset + size) as usize];
         assert!(
-            payload.iter().filter(|&&c| c == 0).count() < payload.len() / 2,
-            "not zeros"
+            payload.iter().filter(|&&c| c != 0).count() as u64 >= wb * hb / 2,
+            "{} ({} {}×{}, tiled {}): not zeros",
+            tx.name,
+            tx.format,
+            tx.width,
+            tx.height,
+            tx.tiled
         );
+        assert!(tx.digest.as_ref().is_some_and(|d| d.len() == 64));
     }
     // No two (blocks of) resources overlap unless one is a shared duplicate.
     let mut spans: Vec<(u64, u64, &TruthResource)> = t

@@ -39,11 +39,7 @@ fn planned_sizes_match_the_retail_disc_shape() {
             assert!((55e6..=85e6).contains(&(big.estimated_size() as f64)));
             // Textures are about half of every stage's bytes.
             for f in plan.iter().filter(|f| f.kind == FileKind::Stage) {
-                let tex: u64 = f
-                    .textures
-                    .iter()
-                    .map(|t| t.format.payload_size(t.width, t.height) as u64)
-                    .sum();
+                let tex: u64 = f.textures.iter().map(|t| t.payload_size() as u64).sum();
                 let share = tex as f64 / f.estimated_size() as f64;
                 assert!((0.35..=0.65).contains(&share), "{}: texture share {share}", f.rel_path);
             }

@@ -20,7 +20,12 @@ fn plan(name: &str, format: TexFormat, width: u32, height: u32) -> TexPlan {
         format,
         width,
         height,
+        tiled: true,
     }
+}
+
+fn linear(t: TexPlan) -> TexPlan {
+    TexPlan { tiled: false, ..t }
 }
 
 fn pixels(img: &Image) -> Vec<[u8; 4]> {
@@ -51,21 +56,28 @@ fn decode_plan(t: &TexPlan) -> (texture::TextureHeader, Image) {
 #[test]
 fn every_format_round_trips_tiled_and_linear() {
     for f in TexFormat::ALL {
-        for (w, h) in [(128, 128), (256, 128), (64, 64), (128, 64)] {
+        // Whole tiles, and sizes whose blocks are padded to 32 on one or both sides.
+        for (w, h) in [(128, 128), (256, 128), (64, 64), (128, 64), (64, 256), (96, 40)] {
             let names = ["grad_col", "checker_col", "label_col", "x_spc", "y_gls", "z_lum"];
             for name in names {
-                let t = plan(name, f, w, h);
-                let (hdr, img) = decode_plan(&t);
-                assert_eq!(hdr.format.map(Format::name), Some(f.name()));
-                assert_eq!(hdr.tiled, f.tiled(w, h), "{}", f.name());
-                assert_eq!((img.width, img.height), (w, h));
-                let got = pixels(&img);
-                let want = reference_image(&t);
-                assert!(got == want, "{} {w}×{h} {name}: not the reference decode", f.name());
-                let p = psnr(&got, &source_image(&t));
-                match f {
-                    TexFormat::Argb8 | TexFormat::Rgb565 => assert_eq!(got, source_image(&t)),
-                    _ => assert!(p >= 35.0, "{} {w}×{h} {name}: PSNR {p:.1} dB", f.name()),
+                for t in [plan(name, f, w, h), linear(plan(name, f, w, h))] {
+                    let (hdr, img) = decode_plan(&t);
+                    assert_eq!(hdr.format.map(Format::name), Some(f.name()));
+                    assert_eq!(hdr.tiled, t.tiled, "{}", f.name());
+                    assert_eq!((img.width, img.height), (w, h));
+                    let got = pixels(&img);
+                    let want = reference_image(&t);
+                    let how = if t.tiled { "tiled" } else { "linear" };
+                    assert!(
+                        got == want,
+                        "{} {w}×{h} {name} {how}: not the reference decode",
+                        f.name()
+                    );
+                    let p = psnr(&got, &source_image(&t));
+                    match f {
+                        TexFormat::Argb8 | TexFormat::Rgb565 => assert_eq!(got, source_image(&t)),
+                        _ => assert!(p >= 35.0, "{} {w}×{h} {name}: PSNR {p:.1} dB", f.name()),
+                    }
                 }
             }
         }
@@ -73,12 +85,33 @@ fn every_format_round_trips_tiled_and_linear() {
 }
 
 #[test]
-fn the_disc_policy_tiles_whole_32_block_tiles() {
-    assert!(TexFormat::Dxt1.tiled(128, 128));
-    assert!(!TexFormat::Dxt1.tiled(64, 64));
-    assert!(!TexFormat::Dxt5.tiled(128, 64));
-    assert!(TexFormat::Argb8.tiled(64, 32));
-    assert!(TexFormat::Rgb565.tiled(64, 64));
+fn tiled_textures_pad_their_footprint_to_whole_tiles() {
+    // 64×64 DXT1: 16×16 blocks, stored as one 32×32-block tile (8 KiB, not 2 KiB).
+    let t = plan("pad_col", TexFormat::Dxt1, 64, 64);
+    assert_eq!(t.payload_size(), 32 * 32 * 8);
+    assert_eq!(linear(t.clone()).payload_size(), 16 * 16 * 8);
+    let (hdr, img) = decode_plan(&t);
+    let f = hdr.format.unwrap();
+    assert_eq!((hdr.pitch_blocks(f), hdr.base_size(f)), (32, 32 * 32 * 8));
+    assert!(pixels(&img) == reference_image(&t));
+    // Blocks live in the padding (block (0, 8) is block 528 of the tile): cut to the
+    // linear size, the payload is a range reject, not a wrong image.
+    let payload = encode_texture(&t);
+    let cut = texture::decode(&tx2d_descriptor(&t, 0), &payload[..16 * 16 * 8]);
+    assert_eq!(cut.unwrap_err().code, TextureCode::BadRange);
+    // Non-square: 256×64 DXT4_5 = 64×16 blocks → 64×32 blocks; 64×256 → 32×64.
+    for (w, h, size) in [(256, 64, 64 * 32 * 16), (64, 256, 32 * 64 * 16)] {
+        let t = plan("wide_col", TexFormat::Dxt5, w, h);
+        assert_eq!(t.payload_size(), size);
+        let payload = encode_texture(&t);
+        assert_eq!(payload.len(), size);
+        let (_, img) = texture::decode(&tx2d_descriptor(&t, 0), &payload).unwrap();
+        assert!(pixels(&img) == reference_image(&t), "{w}×{h}");
+    }
+    // The disc keeps about one texture in eight linear (by name).
+    let names: Vec<String> = (0..800).map(|k| format!("t{k}_col")).collect();
+    let lin = names.iter().filter(|n| !TexPlan::tiled_by_name(n)).count();
+    assert!((60..=140).contains(&lin), "{lin} of 800 linear");
 }
 
 #[test]
@@ -121,7 +154,7 @@ fn the_synthetic_disc_textures_round_trip_from_the_files() {
         seed: 7,
         scale: Scale::Demo,
     });
-    // A few models and the smallest stage: DXT1, DXT4_5 and 8_8_8_8, tiled and linear.
+    // A few models and the smallest stage: several formats, tiled and linear.
     let stage = plan_
         .iter()
         .filter(|f| f.kind == FileKind::Stage)
@@ -144,13 +177,19 @@ fn the_synthetic_disc_textures_round_trip_from_the_files() {
             let (e, img) = decode_resource(r, c.data);
             assert_eq!(e.status, Some(Status::Decoded), "{}: {:?}", t.name, e.reason);
             assert_eq!(e.format.as_deref(), Some(t.format.name()));
-            assert_eq!(e.tiled, Some(t.format.tiled(t.width, t.height)));
+            assert_eq!(e.tiled, Some(t.tiled));
             assert_eq!((e.width, e.height), (Some(t.width), Some(t.height)));
             assert!(pixels(&img.unwrap()) == reference_image(t), "{}", t.name);
-            seen.insert((t.format.name(), t.format.tiled(t.width, t.height)));
+            seen.insert((t.format.name(), t.tiled));
         }
     }
-    for want in [("DXT1", true), ("DXT1", false), ("8_8_8_8", true)] {
+    for want in [
+        ("DXT1", true),
+        ("DXT1", false),
+        ("8_8_8_8", false),
+        ("5_6_5", true),
+        ("DXN", true),
+    ] {
         assert!(seen.contains(&want), "{want:?} not on the disc sample: {seen:?}");
     }
 }

@@ -1,6 +1,7 @@
 //! The decoder against the generator's ground truth, on demo discs: every resource's
 //! outcome matches the expected one, and every decoded resource is bit-identical to the
-//! truth (digest and placement). Seeds 1–3 vary every unknown of the format.
+//! truth (digest and placement), every texture decodes to the generator's reference image,
+//! and every texture format is on the disc. Seeds 1–3 vary every unknown of the format.
 
 use xbg7_export::config::Config;
 use xbg7_export::synth::{build_file, file_plan, Scale, SynthOptions};
@@ -49,6 +50,26 @@ fn assert_exact(seed: u64) {
             "{cat} not exercised"
         );
     }
+    // Every texture decodes to exactly the generator's reference image; every format the
+    // exporter decodes is on the disc, tiled and (for the disc as a whole) linear.
+    let bad: Vec<&String> = r
+        .textures
+        .values()
+        .flat_map(|t| t.wrong.iter().chain(&t.rejected))
+        .collect();
+    assert!(bad.is_empty(), "textures not decoded to the reference: {bad:?}");
+    for f in ["DXT1", "DXT2_3", "DXT4_5", "DXN", "DXT5A", "CTX1", "8_8_8_8", "5_6_5"] {
+        let t = r.textures.get(f);
+        assert!(t.is_some_and(|t| t.exact > 0 && t.exact == t.expected), "{f}: {t:?}");
+    }
+    let (exact, tiled): (usize, usize) = r
+        .textures
+        .values()
+        .fold((0, 0), |(a, b), t| (a + t.exact, b + t.exact_tiled));
+    assert!(
+        tiled > 0 && tiled < exact,
+        "tiled {tiled} of {exact}: both layouts on the disc"
+    );
     for cat in ["opaque_multistream", "opaque_quantized", "opaque_no_normal"] {
         assert!(
             r.categories.get(cat).is_some_and(|t| t.rejected > 0),

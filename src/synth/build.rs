@@ -10,7 +10,7 @@ use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
 use super::plan::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan};
 use super::rng::Gen;
-use super::texture::{encode_payload, tx2d_descriptor};
+use super::texture::{encode_payload, image_digest, tx2d_descriptor};
 use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
 use super::vformat::{decoded_attrs, encode_stream, UnknownFill, VertexData, VertexFormat};
 
@@ -261,16 +261,16 @@ enum Item {
 const ALIGNS: [usize; 6] = [2, 4, 16, 32, 128, 4096];
 
 /// Lay out the data section. Returns the bytes, per resource per block offsets, and per
-/// texture its offset.
-fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, BlockOffsets, Vec<u64>) {
+/// texture its offset and the digest of its reference image.
+fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, BlockOffsets, Vec<(u64, String)>) {
     let mut d = Data { buf: Vec::new() };
     let mut block_offs: BlockOffsets = built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
-    let mut tex_offs = vec![0u64; spec.textures.len()];
+    let mut tex_offs = vec![(0u64, String::new()); spec.textures.len()];
     let owns_block = |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);
-    let place_texture = |d: &mut Data, t: usize, tex_offs: &mut Vec<u64>, gen: &mut Gen| {
+    let place_texture = |d: &mut Data, t: usize, tex_offs: &mut Vec<(u64, String)>, gen: &mut Gen| {
         d.pad_to(4096, false, gen);
-        tex_offs[t] = d.pos();
-        let p = encode_payload(&spec.textures[t], gen);
+        let (p, reference) = encode_payload(&spec.textures[t], gen);
+        tex_offs[t] = (d.pos(), image_digest(&spec.textures[t], &reference));
         d.buf.extend_from_slice(&p);
     };
     match spec.category {
@@ -508,7 +508,7 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
             }
             What::Tex(t) => Entry {
                 tag: *b"TX2D",
-                desc: tx2d_descriptor(&spec.textures[t], tex_offs[t] as u32).to_vec(),
+                desc: tx2d_descriptor(&spec.textures[t], tex_offs[t].0 as u32).to_vec(),
                 name: spec.textures[t].name.as_bytes().to_vec(),
             },
             What::User => {
@@ -570,8 +570,10 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                     format: tp.format.name().to_string(),
                     width: tp.width,
                     height: tp.height,
-                    data_offset: tex_offs[t],
-                    data_size: tp.format.payload_size(tp.width, tp.height) as u64,
+                    data_offset: tex_offs[t].0,
+                    data_size: tp.payload_size() as u64,
+                    tiled: tp.tiled,
+                    digest: Some(tex_offs[t].1.clone()),
                 });
             }
             What::User => {}

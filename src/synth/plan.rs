@@ -212,7 +212,7 @@ impl FileSpec {
         let tex: u64 = self
             .textures
             .iter()
-            .map(|t| (t.format.payload_size(t.width, t.height) as u64).div_ceil(4096) * 4096)
+            .map(|t| (t.payload_size() as u64).div_ceil(4096) * 4096)
             .sum();
         header.div_ceil(2048) * 2048 + blocks + tex
     }
@@ -577,24 +577,73 @@ fn tex_size(gen: &mut Gen, range: (u32, u32)) -> (u32, u32) {
     (w, h)
 }
 
+/// A texture's format family, decided by the plan's random draws (the same draws, in
+/// the same order, as when each family was one format: the geometry does not move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TexFamily {
+    /// Colour with alpha (`_col` only): DXT4_5 or DXT2_3.
+    Alpha,
+    /// Uncompressed (≤ 128 px): 8_8_8_8 or 5_6_5.
+    Raw,
+    /// 8-byte blocks (and DXN for `_spc`), by map kind.
+    Block,
+}
+
+impl TexFamily {
+    /// The format the previous generator used for the whole family: its linear size is
+    /// what the stage texture budget counts, so the budget loop draws as before.
+    fn nominal(self) -> TexFormat {
+        match self {
+            TexFamily::Alpha => TexFormat::Dxt5,
+            TexFamily::Raw => TexFormat::Argb8,
+            TexFamily::Block => TexFormat::Dxt1,
+        }
+    }
+
+    /// The concrete format of the texture `name` (suffix `_col`/`_gls`/`_spc`/`_lum`),
+    /// from a stable hash of the name: colour maps DXT1 (alpha: DXT4_5 / DXT2_3), gloss
+    /// DXT5A / DXT1, specular DXT1 / CTX1 / DXN, glow DXT1 / DXT5A; small uncompressed
+    /// textures 8_8_8_8 / 5_6_5.
+    fn pick(self, name: &str) -> TexFormat {
+        let h = super::texture::name_hash(name);
+        let choose = |options: &[TexFormat]| options[(h % options.len() as u64) as usize];
+        match self {
+            TexFamily::Alpha => choose(&[TexFormat::Dxt5, TexFormat::Dxt3]),
+            TexFamily::Raw => choose(&[TexFormat::Argb8, TexFormat::Rgb565]),
+            TexFamily::Block => match name.rsplit('_').next() {
+                Some("gls") => choose(&[TexFormat::Dxt5a, TexFormat::Dxt5a, TexFormat::Dxt1]),
+                Some("spc") => choose(&[TexFormat::Dxt1, TexFormat::Ctx1, TexFormat::Dxn]),
+                Some("lum") => choose(&[TexFormat::Dxt1, TexFormat::Dxt5a]),
+                _ => TexFormat::Dxt1,
+            },
+        }
+    }
+}
+
+/// A planned texture of `family`: concrete format and tiling from its name.
+fn tex_plan(name: String, family: TexFamily, width: u32, height: u32) -> TexPlan {
+    TexPlan {
+        format: family.pick(&name),
+        tiled: TexPlan::tiled_by_name(&name),
+        name,
+        width,
+        height,
+    }
+}
+
 fn model_textures(base: &str, suffixes: &[&str], range: (u32, u32), gen: &mut Gen) -> Vec<TexPlan> {
     suffixes
         .iter()
         .map(|s| {
             let (width, height) = tex_size(gen, range);
-            let format = if *s == "_col" && gen.chance(0.4) {
-                TexFormat::Dxt5
+            let family = if *s == "_col" && gen.chance(0.4) {
+                TexFamily::Alpha
             } else if width <= 128 && gen.chance(0.08) {
-                TexFormat::Argb8
+                TexFamily::Raw
             } else {
-                TexFormat::Dxt1
+                TexFamily::Block
             };
-            TexPlan {
-                name: format!("{base}{s}"),
-                format,
-                width,
-                height,
-            }
+            tex_plan(format!("{base}{s}"), family, width, height)
         })
         .collect()
 }
@@ -983,21 +1032,17 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
             continue;
         }
         let (width, height) = tex_size(&mut gen, p.stage_tex);
-        let format = if width <= 128 && gen.chance(0.05) {
-            TexFormat::Argb8
+        let family = if width <= 128 && gen.chance(0.05) {
+            TexFamily::Raw
         } else if suffix == "_col" && gen.chance(0.4) {
-            TexFormat::Dxt5
+            TexFamily::Alpha
         } else {
-            TexFormat::Dxt1
+            TexFamily::Block
         };
-        let t = TexPlan {
-            name,
-            format,
-            width,
-            height,
-        };
-        spent += (format.payload_size(width, height) as u64).div_ceil(4096) * 4096;
-        textures.push(t);
+        // The budget counts the family's nominal linear size (not the stored footprint),
+        // so the loop makes the same draws whatever the concrete format and tiling.
+        spent += (family.nominal().payload_size(width, height) as u64).div_ceil(4096) * 4096;
+        textures.push(tex_plan(name, family, width, height));
     }
     for r in resources.iter_mut() {
         let own: Vec<usize> = textures

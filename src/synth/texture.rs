@@ -8,11 +8,12 @@
 //! the public `bcdec` decoder for BC1–BC5, xenia's for CTX1), its own Xenos tiling
 //! (UModel's single-expression `GetTiledOffset`) and its own endian swaps.
 //!
-//! Layout: a texture whose size in blocks is a multiple of 32 on both sides is stored
-//! **tiled** (its tiled footprint then equals its linear size); smaller ones are stored
-//! linear with the header's pitch, so payload sizes (and the rest of the disc's layout)
-//! do not depend on the tiling. Endian: 8in32 for 8_8_8_8 (file bytes A, R, G, B),
-//! 8in16 for everything else.
+//! Layout: as on the console, a texture is normally stored **tiled**, its footprint padded
+//! to whole 32×32-block tiles (row pitch and height aligned to 32 blocks, the header's
+//! pitch is the aligned pitch; padding bytes are zero); a plan with `tiled: false` is
+//! stored linear, rows of the header's pitch (the width rounded up to 32 texels; the disc keeps
+//! a deliberate fraction linear, see [`TexPlan::tiled_by_name`]). Endian: 8in32 for
+//! 8_8_8_8 (file bytes A, R, G, B), 8in16 for everything else.
 
 use super::rng::Gen;
 
@@ -99,16 +100,23 @@ impl TexFormat {
         (w.div_ceil(self.block_dim()), h.div_ceil(self.block_dim()))
     }
 
-    /// Whether a `w × h` texture is stored tiled (both block sides multiples of 32).
-    pub const fn tiled(self, w: u32, h: u32) -> bool {
-        let (wb, hb) = self.blocks(w, h);
-        wb % 32 == 0 && hb % 32 == 0
-    }
-
-    /// Payload bytes of a `w × h` image (base level; tiled or linear, the same size).
+    /// Bytes of the `w × h` blocks of an image (the linear size when the width is a
+    /// multiple of 32 texels).
     pub const fn payload_size(self, w: u32, h: u32) -> usize {
         let (wb, hb) = self.blocks(w, h);
         (wb * hb * self.block_bytes()) as usize
+    }
+
+    /// Row pitch and rows, in blocks, of a `w × h` image stored tiled (both aligned to 32).
+    pub const fn tiled_blocks(self, w: u32, h: u32) -> (u32, u32) {
+        let (wb, hb) = self.blocks(w, h);
+        (wb.div_ceil(32) * 32, hb.div_ceil(32) * 32)
+    }
+
+    /// Payload bytes of a `w × h` image stored tiled: whole 32×32-block tiles.
+    pub const fn tiled_size(self, w: u32, h: u32) -> usize {
+        let (pb, rb) = self.tiled_blocks(w, h);
+        (pb * rb * self.block_bytes()) as usize
     }
 }
 
@@ -119,6 +127,52 @@ pub struct TexPlan {
     pub format: TexFormat,
     pub width: u32,
     pub height: u32,
+    /// Stored tiled (padded to whole tiles) or linear.
+    pub tiled: bool,
+}
+
+/// FNV-1a (64-bit) of a texture name: the disc's stable per-name choices (concrete
+/// format, tiling) come from it, never from the plan's random stream.
+pub fn name_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for b in name.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01B3);
+    }
+    mix(h)
+}
+
+impl TexPlan {
+    /// The disc's tiling policy: tiled, except one name in eight (by [`name_hash`]) kept
+    /// linear so both storage paths stay covered.
+    pub fn tiled_by_name(name: &str) -> bool {
+        (name_hash(name) >> 40) % 8 != 0
+    }
+
+    /// Row pitch and rows of the stored base level, in blocks: tiled, both aligned to 32
+    /// blocks; linear, the width rounded up to 32 texels and exactly the rows.
+    pub fn stored_blocks(&self) -> (u32, u32) {
+        let f = self.format;
+        if self.tiled {
+            f.tiled_blocks(self.width, self.height)
+        } else {
+            (
+                self.width.div_ceil(32) * 32 / f.block_dim(),
+                f.blocks(self.width, self.height).1,
+            )
+        }
+    }
+
+    /// Payload bytes (base level): the padded tiled footprint, or pitch × rows linear.
+    pub fn payload_size(&self) -> usize {
+        let (pitch, rows) = self.stored_blocks();
+        (pitch * rows * self.format.block_bytes()) as usize
+    }
+
+    /// The header's row pitch in texels (a multiple of 32).
+    pub fn pitch_texels(&self) -> u32 {
+        self.stored_blocks().0 * self.format.block_dim()
+    }
 }
 
 /// Size of a TX2D descriptor.
@@ -126,8 +180,8 @@ pub const TX2D_DESC_SIZE: usize = 52;
 
 /// The 52-byte D3DBaseTexture for a payload at data-relative `data_offset` (4096-aligned).
 pub fn tx2d_descriptor(t: &TexPlan, data_offset: u32) -> [u8; TX2D_DESC_SIZE] {
-    let pitch = t.width.div_ceil(32) & 0x1FF;
-    let tiled = t.format.tiled(t.width, t.height) as u32;
+    let pitch = (t.pitch_texels() / 32) & 0x1FF;
+    let tiled = t.tiled as u32;
     let words: [u32; 13] = [
         3,                                                                   // Common: type 3 = texture
         1,                                                                   // RefCount
@@ -583,19 +637,28 @@ pub fn swap16(buf: &mut [u8]) {
 /// The payload bytes of `t` (layout and endian as the module doc says), independent of
 /// any random stream.
 pub fn encode_texture(t: &TexPlan) -> Vec<u8> {
+    place_blocks(t, &linear_blocks(t, &source_image(t)))
+}
+
+/// The payload of `t` and, from the same blocks, its [`reference_image`].
+pub fn encode_texture_with_reference(t: &TexPlan) -> (Vec<u8>, Vec<[u8; 4]>) {
+    let blocks = linear_blocks(t, &source_image(t));
+    (place_blocks(t, &blocks), reference_from_blocks(t, &blocks))
+}
+
+/// Lay linear-order blocks out as stored (tiled or linear) and apply the endian swap.
+fn place_blocks(t: &TexPlan, blocks: &[Vec<u8>]) -> Vec<u8> {
     let f = t.format;
-    let img = source_image(t);
-    let blocks = linear_blocks(t, &img);
     let bpb = f.block_bytes() as usize;
-    let mut out = vec![0u8; f.payload_size(t.width, t.height)];
+    let mut out = vec![0u8; t.payload_size()];
     let (wb, _) = f.blocks(t.width, t.height);
-    let tiled = f.tiled(t.width, t.height);
+    let (pitch, _) = t.stored_blocks();
     for (i, b) in blocks.iter().enumerate() {
         let (x, y) = (i as u32 % wb, i as u32 / wb);
-        let at = if tiled {
+        let at = if t.tiled {
             tiled_block_index(x, y, wb, f.block_bytes().trailing_zeros()) as usize
         } else {
-            i
+            (y * pitch + x) as usize
         };
         out[at * bpb..(at + 1) * bpb].copy_from_slice(b);
     }
@@ -606,10 +669,25 @@ pub fn encode_texture(t: &TexPlan) -> Vec<u8> {
 /// What a correct exporter decodes `t` to: the generator's blocks through its own
 /// reference decoder, RGBA row-major.
 pub fn reference_image(t: &TexPlan) -> Vec<[u8; 4]> {
+    reference_from_blocks(t, &linear_blocks(t, &source_image(t)))
+}
+
+/// BLAKE3 of a reference image the way the exporter's manifest digests a decoded
+/// texture: width and height (u32 little-endian), then the RGBA bytes.
+pub fn image_digest(t: &TexPlan, img: &[[u8; 4]]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&t.width.to_le_bytes());
+    h.update(&t.height.to_le_bytes());
+    for p in img {
+        h.update(p);
+    }
+    h.finalize().to_hex().to_string()
+}
+
+fn reference_from_blocks(t: &TexPlan, blocks: &[Vec<u8>]) -> Vec<[u8; 4]> {
     let f = t.format;
     let d = f.block_dim();
     let (wb, _) = f.blocks(t.width, t.height);
-    let blocks = linear_blocks(t, &source_image(t));
     let mut out = vec![[0u8; 4]; (t.width * t.height) as usize];
     for (i, b) in blocks.iter().enumerate() {
         let px = reference_decode_block(f, b);
@@ -629,13 +707,14 @@ pub fn reference_image(t: &TexPlan) -> Vec<[u8; 4]> {
 /// and the layout, stays the same.
 const IMAGE_DRAWS: usize = 12;
 
-/// The payload bytes of `t` (see [`encode_texture`]); advances `gen` by the fixed number
-/// of draws the layout's stream expects.
-pub fn encode_payload(t: &TexPlan, gen: &mut Gen) -> Vec<u8> {
+/// The payload bytes of `t` and its reference image (see
+/// [`encode_texture_with_reference`]); advances `gen` by the fixed number of draws the
+/// layout's stream expects.
+pub fn encode_payload(t: &TexPlan, gen: &mut Gen) -> (Vec<u8>, Vec<[u8; 4]>) {
     for _ in 0..IMAGE_DRAWS {
         gen.u32();
     }
-    encode_texture(t)
+    encode_texture_with_reference(t)
 }
 
 #[cfg(test)]
@@ -648,6 +727,7 @@ mod tests {
             format,
             width: w,
             height: h,
+            tiled: true,
         }
     }
 
@@ -668,7 +748,15 @@ mod tests {
         assert_eq!(f2 & 0x1FFF, 255);
         assert_eq!((f2 >> 13) & 0x1FFF, 127);
         let small = tx2d_descriptor(&plan(TexFormat::Dxt1, 64, 64), 0);
-        assert_eq!(small[0x1C] >> 7, 0, "16×16 blocks: linear");
+        let w0 = u32::from_be_bytes(small[0x1C..0x20].try_into().unwrap());
+        assert_eq!(w0 >> 31, 1, "16×16 blocks: tiled, padded");
+        assert_eq!((w0 >> 22) & 0x1FF, 4, "pitch: 32 blocks = 128 texels");
+        let linear = TexPlan {
+            tiled: false,
+            ..plan(TexFormat::Dxt1, 64, 64)
+        };
+        let w0 = u32::from_be_bytes(tx2d_descriptor(&linear, 0)[0x1C..0x20].try_into().unwrap());
+        assert_eq!((w0 >> 31, (w0 >> 22) & 0x1FF), (0, 2), "linear: pitch 64 texels");
         let argb = tx2d_descriptor(&plan(TexFormat::Argb8, 64, 64), 0);
         assert_eq!(argb[0x1C] >> 7, 1, "64×64 texels: tiled");
         assert_eq!((argb[0x23] >> 6) & 3, 2, "8in32");
@@ -677,16 +765,24 @@ mod tests {
     #[test]
     fn payloads_have_exact_sizes_and_real_content() {
         let mut g = Gen::new(5);
-        for (f, w, h, size) in [
-            (TexFormat::Dxt1, 64, 64, 2048),
-            (TexFormat::Dxt5, 128, 64, 8192),
-            (TexFormat::Argb8, 64, 32, 8192),
-            (TexFormat::Dxn, 128, 128, 16384),
-            (TexFormat::Rgb565, 64, 64, 8192),
+        for (f, w, h, size, tiled) in [
+            (TexFormat::Dxt1, 64, 64, 2048, 8192),
+            (TexFormat::Dxt5, 128, 64, 8192, 16384),
+            (TexFormat::Argb8, 64, 32, 8192, 8192),
+            (TexFormat::Dxn, 128, 128, 16384, 16384),
+            (TexFormat::Rgb565, 64, 64, 8192, 8192),
         ] {
-            let p = encode_payload(&plan(f, w, h), &mut g);
-            assert_eq!(p.len(), size);
+            let (p, img) = encode_payload(&plan(f, w, h), &mut g);
+            assert_eq!(p.len(), tiled);
             assert_eq!(f.payload_size(w, h), size);
+            assert_eq!(f.tiled_size(w, h), tiled);
+            assert_eq!(img, reference_image(&plan(f, w, h)));
+            let linear = TexPlan {
+                tiled: false,
+                ..plan(f, w, h)
+            };
+            let p = encode_texture(&linear);
+            assert_eq!(p.len(), size);
             assert!(p.iter().filter(|&&c| c == 0).count() < p.len() / 2);
         }
     }

@@ -72,13 +72,22 @@ pub struct TruthTexture {
     pub name: String,
     /// Directory index.
     pub index: u32,
-    /// `"DXT1"`, `"DXT4_5"` or `"8_8_8_8"`.
+    /// The XDK format name: `"DXT1"`, `"DXT2_3"`, `"DXT4_5"`, `"DXN"`, `"DXT5A"`,
+    /// `"CTX1"`, `"8_8_8_8"` or `"5_6_5"`.
     pub format: String,
     pub width: u32,
     pub height: u32,
-    /// Data-section-relative payload offset (4096-aligned) and payload size in bytes.
+    /// Data-section-relative payload offset (4096-aligned) and payload size in bytes
+    /// (the padded tiled footprint when tiled).
     pub data_offset: u64,
     pub data_size: u64,
+    /// Stored in the Xenos tiled order.
+    #[serde(default)]
+    pub tiled: bool,
+    /// BLAKE3 of the image a correct decoder produces (width, height as u32 LE, then
+    /// RGBA8 rows): the manifest's texture `digest`.
+    #[serde(default)]
+    pub digest: Option<String>,
 }
 
 impl TruthContainer {

@@ -1,7 +1,8 @@
 //! Texture export: every TX2D resource of a container → a manifest entry (format, size,
 //! tiled, status, reason, png, digest) and, when decoded, `<dir>/textures/<name>.png`
 //! (names from [`crate::names::unique_names`] over the container's TX2D names), plus the
-//! [`TextureLinks`] the glTF writer turns into material textures.
+//! [`TextureLinks`] the glTF writer turns into material textures, and the decoded `_col`
+//! images ([`Albedos`]) the previews sample, so nothing is decoded twice.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,6 +16,10 @@ use super::{decode, Image, Reject, TextureCode};
 /// TX2D resource name (lossy UTF-8) → image URI relative to the container's output
 /// folder (`textures/<name>.png`), for decoded textures only.
 pub type TextureLinks = BTreeMap<String, String>;
+
+/// Decoded `_col` images of a container by TX2D name (lossy UTF-8): the albedos the
+/// previews are textured with.
+pub type Albedos = BTreeMap<String, Image>;
 
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
 pub const TEXTURE_DIR: &str = "textures";
@@ -73,16 +78,28 @@ pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<I
 /// `container_dir/textures/` (created when needed) with `dir_rel/textures/<name>.png` in
 /// the manifest entry. Returns the entries in directory order and the material links.
 pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -> (Vec<TextureEntry>, TextureLinks) {
+    let (entries, links, _) = export_textures_keeping_albedos(c, container_dir, dir_rel);
+    (entries, links)
+}
+
+/// [`export_textures`], also returning the decoded, linked `_col` images.
+pub fn export_textures_keeping_albedos(
+    c: &Container<'_>,
+    container_dir: &Path,
+    dir_rel: &str,
+) -> (Vec<TextureEntry>, TextureLinks, Albedos) {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
     let files = names::unique_names(&raw);
     let mut entries = Vec::with_capacity(tex.len());
     let mut links = TextureLinks::new();
+    let mut albedos = Albedos::new();
     let mut made_dir = false;
     for (r, file) in tex.iter().zip(&files) {
         let (mut e, img) = decode_resource(r, c.data);
         if let Some(img) = img {
             let dir = container_dir.join(TEXTURE_DIR);
+            let albedo = e.name.ends_with(ALBEDO_SUFFIX);
             let written = (if made_dir {
                 Ok(())
             } else {
@@ -95,6 +112,9 @@ pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
                     e.png = Some(format!("{dir_rel}/{uri}"));
                     links.insert(e.name.clone(), uri);
+                    if albedo {
+                        albedos.insert(e.name.clone(), img);
+                    }
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
@@ -105,7 +125,32 @@ pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -
         }
         entries.push(e);
     }
-    (entries, links)
+    (entries, links, albedos)
+}
+
+/// Suffix of the albedo (colour) map.
+pub const ALBEDO_SUFFIX: &str = "_col";
+
+/// Decode only the `_col` textures of `c` (for a preview without an export).
+pub fn decode_albedos(c: &Container<'_>) -> Albedos {
+    c.resources
+        .iter()
+        .filter(|r| r.is(TAG_TX2D) && r.name_lossy().ends_with(ALBEDO_SUFFIX))
+        .filter_map(|r| match decode_resource(r, c.data) {
+            (e, Some(img)) => Some((e.name, img)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The albedo of a material named after one of its TX2D names: `<base>_col` (the
+/// texture the glTF writer makes its `baseColorTexture`, see [`material_maps`]).
+pub fn albedo_for<'a>(material: &str, albedos: &'a Albedos) -> Option<&'a Image> {
+    let base = MAP_SUFFIXES
+        .iter()
+        .find_map(|s| material.strip_suffix(s))
+        .unwrap_or(material);
+    albedos.get(&format!("{base}{ALBEDO_SUFFIX}"))
 }
 
 /// The map suffixes a material can use, with the `extras.maps` key each goes under.
