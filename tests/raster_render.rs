@@ -48,12 +48,12 @@ fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Mesh {
     mesh(p, None, idx)
 }
 
+/// Transparent background, no wireframe (the defaults), at the given size.
 fn opts(size: u32, supersample: u32) -> RenderOptions {
     RenderOptions {
         size,
         supersample,
-        background: Background::Transparent,
-        wireframe: false,
+        ..RenderOptions::default()
     }
 }
 

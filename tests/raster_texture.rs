@@ -5,16 +5,15 @@
 use xbg7_export::mesh::{Mesh, Primitive};
 use xbg7_export::preview::{stage_grid, Cell};
 use xbg7_export::raster::{
-    encode_png, render_mesh, render_mesh_textured, Background, Image, RenderOptions, Texture, MARGIN, PITCH_DEG,
-    YAW_DEG,
+    encode_png, render_mesh, render_mesh_textured, Image, RenderOptions, Texture, MARGIN, PITCH_DEG, YAW_DEG,
 };
 
+/// Transparent background, no wireframe (the defaults), at the given size.
 fn opts(size: u32, supersample: u32) -> RenderOptions {
     RenderOptions {
         size,
         supersample,
-        background: Background::Transparent,
-        wireframe: false,
+        ..RenderOptions::default()
     }
 }
 
