@@ -103,6 +103,9 @@ enum Cmd {
         /// Also time an export with previews (ratio of the preview overhead).
         #[arg(long)]
         previews: bool,
+        /// Measure only (a), the decode of the largest stage vs a plain read.
+        #[arg(long)]
+        decode_only: bool,
     },
     /// Decode a synthetic disc and compare every resource with its truth.json
     /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
@@ -265,11 +268,12 @@ fn run(cli: Cli) -> Result<()> {
             scratch,
             jobs,
             previews,
+            decode_only,
         }) => {
             let scratch =
                 scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;
-            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews)?;
+            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews, decode_only)?;
             println!("{}", serde_json::to_string_pretty(&r)?);
             Ok(())
         }

@@ -210,6 +210,9 @@ pub struct Scanner<'d> {
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
     runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
     cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
+    /// Work left for the index-window search of resources without a NORMAL element
+    /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
+    budget: usize,
 }
 
 impl<'d> Scanner<'d> {
@@ -219,6 +222,7 @@ impl<'d> Scanner<'d> {
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
             cands: HashMap::new(),
+            budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
         }
     }
 
@@ -253,12 +257,9 @@ impl<'d> Scanner<'d> {
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
     fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
         let data = self.data;
-        let ne = unit.map.normal.ok_or_else(|| {
-            Reason::new(
-                Code::NoAnchorElement,
-                "no NORMAL element to anchor on and no stored offset",
-            )
-        })?;
+        let Some(ne) = unit.map.normal else {
+            return self.search_no_normal(unit, cfg);
+        };
         let (no, s) = (ne.offset as usize, unit.decl.stride);
         let bm_key = (ne.ty.code(), no % 2);
         let bm = self
@@ -308,6 +309,222 @@ impl<'d> Scanner<'d> {
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
+
+    /// Pinning without a NORMAL element (§6 anchors on normals; these resources have
+    /// none): every index window of `I` u16 indices `< V` that starts with a real triangle
+    /// and cannot be extended backwards by one, immediately followed by `V` vertices whose
+    /// every declared element is plausible ([`plausible_vertices`]) and which the window
+    /// references *all* of; then the hard gates. The windows come from the maximal runs of
+    /// u16 values `< V` (one O(file) pass per distinct (V, I)); each window costs O(1)
+    /// until it passes the cheap checks, and the whole search of a data section is bounded
+    /// by a work budget — running out rejects the unit (never a partial answer).
+    fn search_no_normal(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+        let data = self.data;
+        let no_element = |why: &str| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!("no NORMAL element to anchor on and no stored offset; {why}"),
+            )
+        };
+        let pe = unit
+            .map
+            .position
+            .ok_or_else(|| no_element("no POSITION element either"))?;
+        let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
+        if v < 3 || i < v || s == 0 || pe.offset as usize + pe.ty.size() > s {
+            return Err(no_element(&format!(
+                "{i} indices cannot reference all {v} vertices (stride {s})"
+            )));
+        }
+        self.spend(data.len(), unit)?;
+        let runs = index_runs(data, unit.vertex_count, i);
+        let mut found = Found::default();
+        let mut seen = vec![0u64; v.div_ceil(64)];
+        let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+        for (a, len) in runs {
+            for w in a..=a + len - i {
+                let (t0, t1, t2) = (idx(w), idx(w + 1), idx(w + 2));
+                if t0 == t1 || t1 == t2 || t0 == t2 {
+                    continue;
+                }
+                let p = 2 * (w + i);
+                if p + v * s > data.len() {
+                    break; // every later window of this run ends past the data too
+                }
+                let pos = |k: u32| -> [f32; 3] {
+                    let at = p + k as usize * s + pe.offset as usize;
+                    let c = pe.ty.decode(&data[at..at + pe.ty.size()]);
+                    [c[0], c[1], c[2]]
+                };
+                let real = |t: [u32; 3]| {
+                    let ps = t.map(pos);
+                    ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
+                };
+                // The suffix of a longer index buffer (or a window inside one).
+                if w >= a + 3 {
+                    let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
+                    if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
+                        continue;
+                    }
+                }
+                if !real([t0, t1, t2])
+                    || !plausible_position(pos(0), cfg.max_abs_coordinate)
+                    || !plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
+                {
+                    continue;
+                }
+                self.spend(2 * i + v * s, unit)?;
+                seen.iter_mut().for_each(|x| *x = 0);
+                for k in w..w + i {
+                    let x = idx(k) as usize;
+                    seen[x / 64] |= 1 << (x % 64);
+                }
+                let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+                let verdict = if referenced < v {
+                    Err(Reason::new(
+                        Code::VerticesUnreferenced,
+                        format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
+                    ))
+                } else {
+                    plausible_vertices(data, p, unit, cfg)
+                };
+                let pl = Placement {
+                    index_offset: 2 * w,
+                    index_count: unit.index_count,
+                    vertex_offset: p,
+                    vertex_count: unit.vertex_count,
+                };
+                match verdict.and_then(|()| decode_block(data, pl, unit.decl, unit.map, cfg)) {
+                    Ok(d) => {
+                        if found.cands.len() >= MAX_CANDIDATES {
+                            return Err(Reason::new(
+                                Code::AmbiguousAnchor,
+                                format!("more than {MAX_CANDIDATES} blocks validate"),
+                            ));
+                        }
+                        found.cands.push(Cand {
+                            decoded: Rc::new(d),
+                            exact_end: true,
+                            extendable: false,
+                            range: pl.range(s),
+                        })
+                    }
+                    Err(why) if found.failures.len() < MAX_CANDIDATES => found.failures.push((2 * w, why)),
+                    Err(_) => {}
+                }
+            }
+        }
+        found.cands.sort_by_key(|c| c.range.start);
+        found.cands.dedup_by_key(|c| c.range.clone());
+        found.failures.sort_by_key(|f| f.0);
+        Ok(found)
+    }
+
+    /// Take `n` units of work from the no-normal budget, or reject `unit`.
+    fn spend(&mut self, n: usize, unit: &Unit<'_>) -> Result<(), Reason> {
+        self.budget = self.budget.checked_sub(n).ok_or_else(|| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!(
+                    "no NORMAL element; the index-window search budget of this data section \
+                     ({NO_NORMAL_BUDGET}× its size) ran out before {} vertices / {} indices were searched",
+                    unit.vertex_count, unit.index_count
+                ),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// The work budget of the no-normal search, in multiples of the data section's size
+/// (plus 16 MiB): passes over the data and bytes of fully checked windows count.
+pub const NO_NORMAL_BUDGET: usize = 24;
+
+/// Smallest |coordinate| that is geometry rather than bytes of something else read as
+/// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
+const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
+
+/// Largest |texture coordinate| accepted for a block found without a NORMAL element
+/// (UVs are in [0, 1], tiled a few times at most; misaligned halves are mostly far out).
+const MAX_ABS_TEXCOORD: f32 = 1024.0;
+
+fn plausible_position(c: [f32; 3], bound: f64) -> bool {
+    c.iter()
+        .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
+}
+
+/// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
+fn has_area(p: [[f32; 3]; 3]) -> bool {
+    let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
+    let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
+    let n = [
+        e[1] * f[2] - e[2] * f[1],
+        e[2] * f[0] - e[0] * f[2],
+        e[0] * f[1] - e[1] * f[0],
+    ];
+    let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    a2.is_finite() && a2 > 0.0
+}
+
+/// Every vertex's position plausible ([`plausible_position`]) and every texture
+/// coordinate finite and within [`MAX_ABS_TEXCOORD`]. (Colours, blend weights and other
+/// elements decode to something for any bytes: nothing to check.)
+fn plausible_vertices(data: &[u8], p: usize, unit: &Unit<'_>, cfg: &GateConfig) -> Result<(), Reason> {
+    let s = unit.decl.stride;
+    let elem = |e: &crate::decl::Element, k: usize| {
+        let at = p + k * s + e.offset as usize;
+        data.get(at..at + e.ty.size()).map(|b| e.ty.decode(b))
+    };
+    for k in 0..unit.vertex_count as usize {
+        if let Some(pe) = &unit.map.position {
+            match elem(pe, k) {
+                Some(c) if plausible_position([c[0], c[1], c[2]], cfg.max_abs_coordinate) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::PositionOutOfBounds,
+                        format!("vertex {k}: position is not plausible geometry"),
+                    ))
+                }
+            }
+        }
+        for te in &unit.map.texcoords {
+            let n = te.ty.components().min(2);
+            match elem(te, k) {
+                Some(c) if c[..n].iter().all(|x| x.is_finite() && x.abs() <= MAX_ABS_TEXCOORD) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::InvalidAttribute,
+                        format!("vertex {k}: texture coordinate beyond ±{MAX_ABS_TEXCOORD}"),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Maximal runs `(first u16 index, length)` of big-endian u16 values `< v` at even
+/// offsets, length ≥ `min_len` (one pass).
+pub fn index_runs(data: &[u8], v: u32, min_len: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut start, mut len) = (0usize, 0usize);
+    for (k, c) in data.chunks_exact(2).enumerate() {
+        if (u16::from_be_bytes([c[0], c[1]]) as u32) < v {
+            if len == 0 {
+                start = k;
+            }
+            len += 1;
+        } else {
+            if len >= min_len {
+                out.push((start, len));
+            }
+            len = 0;
+        }
+    }
+    if len >= min_len && len > 0 {
+        out.push((start, len));
+    }
+    out
 }
 
 /// What the pinning of one unit found.
@@ -328,6 +545,10 @@ fn no_candidate(unit: &Unit<'_>, after: Option<usize>, failures: &[(usize, Reaso
         unit.vertex_count, unit.decl.stride, unit.index_count
     );
     match failures {
+        [] if unit.map.normal.is_none() => Reason::new(
+            Code::NoAnchorElement,
+            format!("no NORMAL element, and no index window fits a block of {what}"),
+        ),
         [] => Reason::new(Code::NoValidAnchor, format!("no vertex run of {what}")),
         [(at, first), rest @ ..] if rest.iter().all(|(_, r)| r.code == first.code) => Reason::new(
             first.code,
