@@ -87,7 +87,7 @@ impl UnitBitmap {
     fn fill_half3(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
         let (lo2, hi2) = ((1.0 - tol).powi(2), (1.0 + tol).powi(2));
         let mut squares = [0f32; 66];
-        let mut l2 = [0f32; 64];
+        let mut unit = [0u8; 64];
         for (w, word) in bits.iter_mut().enumerate() {
             let lo = w * 64;
             let cnt = (n - lo).min(64);
@@ -111,13 +111,10 @@ impl UnitBitmap {
                 }
             }
             for j in 0..64 {
-                l2[j] = squares[j] + squares[j + 1] + squares[j + 2];
+                let v = squares[j] + squares[j + 1] + squares[j + 2];
+                unit[j] = (v >= lo2 && v <= hi2) as u8;
             }
-            let mut acc = 0u64;
-            for (j, &v) in l2.iter().enumerate() {
-                acc |= ((v >= lo2 && v <= hi2) as u64) << j;
-            }
-            *word = acc & (u64::MAX >> (64 - cnt));
+            *word = pack_bits(&unit) & (u64::MAX >> (64 - cnt));
         }
     }
 
@@ -145,6 +142,19 @@ impl UnitBitmap {
             })
         })
     }
+}
+
+/// 64 flags (0 or 1) → one bitmap word, flag `j` → bit `j`: eight flags at a time as a
+/// u64 whose multiplication by `0x0102_0408_1020_4080` gathers their low bits into the
+/// top byte (no carries: each product bit comes from exactly one flag).
+#[inline(always)]
+fn pack_bits(flags: &[u8; 64]) -> u64 {
+    let mut out = 0u64;
+    for (g, c) in flags.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        out |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * g);
+    }
+    out
 }
 
 /// The square of a Xenos half, branch-free: `xenos_half_to_f32_fast` without the sign
@@ -219,7 +229,10 @@ fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
     if i < 3 || idx(0) == idx(1) || idx(1) == idx(2) || idx(0) == idx(2) {
         return false;
     }
+    // From the end: a window over another block's index tail or over vertex data
+    // usually fails within a few values there.
     win.chunks_exact(2)
+        .rev()
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
 }
 
@@ -1137,6 +1150,18 @@ mod tests {
             }
             assert_eq!(index_runs(&data, v, min), want, "v {v} min {min}");
         }
+    }
+
+    #[test]
+    fn pack_bits_puts_flag_j_at_bit_j() {
+        for j in 0..64 {
+            let mut f = [0u8; 64];
+            f[j] = 1;
+            assert_eq!(pack_bits(&f), 1 << j);
+        }
+        let f: [u8; 64] = std::array::from_fn(|j| (j % 3 == 0) as u8);
+        let want = (0..64).filter(|j| j % 3 == 0).fold(0u64, |a, j| a | 1 << j);
+        assert_eq!(pack_bits(&f), want);
     }
 
     #[test]
