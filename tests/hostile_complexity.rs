@@ -192,7 +192,9 @@ fn thousands_of_resources_without_normals_over_index_like_data_stay_bounded() {
     // 4 MiB of u16 values 0..97 ascending (mod 97): for every vertex count ≥ 97 the whole
     // data section is one run of valid indices whose windows all start with a real
     // triangle — the shape that would make the no-normal search quadratic.
-    let data: Vec<u8> = (0..(2u32 << 20)).flat_map(|k| ((k % 97) as u16).to_be_bytes()).collect();
+    let data: Vec<u8> = (0..(2u32 << 20))
+        .flat_map(|k| ((k % 97) as u16).to_be_bytes())
+        .collect();
     // `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_2` (stride 16): no NORMAL.
     let no_normal = words(&[
         0,

@@ -302,15 +302,12 @@ impl<'d> Scanner<'d> {
             .bitmaps
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
-        let rs = self
-            .runs
-            .entry((bm_key.0, bm_key.1, s))
-            .or_insert_with(|| {
-                // Longest first: a unit only looks at the runs of at least V slots.
-                let mut r = runs(bm, s, 3);
-                r.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                r
-            });
+        let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
+            // Longest first: a unit only looks at the runs of at least V slots.
+            let mut r = runs(bm, s, 3);
+            r.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            r
+        });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
         for &(q0, l) in rs.iter().take_while(|r| r.1 >= v) {
