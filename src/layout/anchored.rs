@@ -8,12 +8,18 @@
 //!    start-aligned and an end-aligned candidate.
 //! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
 //!    a real triangle, and the decoded block must pass every hard gate.
-//! 4. **Global resolution**: one block, one owner. A candidate whose run goes on past
-//!    `V` slots is used only when no exact-end candidate exists; a unit with a single
-//!    candidate evicts conflicting candidates of others; a window that extends backwards
-//!    by a valid triangle (the suffix of a longer index buffer) loses to one that does
-//!    not; byte-identical blocks may be shared by duplicates; anything still open is
-//!    `ambiguous_anchor`, never a guess.
+//! 3b. **Without a NORMAL element** ([`Scanner`]'s no-normal search): the windows come
+//!    from the maximal runs of u16 values `< V` ([`index_runs`]); a window must start
+//!    with a real triangle, not extend backwards by one, reference all `V` vertices and
+//!    be followed by `V` plausible vertices (finite, bounded, not-tiny positions; sane
+//!    texture coordinates), then pass every hard gate. Bounded by a work budget per
+//!    data section ([`NO_NORMAL_BUDGET`]).
+//! 4. **Global resolution**, both kinds of candidates together: one block, one owner. A
+//!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
+//!    exists; a unit with a single candidate evicts conflicting candidates of others; a
+//!    window that extends backwards by a valid triangle (the suffix of a longer index
+//!    buffer) loses to one that does not; byte-identical blocks may be shared by
+//!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
 
 use super::{decode_block, Decoded, Placement};
 use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
@@ -224,17 +230,29 @@ fn extendable(data: &[u8], w: usize, d: &Decoded) -> bool {
 
 /// Cheap index pre-check straight from the bytes (no allocation).
 fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
-    let win = &data[w..w + 2 * i];
-    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]) as u32;
-    if i < 3 || idx(0) == idx(1) || idx(1) == idx(2) || idx(0) == idx(2) {
+    if i < 3 {
         return false;
     }
-    // From the end: a window over another block's index tail or over vertex data
-    // usually fails within a few values there.
-    win.chunks_exact(2)
+    let win = &data[w..w + 2 * i];
+    // From the end, next to the vertex run already looked at: a window over another
+    // block's index tail or over vertex data usually fails within a few values there.
+    if !win
+        .chunks_exact(2)
         .rev()
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+    {
+        return false;
+    }
+    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]);
+    idx(0) != idx(1) && idx(1) != idx(2) && idx(0) != idx(2)
 }
+
+/// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
+/// (its tolerance) needs a component of magnitude ≥ 0.998/√3 ≈ 0.576195, and the half
+/// 0x389C is 0.576172, too small (tested), so that component's bits are ≥ 0x389D, or
+/// ≥ 0x8000 when negative. Hence u16 indices `< V ≤ 0x389C` never cover a whole
+/// unit-normal xyz.
+const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 
 /// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
 /// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
@@ -310,12 +328,18 @@ impl<'d> Scanner<'d> {
         });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
+        // An end-aligned window covers the xyz of the run's slot before it whenever
+        // `s − no ≤ 2I`; with FLOAT16_4 normals and `V ≤ HALF_UNIT_MIN_COMPONENT` that
+        // slot holds an index `≥ V`, so the window cannot pass: skip it unread.
+        // (An even normal offset keeps those halves on the window's u16 boundaries.)
+        let end_aligned_hopeless = ne.ty == DeclType::Float16_4
+            && unit.vertex_count <= HALF_UNIT_MIN_COMPONENT
+            && no % 2 == 0
+            && s.saturating_sub(no) <= 2 * i;
         for &(q0, l) in rs.iter().take_while(|r| r.1 >= v) {
-            let mut starts = vec![(q0, l == v)];
-            if l > v {
-                starts.push((q0 + (l - v) * s, true));
-            }
-            for (q, exact_end) in starts {
+            let starts = [(q0, l == v), (q0 + (l - v) * s, true)];
+            let n_starts = if l == v || end_aligned_hopeless { 1 } else { 2 };
+            for &(q, exact_end) in &starts[..n_starts] {
                 let Some(p) = q.checked_sub(no) else { continue };
                 let Some(w) = p.checked_sub(2 * i) else { continue };
                 if !window_plausible(data, w, i, unit.vertex_count) {
@@ -369,7 +393,7 @@ impl<'d> Scanner<'d> {
             .position
             .ok_or_else(|| no_element("no POSITION element either"))?;
         let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
-        if v < 3 || v > 1 << 16 || i < v || s == 0 || pe.offset as usize + pe.ty.size() > s {
+        if !(3..=1 << 16).contains(&v) || i < v || s == 0 || pe.offset as usize + pe.ty.size() > s {
             return Err(no_element(&format!(
                 "{i} u16 indices cannot reference all {v} vertices (stride {s})"
             )));
@@ -1147,6 +1171,33 @@ mod tests {
             }
             assert_eq!(index_runs(&data, v, min), want, "v {v} min {min}");
         }
+    }
+
+    #[test]
+    fn no_unit_normal_fits_below_the_index_bound() {
+        let tol = unit_tolerance(DeclType::Float16_4);
+        let xyz = |h: u16| -> Vec<u8> { [h, h, h, 0].iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // The largest all-equal xyz below the bound is short of unit; one step up is not.
+        assert!(!is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16),
+            tol
+        ));
+        assert!(is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16 + 1),
+            tol
+        ));
+        // And no xyz of halves all ≤ the bound is unit (components are monotone in bits).
+        let mut v = Vec::new();
+        for h in (0..=HALF_UNIT_MIN_COMPONENT as u16)
+            .step_by(7)
+            .chain([HALF_UNIT_MIN_COMPONENT as u16])
+        {
+            v.extend(h.to_be_bytes());
+        }
+        let bm = UnitBitmap::build(&v, DeclType::Float16_4, 0);
+        assert_eq!(bm.iter().count(), 0);
     }
 
     #[test]
