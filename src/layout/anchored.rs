@@ -8,13 +8,13 @@
 //!    start-aligned and an end-aligned candidate.
 //! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
 //!    a real triangle, and the decoded block must pass every hard gate.
-//! 3b. **Without a NORMAL element** ([`Scanner`]'s no-normal search): the windows come
-//!    from the maximal runs of u16 values `< V` ([`index_runs`]); a window must start
-//!    with a real triangle, not extend backwards by one, reference all `V` vertices and
-//!    be followed by `V` plausible vertices (finite, bounded, not-tiny positions; sane
-//!    texture coordinates), then pass every hard gate. Bounded by a work budget per
-//!    data section ([`NO_NORMAL_BUDGET`]).
-//! 4. **Global resolution**, both kinds of candidates together: one block, one owner. A
+//! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
+//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`]); a window
+//!    must start with a real triangle, not extend backwards by one, reference all `V`
+//!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
+//!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
+//!    work budget per data section ([`NO_NORMAL_BUDGET`]).
+//! 5. **Global resolution**, both kinds of candidates together: one block, one owner. A
 //!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
 //!    exists; a unit with a single candidate evicts conflicting candidates of others; a
 //!    window that extends backwards by a valid triangle (the suffix of a longer index
