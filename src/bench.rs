@@ -1,6 +1,8 @@
 //! `xbg7-export bench`: performance measured as ratios within one run (never in tests).
 //!
-//! (a) decoding the largest stage single-threaded vs one plain read of its bytes;
+//! (a) decoding the largest stage single-threaded vs one plain read of its bytes (each
+//!     timed [`REPEATS`] times, the medians compared, so one busy moment on a shared
+//!     machine does not decide the ratio; `--decode-only` stops after (a));
 //! (b) exporting the whole disc (no previews, N jobs) vs the I/O floor: reading every
 //!     input byte once plus copying the produced output tree;
 //! (c) the export with previews vs without;
@@ -36,10 +38,10 @@ pub struct BenchReport {
     pub stage_read_s: f64,
     pub stage_decode_s: f64,
     pub stage_ratio: f64,
-    pub export_s: f64,
-    pub io_floor_read_s: f64,
-    pub io_floor_copy_s: f64,
-    pub export_ratio: f64,
+    pub export_s: Option<f64>,
+    pub io_floor_read_s: Option<f64>,
+    pub io_floor_copy_s: Option<f64>,
+    pub export_ratio: Option<f64>,
     pub export_previews_s: Option<f64>,
     pub previews_overhead: Option<f64>,
     pub peak_rss_mb: Option<f64>,
@@ -82,7 +84,22 @@ pub fn peak_rss_mb() -> Option<f64> {
 }
 
 /// Run the benchmark on `disc`, using `scratch` for output trees.
-pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Result<BenchReport, BenchError> {
+/// How many times each side of (a) is timed (the medians are compared).
+pub const REPEATS: usize = 5;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Run the bench. `decode_only`: measure (a) and the peak RSS only.
+pub fn run(
+    disc: &Path,
+    scratch: &Path,
+    jobs: usize,
+    with_previews: bool,
+    decode_only: bool,
+) -> Result<BenchReport, BenchError> {
     let cfg = Config::default();
     let found = walker::discover(disc)?;
     let paths: Vec<_> = found.iter().map(|f| f.abs.clone()).collect();
@@ -99,16 +116,38 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
     // Warm the page cache once so both sides read from memory.
     read_all(&paths)?;
 
-    let t = Instant::now();
-    let bytes = std::hint::black_box(std::fs::read(&paths[li])?);
-    let stage_read_s = t.elapsed().as_secs_f64();
     let name = found[li].rel.rsplit('/').next().unwrap_or("").to_string();
-    let t = Instant::now();
-    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg)
-        .map_err(|r| BenchError::Decode(r.to_string()))?;
-    let stage_decode_s = t.elapsed().as_secs_f64();
-    std::hint::black_box(d);
-    drop(bytes);
+    let mut reads = Vec::with_capacity(REPEATS);
+    let mut decodes = Vec::with_capacity(REPEATS);
+    for _ in 0..REPEATS {
+        let t = Instant::now();
+        let bytes = std::hint::black_box(std::fs::read(&paths[li])?);
+        reads.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg)
+            .map_err(|r| BenchError::Decode(r.to_string()))?;
+        decodes.push(t.elapsed().as_secs_f64());
+        std::hint::black_box(d);
+    }
+    let (stage_read_s, stage_decode_s) = (median(reads), median(decodes));
+    if decode_only {
+        return Ok(BenchReport {
+            disc_bytes: sizes.iter().sum(),
+            files: found.len(),
+            largest_stage: name,
+            largest_stage_bytes: sizes[li],
+            stage_read_s,
+            stage_decode_s,
+            stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
+            export_s: None,
+            io_floor_read_s: None,
+            io_floor_copy_s: None,
+            export_ratio: None,
+            export_previews_s: None,
+            previews_overhead: None,
+            peak_rss_mb: peak_rss_mb(),
+        });
+    }
 
     let out = scratch.join("bench-out");
     let _ = std::fs::remove_dir_all(&out);
@@ -164,10 +203,10 @@ pub fn run(disc: &Path, scratch: &Path, jobs: usize, with_previews: bool) -> Res
         stage_read_s,
         stage_decode_s,
         stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
-        export_s,
-        io_floor_read_s,
-        io_floor_copy_s,
-        export_ratio: export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9),
+        export_s: Some(export_s),
+        io_floor_read_s: Some(io_floor_read_s),
+        io_floor_copy_s: Some(io_floor_copy_s),
+        export_ratio: Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9)),
         export_previews_s,
         previews_overhead,
         peak_rss_mb: peak_rss_mb(),

@@ -3,9 +3,12 @@
 //! Owns the comparison of decode outcomes with the synthetic disc's `truth.json`: per
 //! resource category, how many expected-decoded resources decoded bit-identically (digest
 //! and placement), how many were missed, and — the number that must stay zero — how many
-//! decoded resources differ from the truth (garbage). Textures likewise, per format:
-//! how many decoded to exactly the generator's reference image (digest), how many
-//! decoded to a different image (wrong) and how many were rejected.
+//! decoded resources differ from the truth (garbage). Resources the truth marks
+//! `decoded_or_rejected` (no NORMAL element) count as correct either way, decoded
+//! bit-identically or rejected; decoded and different is wrong like anywhere else.
+//! Textures likewise, per format: how many decoded to exactly the generator's reference
+//! image (digest), how many decoded to a different image (wrong) and how many were
+//! rejected.
 
 use crate::config::Config;
 use crate::container::{self, TAG_TX2D};
@@ -37,6 +40,8 @@ pub struct Tally {
     pub expected_decoded: usize,
     pub decoded_exact: usize,
     pub expected_rejected: usize,
+    /// Resources that may be decoded (exactly) or rejected.
+    pub expected_either: usize,
     pub rejected: usize,
     pub missed: Vec<String>,
     pub wrong: Vec<String>,
@@ -87,12 +92,12 @@ impl Report {
             .chain(self.textures.values().flat_map(|t| t.wrong.iter().chain(&t.rejected)))
     }
 
-    fn add(&mut self, category: &str, expected_decoded: bool, outcome: Outcome) {
+    fn add(&mut self, category: &str, expected: Expected, outcome: Outcome) {
         let t = self.categories.entry(category.to_string()).or_default();
-        if expected_decoded {
-            t.expected_decoded += 1;
-        } else {
-            t.expected_rejected += 1;
+        match expected {
+            Expected::Decoded => t.expected_decoded += 1,
+            Expected::Rejected => t.expected_rejected += 1,
+            Expected::Either => t.expected_either += 1,
         }
         match outcome {
             Outcome::Exact => t.decoded_exact += 1,
@@ -109,6 +114,7 @@ impl Report {
             me.expected_decoded += t.expected_decoded;
             me.decoded_exact += t.decoded_exact;
             me.expected_rejected += t.expected_rejected;
+            me.expected_either += t.expected_either;
             me.rejected += t.rejected;
             me.missed.extend(t.missed);
             me.wrong.extend(t.wrong);
@@ -125,7 +131,9 @@ impl Report {
         self
     }
 
-    /// A fixed-width table, one line per category, then totals.
+    /// A fixed-width table, one line per category, then totals. A category whose
+    /// resources may be decoded or rejected counts them on both sides (`n/total`), so the
+    /// two columns add up to its size.
     pub fn table(&self) -> String {
         let mut s = format!(
             "{:22} {:>17} {:>17} {:>7}\n",
@@ -137,11 +145,11 @@ impl Report {
                 s,
                 "{cat:22} {:>7}/{:<6} {:>3.0}% {:>7}/{:<6} {:>3.0}% {:>7}",
                 t.decoded_exact,
-                t.expected_decoded,
-                pct(t.decoded_exact, t.expected_decoded),
+                t.expected_decoded + t.expected_either,
+                pct(t.decoded_exact, t.expected_decoded + t.expected_either),
                 t.rejected,
-                t.expected_rejected,
-                pct(t.rejected, t.expected_rejected),
+                t.expected_rejected + t.expected_either,
+                pct(t.rejected, t.expected_rejected + t.expected_either),
                 t.wrong.len()
             );
         }
@@ -181,6 +189,14 @@ impl Report {
     }
 }
 
+/// What the truth expects of one resource (`truth.json`'s `expected`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expected {
+    Decoded,
+    Rejected,
+    Either,
+}
+
 /// Compare one container's decode with its truth.
 pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Report {
     let mut report = Report::default();
@@ -194,11 +210,16 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
     };
     for want in &truth.resources {
         let label = format!("{name}#{} {} ({})", want.index, want.name, want.category);
-        let expected_decoded = want.expected == "decoded";
+        let expected = match want.expected.as_str() {
+            "decoded" => Expected::Decoded,
+            "decoded_or_rejected" => Expected::Either,
+            _ => Expected::Rejected,
+        };
+        let expected_decoded = expected == Expected::Decoded;
         let Some(got) = d.resources.iter().find(|r| r.index == want.index) else {
             report.add(
                 &want.category,
-                expected_decoded,
+                expected,
                 Outcome::Missed(format!("{label}: not reported")),
             );
             continue;
@@ -209,7 +230,11 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
                     want.duplicate_of.is_some() || truth.resources.iter().any(|r| r.duplicate_of == Some(want.index));
                 let offsets: Vec<u64> = dr.placements.iter().map(|p| p.index_offset as u64).collect();
                 let truth_offsets: Vec<u64> = want.blocks.iter().map(|b| b.index_offset).collect();
-                if want.digest.as_deref() != Some(dr.mesh.digest().as_str()) {
+                if want.digest.is_none() {
+                    Outcome::Wrong(format!(
+                        "{label}: decoded at {offsets:x?}, but the truth expects a reject (no digest)"
+                    ))
+                } else if want.digest.as_deref() != Some(dr.mesh.digest().as_str()) {
                     Outcome::Wrong(format!(
                         "{label}: digest differs (decoded at {offsets:x?}, truth {truth_offsets:x?})"
                     ))
@@ -222,7 +247,7 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
             Err(reason) if expected_decoded => Outcome::Missed(format!("{label}: {reason}")),
             Err(_) => Outcome::RejectedAsExpected,
         };
-        report.add(&want.category, expected_decoded, outcome);
+        report.add(&want.category, expected, outcome);
     }
     check_textures(bytes, truth, name, &mut report);
     if d.resources.len() != truth.resources.len() {

@@ -43,8 +43,16 @@ impl AttributeMap {
     }
 }
 
-/// Read `count` elements at `base + k·stride + e.offset`; `None` if any byte is out of range.
-fn read_elem(data: &[u8], base: usize, stride: usize, count: usize, e: &Element) -> Option<Vec<[f32; 4]>> {
+/// Read `count` elements at `base + k·stride + e.offset`, keeping the first `N`
+/// components of each (straight into the mesh's vector, no intermediate copy); `None`
+/// if any byte is out of range.
+fn read_elem<const N: usize>(
+    data: &[u8],
+    base: usize,
+    stride: usize,
+    count: usize,
+    e: &Element,
+) -> Option<Vec<[f32; N]>> {
     let size = e.ty.size();
     let last = base
         .checked_add(count.checked_sub(1)?.checked_mul(stride)?)?
@@ -56,7 +64,8 @@ fn read_elem(data: &[u8], base: usize, stride: usize, count: usize, e: &Element)
         (0..count)
             .map(|k| {
                 let at = base + k * stride + e.offset as usize;
-                e.ty.decode(&data[at..at + size])
+                let c = e.ty.decode(&data[at..at + size]);
+                std::array::from_fn(|j| c[j])
             })
             .collect(),
     )
@@ -69,23 +78,17 @@ pub fn read_vertices(data: &[u8], base: usize, count: usize, decl: &Declaration,
         return None;
     }
     let s = decl.stride;
-    let xyz = |v: Vec<[f32; 4]>| v.into_iter().map(|c| [c[0], c[1], c[2]]).collect::<Vec<_>>();
-    let positions = xyz(read_elem(data, base, s, count, map.position.as_ref()?)?);
+    let positions = read_elem::<3>(data, base, s, count, map.position.as_ref()?)?;
     let normals = match &map.normal {
-        Some(e) => Some(xyz(read_elem(data, base, s, count, e)?)),
+        Some(e) => Some(read_elem::<3>(data, base, s, count, e)?),
         None => None,
     };
     let mut texcoords = Vec::with_capacity(map.texcoords.len());
     for e in &map.texcoords {
-        texcoords.push(
-            read_elem(data, base, s, count, e)?
-                .into_iter()
-                .map(|c| [c[0], c[1]])
-                .collect(),
-        );
+        texcoords.push(read_elem::<2>(data, base, s, count, e)?);
     }
     let colors = match &map.color {
-        Some(e) => Some(read_elem(data, base, s, count, e)?),
+        Some(e) => Some(read_elem::<4>(data, base, s, count, e)?),
         None => None,
     };
     Some(Mesh {

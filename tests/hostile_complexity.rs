@@ -64,8 +64,12 @@ fn junk(n: usize) -> Vec<u8> {
 
 /// Descriptor: vertex count, marker (2i, i), declaration, then `records` records.
 fn descriptor(v: u32, i: u32, records: &[(u32, u32)]) -> Vec<u8> {
+    descriptor_with(&decl(), v, i, records)
+}
+
+fn descriptor_with(decl: &[u8], v: u32, i: u32, records: &[(u32, u32)]) -> Vec<u8> {
     let mut d = words(&[v, 0, 0, 0, 0, 0, 0, 0, 2 * i, i]);
-    d.extend(decl());
+    d.extend(decl);
     for &(rv, ri) in records {
         d.extend(words(&[rv, 0, ri, 1]));
     }
@@ -181,4 +185,52 @@ fn a_huge_descriptor_against_a_huge_directory_names_materials_fast() {
     assert_eq!(d.textures.len(), 20_000);
     let mesh = &d.resources[0].result.as_ref().unwrap().mesh;
     assert_eq!(mesh.primitives[0].material.as_deref(), Some("tex_00007_col"));
+}
+
+#[test]
+fn thousands_of_resources_without_normals_over_index_like_data_stay_bounded() {
+    // 4 MiB of u16 values 0..97 ascending (mod 97): for every vertex count ≥ 97 the whole
+    // data section is one run of valid indices whose windows all start with a real
+    // triangle — the shape that would make the no-normal search quadratic.
+    let data: Vec<u8> = (0..(2u32 << 20))
+        .flat_map(|k| ((k % 97) as u16).to_be_bytes())
+        .collect();
+    // `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_2` (stride 16): no NORMAL.
+    let no_normal = words(&[
+        0,
+        0x002A_23B9,
+        0,
+        0x0000_000C,
+        0x002C_235F,
+        0x0005_0000,
+        0x00FF_0000,
+        0xFFFF_FFFF,
+        0,
+    ]);
+    let k = 3000u32;
+    let entries: Vec<RawEntry> = (0..k)
+        .map(|n| RawEntry {
+            tag: *b"XBG7",
+            desc: descriptor_with(&no_normal, 100 + n, 3 * (100 + n), &[]),
+            name: format!("fx{n}").into_bytes(),
+        })
+        .collect();
+    let file = assemble(&entries, &data);
+    let t = Instant::now();
+    let d = decode_container(&file, Kind::Stage, &Config::default()).unwrap();
+    let elapsed = t.elapsed();
+    assert_eq!(d.resources.len(), k as usize);
+    let codes: Vec<Code> = d
+        .resources
+        .iter()
+        .map(|r| r.result.as_ref().map(|_| ()).unwrap_err().code)
+        .collect();
+    assert!(codes.iter().all(|&c| c == Code::NoAnchorElement), "{codes:?}");
+    let budget = d
+        .resources
+        .iter()
+        .filter(|r| r.result.as_ref().unwrap_err().detail.contains("budget"))
+        .count();
+    assert!(budget > 0, "the work budget never ran out");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }

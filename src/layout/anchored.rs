@@ -8,15 +8,21 @@
 //!    start-aligned and an end-aligned candidate.
 //! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
 //!    a real triangle, and the decoded block must pass every hard gate.
-//! 4. **Global resolution**: one block, one owner. A candidate whose run goes on past
-//!    `V` slots is used only when no exact-end candidate exists; a unit with a single
-//!    candidate evicts conflicting candidates of others; a window that extends backwards
-//!    by a valid triangle (the suffix of a longer index buffer) loses to one that does
-//!    not; byte-identical blocks may be shared by duplicates; anything still open is
-//!    `ambiguous_anchor`, never a guess.
+//! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
+//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`]); a window
+//!    must start with a real triangle, not extend backwards by one, reference all `V`
+//!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
+//!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
+//!    work budget per data section ([`NO_NORMAL_BUDGET`]).
+//! 5. **Global resolution**, both kinds of candidates together: one block, one owner. A
+//!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
+//!    exists; a unit with a single candidate evicts conflicting candidates of others; a
+//!    window that extends backwards by a valid triangle (the suffix of a longer index
+//!    buffer) loses to one that does not; byte-identical blocks may be shared by
+//!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
 
 use super::{decode_block, Decoded, Placement};
-use crate::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, DeclType, Declaration};
+use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
 use crate::gates::{degenerate, GateConfig};
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
@@ -78,34 +84,43 @@ impl UnitBitmap {
         }
     }
 
-    /// The hot case (FLOAT16_4 normals): the square of every half comes from a table,
-    /// one 64-bit word of the bitmap (64 offsets) at a time over a small buffer of
-    /// squares, so the inner loop is three adds and a compare the compiler vectorises.
-    /// Same answer as `is_unit_normal` (tested), from the same decoded components.
+    /// The hot case (FLOAT16_4 normals): one 64-bit word of the bitmap (64 offsets) at a
+    /// time, the squares of its 66 halves computed branch-free from the bits
+    /// ([`half_square`]) into a small buffer, then three adds and a compare per offset —
+    /// all of which the compiler vectorises (a 256 KiB table of squares, the previous
+    /// method, spent its time in cache misses). Same answer as `is_unit_normal` (tested),
+    /// from the same decoded components.
     fn fill_half3(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
-        let sq: Vec<f32> = (0..=u16::MAX).map(|b| xenos_half_to_f32(b).powi(2)).collect();
         let (lo2, hi2) = ((1.0 - tol).powi(2), (1.0 + tol).powi(2));
         let mut squares = [0f32; 66];
-        let mut l2 = [0f32; 64];
+        let mut unit = [0u8; 64];
         for (w, word) in bits.iter_mut().enumerate() {
             let lo = w * 64;
             let cnt = (n - lo).min(64);
             // Halves at byte offsets 2k + parity for k in lo..lo+cnt+2 (x, y, z of each).
-            for (j, slot) in squares.iter_mut().enumerate().take(cnt + 2) {
-                let q = 2 * (lo + j) + parity;
-                *slot = match data.get(q..q + 2) {
-                    Some(b) => sq[u16::from_be_bytes([b[0], b[1]]) as usize],
-                    None => f32::INFINITY,
-                };
+            let base = 2 * lo + parity;
+            match data.get(base..base + 132).and_then(|b| <&[u8; 132]>::try_from(b).ok()) {
+                // The whole file but its last word: fixed-size, branch-free, vectorised.
+                Some(b) => {
+                    for (j, slot) in squares.iter_mut().enumerate() {
+                        *slot = half_square(u16::from_be_bytes([b[2 * j], b[2 * j + 1]]));
+                    }
+                }
+                None => {
+                    for (j, slot) in squares.iter_mut().enumerate() {
+                        let q = base + 2 * j;
+                        *slot = match data.get(q..q + 2) {
+                            Some(b) => half_square(u16::from_be_bytes([b[0], b[1]])),
+                            None => f32::INFINITY,
+                        };
+                    }
+                }
             }
             for j in 0..64 {
-                l2[j] = squares[j] + squares[j + 1] + squares[j + 2];
+                let v = squares[j] + squares[j + 1] + squares[j + 2];
+                unit[j] = (v >= lo2 && v <= hi2) as u8;
             }
-            let mut acc = 0u64;
-            for (j, &v) in l2.iter().enumerate().take(cnt) {
-                acc |= ((v >= lo2 && v <= hi2) as u64) << j;
-            }
-            *word = acc;
+            *word = pack_bits(&unit) & (u64::MAX >> (64 - cnt));
         }
     }
 
@@ -133,6 +148,30 @@ impl UnitBitmap {
             })
         })
     }
+}
+
+/// 64 flags (0 or 1) → one bitmap word, flag `j` → bit `j`: eight flags at a time as a
+/// u64 whose multiplication by `0x0102_0408_1020_4080` gathers their low bits into the
+/// top byte (no carries: each product bit comes from exactly one flag).
+#[inline(always)]
+fn pack_bits(flags: &[u8; 64]) -> u64 {
+    let mut out = 0u64;
+    for (g, c) in flags.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        out |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * g);
+    }
+    out
+}
+
+/// The square of a Xenos half, branch-free: `xenos_half_to_f32_fast` without the sign
+/// (which a square does not need), so the same value `is_unit_normal` squares.
+#[inline(always)]
+fn half_square(h: u16) -> f32 {
+    let em = (h & 0x7FFF) as u32;
+    let normal = f32::from_bits((em << 13) + (112 << 23));
+    let sub = em as f32 * (1.0 / 16_777_216.0);
+    let m = if em >= 0x0400 { normal } else { sub };
+    m * m
 }
 
 /// Maximal runs `(first normal offset, length)` with stride `s`, length ≥ `min_len`.
@@ -191,14 +230,29 @@ fn extendable(data: &[u8], w: usize, d: &Decoded) -> bool {
 
 /// Cheap index pre-check straight from the bytes (no allocation).
 fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
-    let win = &data[w..w + 2 * i];
-    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]) as u32;
-    if i < 3 || idx(0) == idx(1) || idx(1) == idx(2) || idx(0) == idx(2) {
+    if i < 3 {
         return false;
     }
-    win.chunks_exact(2)
+    let win = &data[w..w + 2 * i];
+    // From the end, next to the vertex run already looked at: a window over another
+    // block's index tail or over vertex data usually fails within a few values there.
+    if !win
+        .chunks_exact(2)
+        .rev()
         .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+    {
+        return false;
+    }
+    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]);
+    idx(0) != idx(1) && idx(1) != idx(2) && idx(0) != idx(2)
 }
+
+/// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
+/// (its tolerance) needs a component of magnitude ≥ 0.998/√3 ≈ 0.576195, and the half
+/// 0x389C is 0.576172, too small (tested), so that component's bits are ≥ 0x389D, or
+/// ≥ 0x8000 when negative. Hence u16 indices `< V ≤ 0x389C` never cover a whole
+/// unit-normal xyz.
+const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 
 /// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
 /// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
@@ -210,6 +264,9 @@ pub struct Scanner<'d> {
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
     runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
     cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
+    /// Work left for the index-window search of resources without a NORMAL element
+    /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
+    budget: usize,
 }
 
 impl<'d> Scanner<'d> {
@@ -219,6 +276,7 @@ impl<'d> Scanner<'d> {
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
             cands: HashMap::new(),
+            budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
         }
     }
 
@@ -253,30 +311,35 @@ impl<'d> Scanner<'d> {
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
     fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
         let data = self.data;
-        let ne = unit.map.normal.ok_or_else(|| {
-            Reason::new(
-                Code::NoAnchorElement,
-                "no NORMAL element to anchor on and no stored offset",
-            )
-        })?;
+        let Some(ne) = unit.map.normal else {
+            return self.search_no_normal(unit, cfg);
+        };
         let (no, s) = (ne.offset as usize, unit.decl.stride);
         let bm_key = (ne.ty.code(), no % 2);
         let bm = self
             .bitmaps
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
-        let rs = self
-            .runs
-            .entry((bm_key.0, bm_key.1, s))
-            .or_insert_with(|| runs(bm, s, 3));
+        let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
+            // Longest first: a unit only looks at the runs of at least V slots.
+            let mut r = runs(bm, s, 3);
+            r.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            r
+        });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
-        for &(q0, l) in rs.iter().filter(|r| r.1 >= v) {
-            let mut starts = vec![(q0, l == v)];
-            if l > v {
-                starts.push((q0 + (l - v) * s, true));
-            }
-            for (q, exact_end) in starts {
+        // An end-aligned window covers the xyz of the run's slot before it whenever
+        // `s − no ≤ 2I`; with FLOAT16_4 normals and `V ≤ HALF_UNIT_MIN_COMPONENT` that
+        // slot holds an index `≥ V`, so the window cannot pass: skip it unread.
+        // (An even normal offset keeps those halves on the window's u16 boundaries.)
+        let end_aligned_hopeless = ne.ty == DeclType::Float16_4
+            && unit.vertex_count <= HALF_UNIT_MIN_COMPONENT
+            && no % 2 == 0
+            && s.saturating_sub(no) <= 2 * i;
+        for &(q0, l) in rs.iter().take_while(|r| r.1 >= v) {
+            let starts = [(q0, l == v), (q0 + (l - v) * s, true)];
+            let n_starts = if l == v || end_aligned_hopeless { 1 } else { 2 };
+            for &(q, exact_end) in &starts[..n_starts] {
                 let Some(p) = q.checked_sub(no) else { continue };
                 let Some(w) = p.checked_sub(2 * i) else { continue };
                 if !window_plausible(data, w, i, unit.vertex_count) {
@@ -308,6 +371,248 @@ impl<'d> Scanner<'d> {
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
+
+    /// Pinning without a NORMAL element (§6 anchors on normals; these resources have
+    /// none): every index window of `I` u16 indices `< V` that starts with a real triangle
+    /// and cannot be extended backwards by one, immediately followed by `V` vertices whose
+    /// every declared element is plausible ([`plausible_vertices`]) and which the window
+    /// references *all* of; then the hard gates. The windows come from the maximal runs of
+    /// u16 values `< V` (one O(file) pass per distinct (V, I)); each window costs O(1)
+    /// until it passes the cheap checks, and the whole search of a data section is bounded
+    /// by a work budget — running out rejects the unit (never a partial answer).
+    fn search_no_normal(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+        let data = self.data;
+        let no_element = |why: &str| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!("no NORMAL element to anchor on and no stored offset; {why}"),
+            )
+        };
+        let pe = unit
+            .map
+            .position
+            .ok_or_else(|| no_element("no POSITION element either"))?;
+        let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
+        if !(3..=1 << 16).contains(&v) || i < v || s == 0 || pe.offset as usize + pe.ty.size() > s {
+            return Err(no_element(&format!(
+                "{i} u16 indices cannot reference all {v} vertices (stride {s})"
+            )));
+        }
+        self.spend(data.len(), unit)?;
+        let runs = index_runs(data, unit.vertex_count, i);
+        let mut found = Found::default();
+        let mut seen = vec![0u64; v.div_ceil(64)];
+        let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+        for (a, len) in runs {
+            for w in a..=a + len - i {
+                let (t0, t1, t2) = (idx(w), idx(w + 1), idx(w + 2));
+                if t0 == t1 || t1 == t2 || t0 == t2 {
+                    continue;
+                }
+                let p = 2 * (w + i);
+                if p + v * s > data.len() {
+                    break; // every later window of this run ends past the data too
+                }
+                let pos = |k: u32| -> [f32; 3] {
+                    let at = p + k as usize * s + pe.offset as usize;
+                    let c = pe.ty.decode(&data[at..at + pe.ty.size()]);
+                    [c[0], c[1], c[2]]
+                };
+                let real = |t: [u32; 3]| {
+                    let ps = t.map(pos);
+                    ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
+                };
+                // The suffix of a longer index buffer (or a window inside one).
+                if w >= a + 3 {
+                    let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
+                    if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
+                        continue;
+                    }
+                }
+                if !real([t0, t1, t2])
+                    || !plausible_position(pos(0), cfg.max_abs_coordinate)
+                    || !plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
+                {
+                    continue;
+                }
+                self.spend(2 * i + v * s, unit)?;
+                seen.iter_mut().for_each(|x| *x = 0);
+                for k in w..w + i {
+                    let x = idx(k) as usize;
+                    seen[x / 64] |= 1 << (x % 64);
+                }
+                let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+                let verdict = if referenced < v {
+                    Err(Reason::new(
+                        Code::VerticesUnreferenced,
+                        format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
+                    ))
+                } else {
+                    plausible_vertices(data, p, unit, cfg)
+                };
+                let pl = Placement {
+                    index_offset: 2 * w,
+                    index_count: unit.index_count,
+                    vertex_offset: p,
+                    vertex_count: unit.vertex_count,
+                };
+                match verdict.and_then(|()| decode_block(data, pl, unit.decl, unit.map, cfg)) {
+                    Ok(d) => {
+                        if found.cands.len() >= MAX_CANDIDATES {
+                            return Err(Reason::new(
+                                Code::AmbiguousAnchor,
+                                format!("more than {MAX_CANDIDATES} blocks validate"),
+                            ));
+                        }
+                        found.cands.push(Cand {
+                            decoded: Rc::new(d),
+                            exact_end: true,
+                            extendable: false,
+                            range: pl.range(s),
+                        })
+                    }
+                    Err(why) if found.failures.len() < MAX_CANDIDATES => found.failures.push((2 * w, why)),
+                    Err(_) => {}
+                }
+            }
+        }
+        found.cands.sort_by_key(|c| c.range.start);
+        found.cands.dedup_by_key(|c| c.range.clone());
+        found.failures.sort_by_key(|f| f.0);
+        Ok(found)
+    }
+
+    /// Take `n` units of work from the no-normal budget, or reject `unit`.
+    fn spend(&mut self, n: usize, unit: &Unit<'_>) -> Result<(), Reason> {
+        self.budget = self.budget.checked_sub(n).ok_or_else(|| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!(
+                    "no NORMAL element; the index-window search budget of this data section \
+                     ({NO_NORMAL_BUDGET}× its size) ran out before {} vertices / {} indices were searched",
+                    unit.vertex_count, unit.index_count
+                ),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// The work budget of the no-normal search, in multiples of the data section's size
+/// (plus 16 MiB): passes over the data and bytes of fully checked windows count.
+pub const NO_NORMAL_BUDGET: usize = 24;
+
+/// Smallest |coordinate| that is geometry rather than bytes of something else read as
+/// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
+const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
+
+/// Largest |texture coordinate| accepted for a block found without a NORMAL element
+/// (UVs are in [0, 1], tiled a few times at most; misaligned halves are mostly far out).
+const MAX_ABS_TEXCOORD: f32 = 1024.0;
+
+fn plausible_position(c: [f32; 3], bound: f64) -> bool {
+    c.iter()
+        .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
+}
+
+/// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
+fn has_area(p: [[f32; 3]; 3]) -> bool {
+    let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
+    let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
+    let n = [
+        e[1] * f[2] - e[2] * f[1],
+        e[2] * f[0] - e[0] * f[2],
+        e[0] * f[1] - e[1] * f[0],
+    ];
+    let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    a2.is_finite() && a2 > 0.0
+}
+
+/// Every vertex's position plausible ([`plausible_position`]) and every texture
+/// coordinate finite and within [`MAX_ABS_TEXCOORD`]. (Colours, blend weights and other
+/// elements decode to something for any bytes: nothing to check.)
+fn plausible_vertices(data: &[u8], p: usize, unit: &Unit<'_>, cfg: &GateConfig) -> Result<(), Reason> {
+    let s = unit.decl.stride;
+    let elem = |e: &crate::decl::Element, k: usize| {
+        let at = p + k * s + e.offset as usize;
+        data.get(at..at + e.ty.size()).map(|b| e.ty.decode(b))
+    };
+    for k in 0..unit.vertex_count as usize {
+        if let Some(pe) = &unit.map.position {
+            match elem(pe, k) {
+                Some(c) if plausible_position([c[0], c[1], c[2]], cfg.max_abs_coordinate) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::PositionOutOfBounds,
+                        format!("vertex {k}: position is not plausible geometry"),
+                    ))
+                }
+            }
+        }
+        for te in &unit.map.texcoords {
+            let n = te.ty.components().min(2);
+            match elem(te, k) {
+                Some(c) if c[..n].iter().all(|x| x.is_finite() && x.abs() <= MAX_ABS_TEXCOORD) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::InvalidAttribute,
+                        format!("vertex {k}: texture coordinate beyond ±{MAX_ABS_TEXCOORD}"),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Maximal runs `(first u16 index, length)` of big-endian u16 values `< v` at even
+/// offsets, length ≥ `min_len`, in one pass. A run of at least `2B − 1` values contains
+/// a whole aligned block of `B`, so for the usual lengths only blocks whose `B` values
+/// are all valid are looked at closely (counted with a compare-and-add the compiler
+/// vectorises); the run is then grown both ways value by value.
+pub fn index_runs(data: &[u8], v: u32, min_len: usize) -> Vec<(usize, usize)> {
+    match min_len {
+        127.. => blocked_runs::<64>(data, v, min_len),
+        31.. => blocked_runs::<16>(data, v, min_len),
+        7.. => blocked_runs::<4>(data, v, min_len),
+        _ => blocked_runs::<1>(data, v, min_len),
+    }
+}
+
+fn blocked_runs<const B: usize>(data: &[u8], v: u32, min_len: usize) -> Vec<(usize, usize)> {
+    let valid = |k: usize| (u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32) < v;
+    let n = data.len() / 2;
+    let full = |b: usize| {
+        let c = &data[2 * B * b..2 * B * (b + 1)];
+        c.chunks_exact(2)
+            .map(|x| ((u16::from_be_bytes([x[0], x[1]]) as u32) < v) as u32)
+            .sum::<u32>()
+            == B as u32
+    };
+    let mut out = Vec::new();
+    let mut b = 0;
+    while b < n / B {
+        if !full(b) {
+            b += 1;
+            continue;
+        }
+        // The block before is not whole (or this run was found already), so going back
+        // takes fewer than B steps; going forward is the run's own length.
+        let mut start = B * b;
+        while start > 0 && valid(start - 1) {
+            start -= 1;
+        }
+        let mut end = B * (b + 1);
+        while end < n && valid(end) {
+            end += 1;
+        }
+        if end - start >= min_len.max(1) {
+            out.push((start, end - start));
+        }
+        // The block holding `end` has an invalid value: it is not whole.
+        b = end / B + 1;
+    }
+    out
 }
 
 /// What the pinning of one unit found.
@@ -328,6 +633,10 @@ fn no_candidate(unit: &Unit<'_>, after: Option<usize>, failures: &[(usize, Reaso
         unit.vertex_count, unit.decl.stride, unit.index_count
     );
     match failures {
+        [] if unit.map.normal.is_none() => Reason::new(
+            Code::NoAnchorElement,
+            format!("no NORMAL element, and no index window fits a block of {what}"),
+        ),
         [] => Reason::new(Code::NoValidAnchor, format!("no vertex run of {what}")),
         [(at, first), rest @ ..] if rest.iter().all(|(_, r)| r.code == first.code) => Reason::new(
             first.code,
@@ -678,17 +987,241 @@ mod tests {
     }
 
     #[test]
-    fn no_normal_means_no_anchor_element() {
-        let mut b = Vec::new();
-        for w in [0u32, 0x002A_23B9, 0, 0x00FF_0000, 0xFFFF_FFFF, 0] {
+    fn no_normal_and_nothing_to_anchor_on_is_no_anchor_element() {
+        let d = decl_of(&[0, 0x002A_23B9, 0]);
+        assert_eq!(place(&[0u8; 64], &[(5, 18)], &d), vec![Err(Code::NoAnchorElement)]);
+        // Fewer indices than vertices can never reference them all.
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX[..3]));
+        data.extend(nn_vertices(1.0));
+        assert_eq!(place(&data, &[(5, 3)], &nn_decl()), vec![Err(Code::NoAnchorElement)]);
+    }
+
+    /// A declaration from its element words (3 u32 each), END appended.
+    fn decl_of(words: &[u32]) -> Declaration {
+        let mut b: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        for w in [0x00FF_0000u32, 0xFFFF_FFFF, 0] {
             b.extend(w.to_be_bytes());
         }
-        let d = parse_declaration(&b).unwrap().0;
-        assert_eq!(place(&[0u8; 64], &[(5, 18)], &d), vec![Err(Code::NoAnchorElement)]);
+        parse_declaration(&b).unwrap().0
+    }
+
+    /// `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_2` (stride 16): no NORMAL.
+    fn nn_decl() -> Declaration {
+        decl_of(&[0, 0x002A_23B9, 0, 0x0000_000C, 0x002C_235F, 0x0005_0000])
+    }
+
+    /// The pyramid's vertices in `nn_decl` form (positions × `scale`, UVs in [0, 1]).
+    fn nn_vertices(scale: f32) -> Vec<u8> {
+        let pos = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.5, 0.5, 1.0f32],
+        ];
+        let mut out = Vec::new();
+        for p in pos {
+            for c in p {
+                out.extend((c * scale).to_be_bytes());
+            }
+            for c in [p[0] * 0.75 + 0.125, p[1] * 0.5 + 0.25] {
+                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+            }
+        }
+        out
     }
 
     #[test]
-    fn table_scan_agrees_with_the_reader() {
+    fn a_block_without_normals_anchors_exactly() {
+        let d = nn_decl();
+        let mut data = junk(30);
+        data.extend([0u8; 2]);
+        let at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(2.5));
+        data.extend(junk(64));
+        assert_eq!(place(&data, &[(5, 18)], &d), vec![Ok(at)]);
+        // The decoded geometry is the stored one, bit for bit.
+        let map = AttributeMap::of(&d);
+        let unit = Unit {
+            decl: &d,
+            map: &map,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default());
+        let m = &got[0].as_ref().unwrap().mesh;
+        assert_eq!(m.indices, PYR_IDX.map(u32::from).to_vec());
+        assert_eq!(m.positions[4], [1.25, 1.25, 2.5]);
+        assert_eq!(m.texcoords[0][1], [0.875, 0.25]);
+    }
+
+    #[test]
+    fn two_different_blocks_without_normals_are_ambiguous() {
+        let d = nn_decl();
+        let mut data = junk(32);
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(1.0));
+        data.extend(junk(64));
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(3.0));
+        data.extend(junk(16));
+        assert_eq!(place(&data, &[(5, 18)], &d), vec![Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn a_window_without_normals_reaching_into_zero_padding_is_refused() {
+        // (5, 24) would read 6 zero indices of padding + the real 18: its first triangle
+        // is (0, 0, 0); every later start is the suffix case or misreads the vertices.
+        let d = nn_decl();
+        let mut data = junk(16);
+        data.extend([0u8; 32]);
+        let at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(1.0));
+        data.extend(junk(64));
+        let r = place(&data, &[(5, 24), (5, 18)], &d);
+        assert_eq!(r[1], Ok(at));
+        assert!(r[0].is_err(), "{r:?}");
+    }
+
+    #[test]
+    fn a_no_normal_unit_does_not_take_a_block_a_normal_unit_owns() {
+        // `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_4` (stride 20) reads the pyramid's
+        // normals as texture coordinates, so the no-normal unit validates on the normal
+        // block A too; A's only claimant with a NORMAL keeps it, the other gets B.
+        let nd = decl();
+        let td = decl_of(&[0, 0x002A_23B9, 0, 0x0000_000C, 0x001A_2360, 0x0005_0000]);
+        let mut data = junk(32);
+        let a_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let b_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        for c in nn_vertices(4.0).chunks_exact(16) {
+            data.extend(&c[..12]);
+            for h in [0.25f32, 0.5, 0.0, 0.0] {
+                data.extend(half::f16::from_f32(h).to_bits().to_be_bytes());
+            }
+        }
+        data.extend(junk(16));
+        let (nm, tm) = (AttributeMap::of(&nd), AttributeMap::of(&td));
+        let un = Unit {
+            decl: &nd,
+            map: &nm,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let ut = Unit {
+            decl: &td,
+            map: &tm,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let at = |us: &[Unit]| -> Vec<Result<usize, Code>> {
+            anchor(&mut Scanner::new(&data), us, &[], &GateConfig::default())
+                .into_iter()
+                .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
+                .collect()
+        };
+        assert_eq!(at(&[un, ut]), vec![Ok(a_at), Ok(b_at)]);
+        assert_eq!(at(&[ut, un]), vec![Ok(b_at), Ok(a_at)]);
+    }
+
+    #[test]
+    fn index_runs_match_a_plain_scan() {
+        let mut data: Vec<u8> = (0..5000u32)
+            .map(|k| (k.wrapping_mul(2_654_435_761) >> 17) as u8 & 0x07)
+            .collect();
+        data.extend([0u8; 300]);
+        data.extend((0..777u32).map(|k| (k * 13) as u8));
+        let cases = [
+            (1u32, 1usize),
+            (5, 3),
+            (600, 3),
+            (600, 7),
+            (1500, 40),
+            (2048, 10),
+            (2048, 31),
+            (2048, 127),
+            (70_000, 1),
+            (70_000, 200),
+            (9, 40),
+        ];
+        for (v, min) in cases {
+            let mut want = Vec::new();
+            let (mut st, mut l) = (0, 0);
+            for (k, c) in data.chunks_exact(2).enumerate() {
+                if (u16::from_be_bytes([c[0], c[1]]) as u32) < v {
+                    if l == 0 {
+                        st = k;
+                    }
+                    l += 1;
+                } else {
+                    if l >= min {
+                        want.push((st, l));
+                    }
+                    l = 0;
+                }
+            }
+            if l >= min {
+                want.push((st, l));
+            }
+            assert_eq!(index_runs(&data, v, min), want, "v {v} min {min}");
+        }
+    }
+
+    #[test]
+    fn no_unit_normal_fits_below_the_index_bound() {
+        let tol = unit_tolerance(DeclType::Float16_4);
+        let xyz = |h: u16| -> Vec<u8> { [h, h, h, 0].iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // The largest all-equal xyz below the bound is short of unit; one step up is not.
+        assert!(!is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16),
+            tol
+        ));
+        assert!(is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16 + 1),
+            tol
+        ));
+        // And no xyz of halves all ≤ the bound is unit (components are monotone in bits).
+        let mut v = Vec::new();
+        for h in (0..=HALF_UNIT_MIN_COMPONENT as u16)
+            .step_by(7)
+            .chain([HALF_UNIT_MIN_COMPONENT as u16])
+        {
+            v.extend(h.to_be_bytes());
+        }
+        let bm = UnitBitmap::build(&v, DeclType::Float16_4, 0);
+        assert_eq!(bm.iter().count(), 0);
+    }
+
+    #[test]
+    fn pack_bits_puts_flag_j_at_bit_j() {
+        for j in 0..64 {
+            let mut f = [0u8; 64];
+            f[j] = 1;
+            assert_eq!(pack_bits(&f), 1 << j);
+        }
+        let f: [u8; 64] = std::array::from_fn(|j| (j % 3 == 0) as u8);
+        let want = (0..64).filter(|j| j % 3 == 0).fold(0u64, |a, j| a | 1 << j);
+        assert_eq!(pack_bits(&f), want);
+    }
+
+    #[test]
+    fn half_square_is_the_square_of_the_reader() {
+        for h in 0..=u16::MAX {
+            let x = crate::decl::xenos_half_to_f32(h);
+            assert_eq!(half_square(h).to_bits(), (x * x).to_bits(), "{h:#06x}");
+        }
+    }
+
+    #[test]
+    fn bitmap_scan_agrees_with_the_reader() {
         let data: Vec<u8> = (0..20_000u32)
             .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();

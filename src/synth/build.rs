@@ -8,7 +8,7 @@ use crate::mesh::{Mesh, Primitive};
 
 use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
-use super::plan::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan};
+use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan};
 use super::rng::Gen;
 use super::texture::{encode_payload, image_digest, tx2d_descriptor};
 use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
@@ -536,12 +536,12 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
             What::Res(k) => {
                 let r = &spec.resources[k];
                 let b = &built[k];
-                let decoded = r.category.expected_decoded();
+                let expected = r.category.expectation();
                 resources.push(TruthResource {
                     index: i as u32,
                     name: r.name.clone(),
                     category: r.category.as_str().to_string(),
-                    expected: if decoded { "decoded" } else { "rejected" }.to_string(),
+                    expected: expected.as_str().to_string(),
                     vertex_count: r.vertex_count(),
                     index_count: r.index_count(),
                     stride: r.format.stride(0) as u32,
@@ -556,7 +556,7 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                             index_count: blk.index_count,
                         })
                         .collect(),
-                    digest: decoded.then(|| b.mesh.digest()),
+                    digest: (expected != Expectation::Rejected).then(|| b.mesh.digest()),
                     skybox: r.category == Category::StageSkybox,
                     duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
                     mesh: Some(b.mesh.clone()),

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 pub use build::{build_file, SynthFile};
-pub use plan::{file_plan, Category, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
+pub use plan::{file_plan, Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
 pub use truth::{TruthBlock, TruthContainer, TruthDisc, TruthResource, TruthTexture, TRUTH_SCHEMA};
 
 /// Errors of writing or reading a synthetic disc.

@@ -98,14 +98,40 @@ impl Category {
 
     /// Whether a correct decoder must decode resources of this category.
     pub const fn expected_decoded(self) -> bool {
-        !matches!(
-            self,
-            Category::OpaqueMultistream
-                | Category::OpaqueQuantized
-                | Category::OpaqueNoNormal
-                | Category::StageQuantized
-                | Category::StageNoNormal
-        )
+        matches!(self.expectation(), Expectation::Decoded)
+    }
+
+    /// What a correct decoder does with resources of this category. Without a NORMAL
+    /// element there is nothing documented to anchor on (FORMAT.md §6): a decoder may find
+    /// the block through its index window and positions, or reject it with a reason —
+    /// but what it decodes must be the truth.
+    pub const fn expectation(self) -> Expectation {
+        match self {
+            Category::OpaqueMultistream | Category::OpaqueQuantized | Category::StageQuantized => Expectation::Rejected,
+            Category::OpaqueNoNormal | Category::StageNoNormal => Expectation::DecodedOrRejected,
+            _ => Expectation::Decoded,
+        }
+    }
+}
+
+/// A category's expected outcome (`truth.json`'s `expected`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expectation {
+    /// Must decode, bit-identical to the truth.
+    Decoded,
+    /// Must be rejected with a reason.
+    Rejected,
+    /// Either decoded bit-identical to the truth, or rejected with a reason.
+    DecodedOrRejected,
+}
+
+impl Expectation {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Expectation::Decoded => "decoded",
+            Expectation::Rejected => "rejected",
+            Expectation::DecodedOrRejected => "decoded_or_rejected",
+        }
     }
 }
 

@@ -39,7 +39,8 @@ pub struct TruthResource {
     pub index: u32,
     pub name: String,
     pub category: String,
-    /// `"decoded"` or `"rejected"`.
+    /// `"decoded"`, `"rejected"`, or `"decoded_or_rejected"` (either decoded equal to
+    /// the truth or rejected with a reason; resources without a NORMAL element).
     pub expected: String,
     /// Marker-level counts: total vertices (u32 at marker−32) and total indices.
     pub vertex_count: u32,
@@ -47,7 +48,7 @@ pub struct TruthResource {
     /// Stride of stream 0.
     pub stride: u32,
     pub blocks: Vec<TruthBlock>,
-    /// `Mesh::digest()` of `mesh` when expected decoded.
+    /// `Mesh::digest()` of `mesh` unless expected rejected.
     pub digest: Option<String>,
     pub skybox: bool,
     /// Directory index of the original when this is an exact duplicate.
