@@ -756,8 +756,14 @@ fn write_container(
         ..Default::default()
     };
     let mut made_dir = false;
-    // One set of render buffers for this container's model previews.
+    // One set of render buffers for this container's model previews, and its albedos
+    // prepared once for all of its previews.
     let mut scratch = raster::Scratch::default();
+    let prepared = if previews {
+        prepare_albedos(tex.albedos)
+    } else {
+        PreviewTextures::new()
+    };
     let mut scene_parts: Vec<Vec<u8>> = Vec::new();
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
@@ -803,7 +809,7 @@ fn write_container(
                     scene_parts.push(written.document);
                 }
                 if previews && entry.kind == Kind::Model {
-                    let albedo = mesh_albedo(m, tex.albedos);
+                    let albedo = mesh_albedo(m, &prepared);
                     let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
                     write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
@@ -816,7 +822,7 @@ fn write_container(
         entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let cells = textured_grid_cells(d.resources.iter(), tex.albedos);
+        let cells = textured_grid_cells(d.resources.iter(), &prepared);
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
@@ -935,27 +941,35 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
         .collect()
 }
 
+/// A container's albedos prepared for the previews (mip chains), by TX2D name.
+pub type PreviewTextures = std::collections::BTreeMap<String, raster::Texture>;
+
+/// Prepare every decoded albedo once (a stage grid samples one texture in many cells).
+pub fn prepare_albedos(albedos: &Albedos) -> PreviewTextures {
+    albedos
+        .iter()
+        .filter_map(|(name, img)| Some((name.clone(), raster::Texture::new(img.width, img.height, &img.rgba)?)))
+        .collect()
+}
+
 /// Per primitive of `m`, the albedo its material gets (`<base>_col`, as in the glTF).
-pub fn mesh_albedo<'a>(m: &Mesh, albedos: &'a Albedos) -> Vec<Option<raster::Texture<'a>>> {
+pub fn mesh_albedo<'a>(m: &Mesh, textures: &'a PreviewTextures) -> Vec<Option<&'a raster::Texture>> {
     m.primitives
         .iter()
-        .map(|p| {
-            let img = albedo_for(p.material.as_deref()?, albedos)?;
-            raster::Texture::new(img.width, img.height, &img.rgba)
-        })
+        .map(|p| albedo_for(p.material.as_deref()?, textures))
         .collect()
 }
 
 /// [`grid_cells`], each mesh textured with its albedos when it has any.
 pub fn textured_grid_cells<'a>(
     resources: impl Iterator<Item = &'a ResourceOutcome>,
-    albedos: &'a Albedos,
+    textures: &'a PreviewTextures,
 ) -> Vec<preview::Cell<'a>> {
     grid_cells(resources)
         .into_iter()
         .map(|c| match c {
             preview::Cell::Mesh(m) => {
-                let albedo = mesh_albedo(m, albedos);
+                let albedo = mesh_albedo(m, textures);
                 if albedo.iter().any(Option::is_some) {
                     preview::Cell::Textured(m, albedo)
                 } else {

@@ -19,7 +19,7 @@ pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];
 pub enum Cell<'a> {
     Mesh(&'a Mesh),
     /// A mesh with an albedo texture per primitive (see [`crate::raster::render_mesh_textured`]).
-    Textured(&'a Mesh, Vec<Option<Texture<'a>>>),
+    Textured(&'a Mesh, Vec<Option<&'a Texture>>),
     /// A rejected resource: drawn as an empty cell with a small cross.
     Rejected,
 }

@@ -402,23 +402,27 @@ struct Tri {
 /// Texture id of an untextured triangle.
 const NO_TEX: u32 = u32::MAX;
 
-/// A borrowed RGBA8 texture (rows top to bottom), an albedo for [`render_mesh_textured`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Texture<'a> {
-    width: u32,
-    height: u32,
-    rgba: &'a [u8],
+/// An albedo for [`render_mesh_textured`], prepared for sampling: its box-filtered mip
+/// chain in linear light (see [`MAX_TEXTURE_SIDE`]). Built once per image and shared by
+/// every render that uses it (a stage grid samples one texture in many cells).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texture {
+    levels: Vec<Level>,
 }
 
-impl<'a> Texture<'a> {
-    /// `None` unless `rgba` holds exactly `width × height` RGBA8 pixels (both ≥ 1).
-    pub fn new(width: u32, height: u32, rgba: &'a [u8]) -> Option<Texture<'a>> {
+impl Texture {
+    /// Prepare an RGBA8 image (rows top to bottom); `None` unless `rgba` holds exactly
+    /// `width × height` pixels (both ≥ 1). Alpha is ignored.
+    pub fn new(width: u32, height: u32, rgba: &[u8]) -> Option<Texture> {
         let n = (width as usize).checked_mul(height as usize)?.checked_mul(4)?;
-        (width > 0 && height > 0 && rgba.len() == n).then_some(Texture { width, height, rgba })
+        (width > 0 && height > 0 && rgba.len() == n).then(|| Texture {
+            levels: mip_chain(width, height, rgba, &srgb_lut()),
+        })
     }
 }
 
 /// One mip level: linear-light RGB texels.
+#[derive(Clone, Debug, PartialEq)]
 struct Level {
     width: u32,
     height: u32,
@@ -429,7 +433,7 @@ struct Level {
 struct Texturing<'a> {
     uvs: &'a [[f32; 2]],
     /// Mip chains (level 0 first) of the distinct textures.
-    levels: Vec<Vec<Level>>,
+    levels: Vec<&'a [Level]>,
     /// Per primitive: index into `levels`, or `NO_TEX`.
     prim_tex: Vec<u32>,
     /// Per primitive: first and one-past-last triangle number.
@@ -450,22 +454,22 @@ pub const MAX_TEXTURE_SIDE: u32 = 1024;
 /// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the
 /// texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
 /// row/column).
-fn mip_chain(t: &Texture<'_>, lut: &[f32; 256]) -> Vec<Level> {
+fn mip_chain(width: u32, height: u32, rgba: &[u8], lut: &[f32; 256]) -> Vec<Level> {
     let mut f = 1u32;
-    while t.width.div_ceil(f) > MAX_TEXTURE_SIDE || t.height.div_ceil(f) > MAX_TEXTURE_SIDE {
+    while width.div_ceil(f) > MAX_TEXTURE_SIDE || height.div_ceil(f) > MAX_TEXTURE_SIDE {
         f *= 2;
     }
-    let (w0, h0) = (t.width.div_ceil(f), t.height.div_ceil(f));
+    let (w0, h0) = (width.div_ceil(f), height.div_ceil(f));
     let mut texels = Vec::with_capacity(w0 as usize * h0 as usize);
     for y in 0..h0 {
         for x in 0..w0 {
-            let (x1, y1) = ((x * f + f).min(t.width), (y * f + f).min(t.height));
+            let (x1, y1) = ((x * f + f).min(width), (y * f + f).min(height));
             let mut acc = [0.0f32; 3];
             for sy in y * f..y1 {
                 for sx in x * f..x1 {
-                    let i = 4 * (sy as usize * t.width as usize + sx as usize);
+                    let i = 4 * (sy as usize * width as usize + sx as usize);
                     for k in 0..3 {
-                        acc[k] += lut[t.rgba[i + k] as usize];
+                        acc[k] += lut[rgba[i + k] as usize];
                     }
                 }
             }
@@ -506,14 +510,12 @@ fn mip_chain(t: &Texture<'_>, lut: &[f32; 256]) -> Vec<Level> {
 
 impl<'a> Texturing<'a> {
     /// `None` when nothing can be textured (no albedo, or no usable `TEXCOORD_0`).
-    fn new(mesh: &'a Mesh, albedo: &[Option<Texture<'_>>]) -> Option<Texturing<'a>> {
+    fn new(mesh: &'a Mesh, albedo: &[Option<&'a Texture>]) -> Option<Texturing<'a>> {
         let uvs = mesh.texcoords.first().filter(|t| t.len() == mesh.positions.len())?;
         if !albedo.iter().any(Option::is_some) {
             return None;
         }
-        let lut = srgb_lut();
-        let mut levels = Vec::new();
-        let mut seen: Vec<(usize, u32, u32)> = Vec::new();
+        let mut levels: Vec<&'a [Level]> = Vec::new();
         let mut prim_tex = Vec::with_capacity(mesh.primitives.len());
         let mut prim_tris = Vec::with_capacity(mesh.primitives.len());
         for (k, p) in mesh.primitives.iter().enumerate() {
@@ -523,12 +525,10 @@ impl<'a> Texturing<'a> {
                 prim_tex.push(NO_TEX);
                 continue;
             };
-            let key = (t.rgba.as_ptr() as usize, t.width, t.height);
-            let id = match seen.iter().position(|s| *s == key) {
+            let id = match levels.iter().position(|l| std::ptr::eq(*l, t.levels.as_slice())) {
                 Some(i) => i,
                 None => {
-                    seen.push(key);
-                    levels.push(mip_chain(t, &lut));
+                    levels.push(&t.levels);
                     levels.len() - 1
                 }
             };
@@ -613,7 +613,7 @@ pub fn render_mesh(mesh: &Mesh, opts: &RenderOptions) -> Image {
 /// [`render_mesh`] with an albedo texture per primitive (`albedo[k]` for
 /// `mesh.primitives[k]`; missing or `None` entries use the plain material), sampled at
 /// `TEXCOORD_0` (see the module doc).
-pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<Texture<'_>>]) -> Image {
+pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<&Texture>]) -> Image {
     render_mesh_with(mesh, opts, albedo, &mut Scratch::default())
 }
 
@@ -621,7 +621,7 @@ pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<
 pub fn render_mesh_with(
     mesh: &Mesh,
     opts: &RenderOptions,
-    albedo: &[Option<Texture<'_>>],
+    albedo: &[Option<&Texture>],
     scratch: &mut Scratch,
 ) -> Image {
     let (size, ss) = effective_dims(opts);

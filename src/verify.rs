@@ -158,7 +158,11 @@ impl Report {
                 t.expected_rejected + t.expected_either,
                 pct(t.rejected, t.expected_rejected + t.expected_either),
                 t.wrong.len(),
-                if either { "  (decoded exactly or rejected: both correct)" } else { "" }
+                if either {
+                    "  (decoded exactly or rejected: both correct)"
+                } else {
+                    ""
+                }
             );
         }
         let _ = writeln!(

@@ -74,7 +74,7 @@ fn a_2x2_checker_shows_each_texel_in_its_quarter() {
     let rgba = checker();
     let tex = Texture::new(2, 2, &rgba).unwrap();
     let size = 128;
-    let img = render_mesh_textured(&m, &opts(size, 2), &[Some(tex)]);
+    let img = render_mesh_textured(&m, &opts(size, 2), &[Some(&tex)]);
     let at = pixel_of(&m.positions, size);
     // Around texel centres (UV 0.25 / 0.75) the texel dominates (the pixel centre is within
     // half a pixel, a bilinear blend of about 1 %, which γ = 2 lifts to ~25 of 255);
@@ -119,7 +119,7 @@ fn minified_textures_are_filtered_not_aliased() {
     }
     let tex = Texture::new(256, 256, &rgba).unwrap();
     let m = quad();
-    let img = render_mesh_textured(&m, &opts(32, 2), &[Some(tex)]);
+    let img = render_mesh_textured(&m, &opts(32, 2), &[Some(&tex)]);
     let at = pixel_of(&m.positions, 32);
     for uv in [[0.3f32, 0.3], [0.5, 0.5], [0.7, 0.6]] {
         let (x, y) = at([uv[0], 1.0 - uv[1], 0.0]);
@@ -141,17 +141,17 @@ fn untextured_renders_are_unchanged() {
     let tex = Texture::new(2, 2, &rgba).unwrap();
     let mut bare = m.clone();
     bare.texcoords.clear();
-    assert_eq!(render_mesh_textured(&bare, &o, &[Some(tex)]), plain);
+    assert_eq!(render_mesh_textured(&bare, &o, &[Some(&tex)]), plain);
     bare.texcoords = vec![vec![[0.0, 0.0]; 3]];
-    assert_eq!(render_mesh_textured(&bare, &o, &[Some(tex)]), plain);
+    assert_eq!(render_mesh_textured(&bare, &o, &[Some(&tex)]), plain);
     // Non-finite UVs on every vertex: the material colour too.
     let mut nan = m.clone();
     nan.texcoords = vec![vec![[f32::NAN, 0.0]; 4]];
-    assert_eq!(render_mesh_textured(&nan, &o, &[Some(tex)]), plain);
+    assert_eq!(render_mesh_textured(&nan, &o, &[Some(&tex)]), plain);
     // Huge UVs wrap without panicking.
     let mut huge = m.clone();
     huge.texcoords = vec![vec![[1e30, -1e30], [f32::MAX, 0.0], [0.0, f32::MIN], [3e38, 3e38]]];
-    let _ = render_mesh_textured(&huge, &o, &[Some(tex)]);
+    let _ = render_mesh_textured(&huge, &o, &[Some(&tex)]);
     // Inconsistent textures are refused up front.
     assert!(Texture::new(2, 2, &rgba[..12]).is_none());
     assert!(Texture::new(0, 0, &[]).is_none());
@@ -163,14 +163,14 @@ fn textured_renders_and_grids_are_deterministic() {
     let rgba = checker();
     let tex = Texture::new(2, 2, &rgba).unwrap();
     let o = opts(80, 2);
-    let a = encode_png(&render_mesh_textured(&m, &o, &[Some(tex)]));
-    let b = encode_png(&render_mesh_textured(&m, &o, &[Some(tex)]));
+    let a = encode_png(&render_mesh_textured(&m, &o, &[Some(&tex)]));
+    let b = encode_png(&render_mesh_textured(&m, &o, &[Some(&tex)]));
     assert_eq!(a, b);
     // Grid cells (rendered in parallel) equal the single renders.
     let cells = [
-        Cell::Textured(&m, vec![Some(tex)]),
+        Cell::Textured(&m, vec![Some(&tex)]),
         Cell::Mesh(&m),
-        Cell::Textured(&m, vec![Some(tex)]),
+        Cell::Textured(&m, vec![Some(&tex)]),
     ];
     let g1 = stage_grid(&cells, 40, 80, &o);
     let g2 = stage_grid(&cells, 40, 80, &o);
@@ -187,7 +187,7 @@ fn textured_renders_and_grids_are_deterministic() {
         c
     };
     let cell = opts(40, 2);
-    assert_eq!(crop(&g1, 0, 0), render_mesh_textured(&m, &cell, &[Some(tex)]));
+    assert_eq!(crop(&g1, 0, 0), render_mesh_textured(&m, &cell, &[Some(&tex)]));
     assert_eq!(crop(&g1, 40, 0), render_mesh(&m, &cell));
     assert_eq!(crop(&g1, 0, 40), crop(&g1, 0, 0));
 }
@@ -202,7 +202,7 @@ fn oversized_textures_are_reduced_before_sampling() {
     let m = quad();
     let o = opts(48, 2);
     assert_eq!(
-        render_mesh_textured(&m, &o, &[Some(big)]),
-        render_mesh_textured(&m, &o, &[Some(one)])
+        render_mesh_textured(&m, &o, &[Some(&big)]),
+        render_mesh_textured(&m, &o, &[Some(&one)])
     );
 }

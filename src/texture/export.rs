@@ -145,7 +145,7 @@ pub fn decode_albedos(c: &Container<'_>) -> Albedos {
 
 /// The albedo of a material named after one of its TX2D names: `<base>_col` (the
 /// texture the glTF writer makes its `baseColorTexture`, see [`material_maps`]).
-pub fn albedo_for<'a>(material: &str, albedos: &'a Albedos) -> Option<&'a Image> {
+pub fn albedo_for<'a, T>(material: &str, albedos: &'a BTreeMap<String, T>) -> Option<&'a T> {
     let base = MAP_SUFFIXES
         .iter()
         .find_map(|s| material.strip_suffix(s))
