@@ -675,15 +675,21 @@ fn export_container(
         path: out,
         canonical: out_c,
     };
-    // Textures: PNGs + manifest entries, the links materials use, and the decoded
-    // albedos the previews sample.
-    let (links, albedos) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
+    // Textures: PNGs + manifest entries, the links materials use, and (for the previews)
+    // each albedo prepared for sampling while its decoded image is at hand.
+    let previews = opts.previews && cfg.output.previews;
+    let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
         match root.container_dir(dir) {
             Ok(abs) => {
-                let (textures, links, albedos) =
-                    crate::texture::export::export_textures_keeping_albedos(&parsed, &abs, dir);
+                let prepare = |img: &crate::texture::Image| raster::Texture::new(img.width, img.height, &img.rgba);
+                let (textures, links, prepared) = crate::texture::export::export_textures_with_albedos(
+                    &parsed,
+                    &abs,
+                    dir,
+                    previews.then_some(&prepare),
+                );
                 entry.textures = textures;
-                (links, albedos)
+                (links, prepared)
             }
             Err(e) => {
                 entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
@@ -695,7 +701,7 @@ fn export_container(
     };
     let tex = Textures {
         links: &links,
-        albedos: &albedos,
+        prepared: &prepared,
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
         entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
@@ -756,14 +762,10 @@ fn write_container(
         ..Default::default()
     };
     let mut made_dir = false;
-    // One set of render buffers for this container's model previews, and its albedos
-    // prepared once for all of its previews.
+    // One set of render buffers for this container's model previews; its albedos were
+    // prepared once, for all of its previews.
     let mut scratch = raster::Scratch::default();
-    let prepared = if previews {
-        prepare_albedos(tex.albedos)
-    } else {
-        PreviewTextures::new()
-    };
+    let prepared = tex.prepared;
     let mut scene_parts: Vec<Vec<u8>> = Vec::new();
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
@@ -809,7 +811,7 @@ fn write_container(
                     scene_parts.push(written.document);
                 }
                 if previews && entry.kind == Kind::Model {
-                    let albedo = mesh_albedo(m, &prepared);
+                    let albedo = mesh_albedo(m, prepared);
                     let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
                     write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
@@ -822,7 +824,7 @@ fn write_container(
         entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let cells = textured_grid_cells(d.resources.iter(), &prepared);
+        let cells = textured_grid_cells(d.resources.iter(), prepared);
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
@@ -834,7 +836,7 @@ fn write_container(
 /// A container's decoded textures: the material links and the `_col` images.
 struct Textures<'a> {
     links: &'a crate::texture::export::TextureLinks,
-    albedos: &'a Albedos,
+    prepared: &'a PreviewTextures,
 }
 
 /// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the

@@ -447,8 +447,8 @@ fn srgb_lut() -> [f32; 256] {
 
 /// Largest side of the first mip level kept for sampling: a larger texture is first box
 /// filtered down by a power of two (a preview never needs more texels than this, and the
-/// linear-light copy stays bounded: at most 1024² × 12 bytes per texture).
-pub const MAX_TEXTURE_SIDE: u32 = 1024;
+/// linear-light copy stays bounded: at most 512² × 12 bytes per texture: a 512-px preview of a model never shows more).
+pub const MAX_TEXTURE_SIDE: u32 = 512;
 
 /// The mip chain in linear light: level 0 is the texture box-filtered by the smallest
 /// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the

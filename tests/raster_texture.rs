@@ -194,7 +194,7 @@ fn textured_renders_and_grids_are_deterministic() {
 
 #[test]
 fn oversized_textures_are_reduced_before_sampling() {
-    // 2050 × 3 (reduced by 4 to 513 × 1 before the mip chain): one solid colour stays
+    // 2050 × 3 (reduced by 8 to 257 × 1 before the mip chain): one solid colour stays
     // that colour, and the same as a 1×1 texture of it.
     let rgba: Vec<u8> = [RED; 2050 * 3].concat();
     let big = Texture::new(2050, 3, &rgba).unwrap();

@@ -4,6 +4,7 @@
 //! [`TextureLinks`] the glTF writer turns into material textures, and the decoded `_col`
 //! images ([`Albedos`]) the previews sample, so nothing is decoded twice.
 
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -78,50 +79,59 @@ pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<I
 /// `container_dir/textures/` (created when needed) with `dir_rel/textures/<name>.png` in
 /// the manifest entry. Returns the entries in directory order and the material links.
 pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -> (Vec<TextureEntry>, TextureLinks) {
-    let (entries, links, _) = export_textures_keeping_albedos(c, container_dir, dir_rel);
+    let (entries, links, _) =
+        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&Image) -> Option<()>>);
     (entries, links)
 }
 
-/// [`export_textures`], also returning the decoded, linked `_col` images.
-pub fn export_textures_keeping_albedos(
+/// [`export_textures`], also turning each written `_col` image into a `T` with `albedo`
+/// (e.g. a preview's prepared texture) while it is in memory, by TX2D name. Textures
+/// decode, encode and write in parallel (rayon); entries stay in directory order.
+pub fn export_textures_with_albedos<T: Send>(
     c: &Container<'_>,
     container_dir: &Path,
     dir_rel: &str,
-) -> (Vec<TextureEntry>, TextureLinks, Albedos) {
+    albedo: Option<&(impl Fn(&Image) -> Option<T> + Sync)>,
+) -> (Vec<TextureEntry>, TextureLinks, BTreeMap<String, T>) {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
     let files = names::unique_names(&raw);
-    let mut entries = Vec::with_capacity(tex.len());
-    let mut links = TextureLinks::new();
-    let mut albedos = Albedos::new();
-    let mut made_dir = false;
-    for (r, file) in tex.iter().zip(&files) {
-        let (mut e, img) = decode_resource(r, c.data);
-        if let Some(img) = img {
-            let dir = container_dir.join(TEXTURE_DIR);
-            let albedo = e.name.ends_with(ALBEDO_SUFFIX);
-            let written = (if made_dir {
-                Ok(())
-            } else {
-                std::fs::create_dir_all(&dir)
-            })
-            .and_then(|()| crate::pipeline::write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
+    let dir = container_dir.join(TEXTURE_DIR);
+    let done: Vec<(TextureEntry, Option<String>, Option<T>)> = tex
+        .par_iter()
+        .zip(files.par_iter())
+        .map(|(r, file)| {
+            let (mut e, img) = decode_resource(r, c.data);
+            let Some(img) = img else {
+                return (e, None, None);
+            };
+            let written = std::fs::create_dir_all(&dir)
+                .and_then(|()| crate::pipeline::write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
             match written {
                 Ok(()) => {
-                    made_dir = true;
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
                     e.png = Some(format!("{dir_rel}/{uri}"));
-                    links.insert(e.name.clone(), uri);
-                    if albedo {
-                        albedos.insert(e.name.clone(), img);
-                    }
+                    let kept = albedo.filter(|_| e.name.ends_with(ALBEDO_SUFFIX)).and_then(|f| f(&img));
+                    (e, Some(uri), kept)
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
                     e.reason = Some(Reject::new(TextureCode::Io, format!("writing the PNG: {err}")));
                     e.digest = None;
+                    (e, None, None)
                 }
             }
+        })
+        .collect();
+    let mut entries = Vec::with_capacity(done.len());
+    let mut links = TextureLinks::new();
+    let mut albedos = BTreeMap::new();
+    for (e, uri, kept) in done {
+        if let Some(uri) = uri {
+            links.insert(e.name.clone(), uri);
+        }
+        if let Some(k) = kept {
+            albedos.insert(e.name.clone(), k);
         }
         entries.push(e);
     }
