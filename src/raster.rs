@@ -421,12 +421,13 @@ impl Texture {
     }
 }
 
-/// One mip level: linear-light RGB texels.
+/// One mip level: linear-light RGB texels, 16-bit fixed point (`value / 65535`): half
+/// the memory of `f32`, finer than the 8-bit sRGB they come from.
 #[derive(Clone, Debug, PartialEq)]
 struct Level {
     width: u32,
     height: u32,
-    texels: Vec<[f32; 3]>,
+    texels: Vec<[u16; 3]>,
 }
 
 /// Per-render texture state: each distinct texture's mip chain, per-primitive texture ids.
@@ -445,9 +446,19 @@ fn srgb_lut() -> [f32; 256] {
     std::array::from_fn(|c| srgb_to_linear(c as u8))
 }
 
+/// Linear light in [0, 1] to a texel channel.
+fn to_fixed(c: f32) -> u16 {
+    (c.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
+}
+
+/// A texel back to linear light.
+fn from_fixed(t: [u16; 3]) -> [f32; 3] {
+    t.map(|v| f32::from(v) * (1.0 / 65535.0))
+}
+
 /// Largest side of the first mip level kept for sampling: a larger texture is first box
 /// filtered down by a power of two (a preview never needs more texels than this, and the
-/// linear-light copy stays bounded: at most 512² × 12 bytes per texture: a 512-px preview of a model never shows more).
+/// linear-light copy stays bounded: at most 512² × 6 bytes per texture: a 512-px preview of a model never shows more).
 pub const MAX_TEXTURE_SIDE: u32 = 512;
 
 /// The mip chain in linear light: level 0 is the texture box-filtered by the smallest
@@ -474,7 +485,7 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], lut: &[f32; 256]) -> Vec<Leve
                 }
             }
             let n = ((x1 - x * f) * (y1 - y * f)) as f32;
-            texels.push(acc.map(|c| c / n));
+            texels.push(acc.map(|c| to_fixed(c / n)));
         }
     }
     let mut levels = vec![Level {
@@ -491,12 +502,12 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], lut: &[f32; 256]) -> Vec<Leve
                 for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                     let sx = (2 * x + dx).min(prev.width - 1);
                     let sy = (2 * y + dy).min(prev.height - 1);
-                    let p = prev.texels[(sy * prev.width + sx) as usize];
+                    let p = from_fixed(prev.texels[(sy * prev.width + sx) as usize]);
                     for k in 0..3 {
                         acc[k] += p[k];
                     }
                 }
-                texels.push(acc.map(|c| c * 0.25));
+                texels.push(acc.map(|c| to_fixed(c * 0.25)));
             }
         }
         levels.push(Level {
@@ -584,7 +595,7 @@ impl<'a> Texturing<'a> {
         let wrap = |i: f32, n: u32| (i as i64).rem_euclid(n as i64) as u32;
         let (xa, xb) = (wrap(x0, l.width), wrap(x0 + 1.0, l.width));
         let (ya, yb) = (wrap(y0, l.height), wrap(y0 + 1.0, l.height));
-        let at = |x: u32, y: u32| l.texels[(y * l.width + x) as usize];
+        let at = |x: u32, y: u32| from_fixed(l.texels[(y * l.width + x) as usize]);
         let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
         let mut out = [0.0f32; 3];
         for k in 0..3 {
