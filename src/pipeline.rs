@@ -529,17 +529,31 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         indicatif::ProgressBar::hidden()
     };
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("static template"));
+    // Largest containers first, one task each: a 70 MB stage started last would leave
+    // one thread working alone at the end. Entries go back to directory order.
+    let sizes: Vec<u64> = found
+        .iter()
+        .map(|f| match f.symlink {
+            true => 0,
+            false => std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()),
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
     let run = || -> Vec<ContainerEntry> {
-        found
+        let mut done: Vec<(usize, ContainerEntry)> = order
             .par_iter()
-            .zip(dirs.par_iter())
-            .map(|(f, dir)| {
+            .with_max_len(1)
+            .map(|&i| {
+                let (f, dir) = (&found[i], &dirs[i]);
                 bar.set_message(f.rel.rsplit('/').next().unwrap_or("").to_string());
                 let e = guarded(f, || export_container(f, dir, out, &out_c, cfg, opts));
                 bar.inc(1);
-                e
+                (i, e)
             })
-            .collect()
+            .collect();
+        done.sort_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, e)| e).collect()
     };
     let entries = match opts.jobs {
         Some(n) => rayon::ThreadPoolBuilder::new()

@@ -548,6 +548,22 @@ mod tests {
     }
 
     #[test]
+    fn accessor_bounds_survive_the_merge_bit_for_bit() {
+        // f32 bounds printed as shortest f64 must parse back exactly (serde_json's
+        // `float_roundtrip`): the lossy default parser moved this one by an ulp.
+        let part = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":12,"uri":"a.bin"}],
+            "bufferViews":[{"buffer":0,"byteLength":12}],
+            "accessors":[{"bufferView":0,"count":1,"componentType":5126,"type":"VEC3",
+              "min":[-10.388270378112793,-13.431476593017578,-7.5899834632873535],
+              "max":[-10.388270378112793,-13.431476593017578,-7.5899834632873535]}],
+            "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+            "nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}],"scene":0}"#;
+        let merged = String::from_utf8(merge_gltf(&[part], "s", "c").unwrap()).unwrap();
+        assert!(merged.contains("-10.388270378112793"), "{merged}");
+        assert!(!merged.contains("-10.388270378112791"));
+    }
+
+    #[test]
     fn merge_refuses_no_parts_and_bad_json() {
         assert_eq!(merge_gltf(&[], "s", "c"), Err(SceneError::Empty));
         assert!(matches!(
