@@ -457,7 +457,10 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
     // The `_col` albedos, as the export's previews use them (decode_container parsed the
     // same bytes, so the parse cannot fail here).
     let albedos = pipeline::parse_container(&bytes)
-        .map(|c| pipeline::prepare_albedos(&xbg7_export::texture::export::decode_albedos(&c)))
+        .map(|c| {
+            let albedos = xbg7_export::texture::export::decode_albedos(&c);
+            pipeline::prepare_albedos(&albedos, pipeline::preview_texture_side(kind, cfg))
+        })
         .unwrap_or_default();
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
         let opts = raster::RenderOptions {

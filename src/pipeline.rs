@@ -695,7 +695,9 @@ fn export_container(
     let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
         match root.container_dir(dir) {
             Ok(abs) => {
-                let prepare = |img: &crate::texture::Image| raster::Texture::new(img.width, img.height, &img.rgba);
+                let max_side = preview_texture_side(kind, cfg);
+                let prepare =
+                    |img: &crate::texture::Image| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side);
                 let (textures, links, prepared) = crate::texture::export::export_textures_with_albedos(
                     &parsed,
                     &abs,
@@ -960,11 +962,25 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
 /// A container's albedos prepared for the previews (mip chains), by TX2D name.
 pub type PreviewTextures = std::collections::BTreeMap<String, raster::Texture>;
 
-/// Prepare every decoded albedo once (a stage grid samples one texture in many cells).
-pub fn prepare_albedos(albedos: &Albedos) -> PreviewTextures {
+/// Largest texture side a container's previews sample: about two texels per pixel of
+/// the image a texture can cover (a stage's grid cell, a model's preview).
+pub fn preview_texture_side(kind: Kind, cfg: &Config) -> u32 {
+    let side = match kind {
+        Kind::Stage => cfg.output.stage_cell,
+        _ => cfg.output.preview_size,
+    };
+    side.saturating_mul(2).next_power_of_two()
+}
+
+/// Prepare every decoded albedo once (a stage grid samples one texture in many cells),
+/// at most `max_side` texels a side (see [`preview_texture_side`]).
+pub fn prepare_albedos(albedos: &Albedos, max_side: u32) -> PreviewTextures {
     albedos
         .iter()
-        .filter_map(|(name, img)| Some((name.clone(), raster::Texture::new(img.width, img.height, &img.rgba)?)))
+        .filter_map(|(name, img)| {
+            let t = raster::Texture::reduced(img.width, img.height, &img.rgba, max_side)?;
+            Some((name.clone(), t))
+        })
         .collect()
 }
 

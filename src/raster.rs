@@ -414,9 +414,16 @@ impl Texture {
     /// Prepare an RGBA8 image (rows top to bottom); `None` unless `rgba` holds exactly
     /// `width × height` pixels (both ≥ 1). Alpha is ignored.
     pub fn new(width: u32, height: u32, rgba: &[u8]) -> Option<Texture> {
+        Texture::reduced(width, height, rgba, MAX_TEXTURE_SIDE)
+    }
+
+    /// [`Texture::new`] keeping at most `max_side` texels a side (clamped to
+    /// `1..=MAX_TEXTURE_SIDE`): a 128-px grid cell never shows more than 256.
+    pub fn reduced(width: u32, height: u32, rgba: &[u8], max_side: u32) -> Option<Texture> {
         let n = (width as usize).checked_mul(height as usize)?.checked_mul(4)?;
+        let max_side = max_side.clamp(1, MAX_TEXTURE_SIDE);
         (width > 0 && height > 0 && rgba.len() == n).then(|| Texture {
-            levels: mip_chain(width, height, rgba, &srgb_lut()),
+            levels: mip_chain(width, height, rgba, max_side, &srgb_lut()),
         })
     }
 }
@@ -465,9 +472,9 @@ pub const MAX_TEXTURE_SIDE: u32 = 512;
 /// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the
 /// texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
 /// row/column).
-fn mip_chain(width: u32, height: u32, rgba: &[u8], lut: &[f32; 256]) -> Vec<Level> {
+fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32, lut: &[f32; 256]) -> Vec<Level> {
     let mut f = 1u32;
-    while width.div_ceil(f) > MAX_TEXTURE_SIDE || height.div_ceil(f) > MAX_TEXTURE_SIDE {
+    while width.div_ceil(f) > max_side || height.div_ceil(f) > max_side {
         f *= 2;
     }
     let (w0, h0) = (width.div_ceil(f), height.div_ceil(f));
