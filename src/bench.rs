@@ -130,23 +130,24 @@ pub fn run(
         std::hint::black_box(d);
     }
     let (stage_read_s, stage_decode_s) = (median(reads), median(decodes));
+    let mut report = BenchReport {
+        disc_bytes: sizes.iter().sum(),
+        files: found.len(),
+        largest_stage: name,
+        largest_stage_bytes: sizes[li],
+        stage_read_s,
+        stage_decode_s,
+        stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
+        export_s: None,
+        io_floor_read_s: None,
+        io_floor_copy_s: None,
+        export_ratio: None,
+        export_previews_s: None,
+        previews_overhead: None,
+        peak_rss_mb: peak_rss_mb(),
+    };
     if decode_only {
-        return Ok(BenchReport {
-            disc_bytes: sizes.iter().sum(),
-            files: found.len(),
-            largest_stage: name,
-            largest_stage_bytes: sizes[li],
-            stage_read_s,
-            stage_decode_s,
-            stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
-            export_s: None,
-            io_floor_read_s: None,
-            io_floor_copy_s: None,
-            export_ratio: None,
-            export_previews_s: None,
-            previews_overhead: None,
-            peak_rss_mb: peak_rss_mb(),
-        });
+        return Ok(report);
     }
 
     let out = scratch.join("bench-out");
@@ -195,20 +196,13 @@ pub fn run(
     };
     let _ = std::fs::remove_dir_all(&out);
 
-    Ok(BenchReport {
-        disc_bytes,
-        files: found.len(),
-        largest_stage: name,
-        largest_stage_bytes: sizes[li],
-        stage_read_s,
-        stage_decode_s,
-        stage_ratio: stage_decode_s / stage_read_s.max(1e-9),
-        export_s: Some(export_s),
-        io_floor_read_s: Some(io_floor_read_s),
-        io_floor_copy_s: Some(io_floor_copy_s),
-        export_ratio: Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9)),
-        export_previews_s,
-        previews_overhead,
-        peak_rss_mb: peak_rss_mb(),
-    })
+    report.disc_bytes = disc_bytes;
+    report.export_s = Some(export_s);
+    report.io_floor_read_s = Some(io_floor_read_s);
+    report.io_floor_copy_s = Some(io_floor_copy_s);
+    report.export_ratio = Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9));
+    report.export_previews_s = export_previews_s;
+    report.previews_overhead = previews_overhead;
+    report.peak_rss_mb = peak_rss_mb();
+    Ok(report)
 }

@@ -850,17 +850,17 @@ mod tests {
 
     /// A square pyramid: 5 vertices, outward normals, 6 triangles (base first).
     const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
+    const PYR_POS: [[f32; 3]; 5] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.5, 0.5, 1.0],
+    ];
 
     fn vertices(scale: f32) -> Vec<u8> {
-        let pos = [
-            [0.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [1.0, 1.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.5, 0.5, 1.0f32],
-        ];
         let mut out = Vec::new();
-        for p in pos {
+        for p in PYR_POS {
             let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
             let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             for c in p {
@@ -973,17 +973,22 @@ mod tests {
         assert_eq!(place(&data, &[(5, 18), (5, 18)], &d), vec![Ok(16), Ok(second)]);
     }
 
-    #[test]
-    fn two_different_blocks_for_one_resource_are_ambiguous() {
-        let d = decl();
-        let mut data = vec![0u8; 16];
+    /// `lead`, then two pyramid blocks (same indices, the given vertex bytes) between junk.
+    fn two_blocks(lead: Vec<u8>, first: Vec<u8>, second: Vec<u8>) -> Vec<u8> {
+        let mut data = lead;
         data.extend(indices(&PYR_IDX));
-        data.extend(vertices(1.0));
+        data.extend(first);
         data.extend(junk(64));
         data.extend(indices(&PYR_IDX));
-        data.extend(vertices(3.0));
+        data.extend(second);
         data.extend(junk(16));
-        assert_eq!(place(&data, &[(5, 18)], &d), vec![Err(Code::AmbiguousAnchor)]);
+        data
+    }
+
+    #[test]
+    fn two_different_blocks_for_one_resource_are_ambiguous() {
+        let data = two_blocks(vec![0u8; 16], vertices(1.0), vertices(3.0));
+        assert_eq!(place(&data, &[(5, 18)], &decl()), vec![Err(Code::AmbiguousAnchor)]);
     }
 
     #[test]
@@ -1013,15 +1018,8 @@ mod tests {
 
     /// The pyramid's vertices in `nn_decl` form (positions × `scale`, UVs in [0, 1]).
     fn nn_vertices(scale: f32) -> Vec<u8> {
-        let pos = [
-            [0.0, 0.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [1.0, 1.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [0.5, 0.5, 1.0f32],
-        ];
         let mut out = Vec::new();
-        for p in pos {
+        for p in PYR_POS {
             for c in p {
                 out.extend((c * scale).to_be_bytes());
             }
@@ -1059,15 +1057,8 @@ mod tests {
 
     #[test]
     fn two_different_blocks_without_normals_are_ambiguous() {
-        let d = nn_decl();
-        let mut data = junk(32);
-        data.extend(indices(&PYR_IDX));
-        data.extend(nn_vertices(1.0));
-        data.extend(junk(64));
-        data.extend(indices(&PYR_IDX));
-        data.extend(nn_vertices(3.0));
-        data.extend(junk(16));
-        assert_eq!(place(&data, &[(5, 18)], &d), vec![Err(Code::AmbiguousAnchor)]);
+        let data = two_blocks(junk(32), nn_vertices(1.0), nn_vertices(3.0));
+        assert_eq!(place(&data, &[(5, 18)], &nn_decl()), vec![Err(Code::AmbiguousAnchor)]);
     }
 
     #[test]
