@@ -276,17 +276,7 @@ mod tests {
             })
             .collect();
         let indices = vec![0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
-        Mesh {
-            positions,
-            normals: Some(normals),
-            indices,
-            primitives: vec![Primitive {
-                first_index: 0,
-                index_count: 18,
-                material: None,
-            }],
-            ..Default::default()
-        }
+        Mesh::single(positions, Some(normals), indices)
     }
 
     fn check(m: &Mesh) -> Result<(), Reason> {

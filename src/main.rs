@@ -93,8 +93,8 @@ enum Cmd {
     /// Measure decode and export time as ratios to the I/O floor (see docs/performance.md).
     Bench {
         /// Disc to measure (generate one with `synth --scale full`).
-        #[arg(long)]
-        disc: PathBuf,
+        #[arg(long, required_unless_present = "raster")]
+        disc: Option<PathBuf>,
         /// Scratch folder for the output trees (default: a temp dir).
         #[arg(long)]
         scratch: Option<PathBuf>,
@@ -106,6 +106,10 @@ enum Cmd {
         /// Measure only (a), the decode of the largest stage vs a plain read.
         #[arg(long)]
         decode_only: bool,
+        /// Time only the rasterizer: a 5 000-triangle sphere at 512² (2×2 supersampling),
+        /// one thread; no disc needed.
+        #[arg(long)]
+        raster: bool,
     },
     /// Decode a synthetic disc and compare every resource with its truth.json
     /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
@@ -273,7 +277,13 @@ fn run(cli: Cli) -> Result<()> {
             jobs,
             previews,
             decode_only,
+            raster,
         }) => {
+            if raster {
+                println!("{}", serde_json::to_string_pretty(&xbg7_export::bench::raster())?);
+                return Ok(());
+            }
+            let disc = disc.context("--disc is required")?;
             let scratch =
                 scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;

@@ -33,6 +33,22 @@ pub struct Mesh {
 }
 
 impl Mesh {
+    /// A mesh of one primitive (no material) over all of `indices`.
+    pub fn single(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
+        let index_count = indices.len() as u32;
+        Mesh {
+            positions,
+            normals,
+            indices,
+            primitives: vec![Primitive {
+                first_index: 0,
+                index_count,
+                material: None,
+            }],
+            ..Default::default()
+        }
+    }
+
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }

@@ -1,51 +1,16 @@
-//! Timing and example images (ignored: run on demand, never asserts timings):
+//! Example images (ignored: run on demand to refresh the docs):
 //!
 //! ```text
-//! cargo test --release --test raster_bench -- --ignored --nocapture
+//! cargo test --release --test raster_bench -- --ignored
 //! ```
 //!
-//! Prints the render time of a 5 000-triangle sphere at 512² with 2×2 supersampling and
-//! of a 4-cell stage grid, and writes `docs/img/raster_example.png` and
-//! `docs/img/stage_grid_example.png`.
+//! Writes `docs/img/raster_example.png` and `docs/img/stage_grid_example.png`. The
+//! rasterizer's timings are in `xbg7-export bench --raster`, not in a test.
 
-use std::time::{Duration, Instant};
-
-use xbg7_export::mesh::{Mesh, Primitive};
+use xbg7_export::bench::uv_sphere;
+use xbg7_export::mesh::Mesh;
 use xbg7_export::preview::{stage_grid, Cell};
 use xbg7_export::raster::{encode_png, render_mesh, Background, RenderOptions};
-
-/// UV sphere with smooth normals: `2·segments·(rings − 1)` triangles.
-fn uv_sphere(rings: u32, segments: u32, radius: f32, centre: [f32; 3]) -> Mesh {
-    let mut positions = Vec::new();
-    let mut normals = Vec::new();
-    for r in 0..=rings {
-        let th = std::f32::consts::PI * r as f32 / rings as f32;
-        for s in 0..=segments {
-            let ph = 2.0 * std::f32::consts::PI * s as f32 / segments as f32;
-            let n = [th.sin() * ph.cos(), th.cos(), th.sin() * ph.sin()];
-            normals.push(n);
-            positions.push([
-                centre[0] + radius * n[0],
-                centre[1] + radius * n[1],
-                centre[2] + radius * n[2],
-            ]);
-        }
-    }
-    let row = segments + 1;
-    let mut indices = Vec::new();
-    for r in 0..rings {
-        for s in 0..segments {
-            let (a, b, c, d) = (r * row + s, r * row + s + 1, (r + 1) * row + s, (r + 1) * row + s + 1);
-            if r != 0 {
-                indices.extend_from_slice(&[a, b, c]);
-            }
-            if r != rings - 1 {
-                indices.extend_from_slice(&[b, d, c]);
-            }
-        }
-    }
-    finish(positions, Some(normals), indices)
-}
 
 /// Torus around the Y axis, smooth normals.
 fn torus(major: f32, minor: f32, nu: u32, nv: u32, centre: [f32; 3]) -> Mesh {
@@ -103,18 +68,7 @@ fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Mesh {
 }
 
 fn finish(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
-    let n = indices.len() as u32;
-    Mesh {
-        positions,
-        normals,
-        indices,
-        primitives: vec![Primitive {
-            first_index: 0,
-            index_count: n,
-            material: None,
-        }],
-        ..Default::default()
-    }
+    Mesh::single(positions, normals, indices)
 }
 
 /// Concatenate meshes (normals kept only when all have them).
@@ -134,44 +88,10 @@ fn merge(parts: &[Mesh]) -> Mesh {
     finish(positions, normals, indices)
 }
 
-fn time<F: FnMut()>(runs: u32, mut f: F) -> (Duration, Duration) {
-    let mut t: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed()
-        })
-        .collect();
-    t.sort();
-    (t[0], t[t.len() / 2])
-}
-
 fn docs_img(name: &str) -> std::path::PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-#[test]
-#[ignore]
-fn bench_sphere_5000_at_512() {
-    let sphere = uv_sphere(51, 50, 10.0, [0.0; 3]);
-    assert_eq!(sphere.triangle_count(), 5000);
-    let o = RenderOptions::default();
-    assert_eq!((o.size, o.supersample), (512, 2));
-    let mut img = None;
-    let (min, med) = time(30, || img = Some(render_mesh(&sphere, &o)));
-    println!("render 5000-tri sphere 512² ss2: min {min:?}, median {med:?}");
-    let img = img.unwrap();
-    let (pmin, pmed) = time(10, || {
-        std::hint::black_box(encode_png(&img));
-    });
-    println!("encode_png 512²: min {pmin:?}, median {pmed:?}");
-    let wired = RenderOptions { wireframe: true, ..o };
-    let (wmin, wmed) = time(10, || {
-        std::hint::black_box(render_mesh(&sphere, &wired));
-    });
-    println!("render with wireframe: min {wmin:?}, median {wmed:?}");
 }
 
 #[test]
@@ -184,13 +104,7 @@ fn example_images() {
         cuboid([1.2, 0.0, 1.2], [2.2, 1.4, 2.2]),
     ]);
     let o = RenderOptions::default();
-    let s = Instant::now();
     let img = render_mesh(&scene, &o);
-    println!(
-        "example scene ({} tris) 512² ss2: {:?}",
-        scene.triangle_count(),
-        s.elapsed()
-    );
     std::fs::write(docs_img("raster_example.png"), encode_png(&img)).unwrap();
 
     let a = uv_sphere(51, 50, 10.0, [0.0; 3]);
@@ -202,12 +116,6 @@ fn example_images() {
         wireframe: true,
         ..o
     };
-    let mut grid = None;
-    let (min, med) = time(10, || grid = Some(stage_grid(&cells, 256, 1024, &go)));
-    let grid = grid.unwrap();
-    println!(
-        "stage_grid 4 cells of 256² ss2 ({}x{}): min {min:?}, median {med:?}",
-        grid.width, grid.height
-    );
+    let grid = stage_grid(&cells, 256, 1024, &go);
     std::fs::write(docs_img("stage_grid_example.png"), encode_png(&grid)).unwrap();
 }

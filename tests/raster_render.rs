@@ -2,25 +2,14 @@
 //! shading, robustness on bad geometry, determinism of the PNG bytes.
 
 use proptest::prelude::*;
-use xbg7_export::mesh::{Mesh, Primitive};
+use xbg7_export::mesh::Mesh;
 use xbg7_export::raster::{
     encode_png, render_mesh, shade_color, try_encode_png, Background, Camera, Image, RenderOptions, MARGIN, PITCH_DEG,
     YAW_DEG,
 };
 
 fn mesh(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
-    let n = indices.len() as u32;
-    Mesh {
-        positions,
-        normals,
-        indices,
-        primitives: vec![Primitive {
-            first_index: 0,
-            index_count: n,
-            material: None,
-        }],
-        ..Default::default()
-    }
+    Mesh::single(positions, normals, indices)
 }
 
 /// Axis-aligned box `[lo, hi]` as 12 triangles, no normals.
