@@ -456,28 +456,3 @@ fn tolerances() {
         assert!(t > 0.0 && t <= 2e-2, "{}", ty.name());
     }
 }
-
-/// Throughput smoke test for the O(file) normal scan (run with
-/// `cargo test --release --test decl_types -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn scan_speed_70mb() {
-    let mut x = 0x1234_5678_9ABC_DEF0u64;
-    let data: Vec<u8> = (0..70 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    for ty in [Float16_4, Float3, Dec3N, Short4N] {
-        let tol = unit_tolerance(ty);
-        let t = std::time::Instant::now();
-        let hits = (0..data.len().saturating_sub(ty.size()))
-            .step_by(2)
-            .filter(|&o| is_unit_normal(ty, &data[o..], tol))
-            .count();
-        println!("{}: {hits} hits, {:?}", ty.name(), t.elapsed());
-    }
-}

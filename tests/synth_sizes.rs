@@ -1,11 +1,9 @@
-//! Size and timing of the synthetic disc. Demo size is checked on the real build in
+//! Size of the synthetic disc. Demo size is checked on the real build in
 //! `synth_disc.rs`; full scale is checked from the plan (summed planned sizes) plus one
 //! real build of the largest planned stage, to keep tests fast. Run with `--nocapture` to
-//! see the numbers; `--ignored` (in release) writes whole discs and reports timings.
+//! see the sizes. (`xbg7-export synth` reports how long a whole disc takes.)
 
-use std::time::Instant;
-
-use xbg7_export::synth::{build_file, file_plan, write_disc, FileKind, FileSpec, Scale, SynthOptions};
+use xbg7_export::synth::{build_file, file_plan, FileKind, FileSpec, Scale, SynthOptions};
 
 const SEED: u64 = 20260712;
 
@@ -54,52 +52,16 @@ fn largest_full_stage_builds_to_its_planned_size() {
         scale: Scale::Full,
     });
     let big = largest_stage(&plan);
-    let t = Instant::now();
     let f = build_file(big);
     let real = f.bytes.len() as f64;
     eprintln!(
-        "full: {} built {:.1} MB ({} XBG7, {} TX2D) in {:?}",
+        "full: {} built {:.1} MB ({} XBG7, {} TX2D)",
         big.rel_path,
         real / 1e6,
         f.truth.resources.len(),
-        f.truth.textures.len(),
-        t.elapsed()
+        f.truth.textures.len()
     );
     let planned = big.estimated_size() as f64;
     assert!((real - planned).abs() / planned < 0.05, "{real} vs {planned}");
     assert!((55e6..=85e6).contains(&real));
-}
-
-fn write_and_report(scale: Scale) {
-    let dir = tempfile::tempdir().unwrap();
-    let t = Instant::now();
-    let truth = write_disc(dir.path(), &SynthOptions { seed: SEED, scale }).unwrap();
-    let total: u64 = truth.containers.iter().map(|c| c.size).sum();
-    let res: usize = truth.containers.iter().map(|c| c.resources.len()).sum();
-    let largest = truth
-        .containers
-        .iter()
-        .filter(|c| c.kind == "stage")
-        .map(|c| c.size)
-        .max()
-        .unwrap_or(0);
-    eprintln!(
-        "write_disc {scale}: {:.1} MB, {res} XBG7, largest stage {:.1} MB, in {:?} ({} threads)",
-        total as f64 / 1e6,
-        largest as f64 / 1e6,
-        t.elapsed(),
-        rayon::current_num_threads()
-    );
-}
-
-#[test]
-#[ignore = "timing report: cargo test --release --test synth_sizes -- --ignored --nocapture"]
-fn timing_demo_disc() {
-    write_and_report(Scale::Demo);
-}
-
-#[test]
-#[ignore = "writes ~1 GB: cargo test --release --test synth_sizes -- --ignored --nocapture"]
-fn timing_full_disc() {
-    write_and_report(Scale::Full);
 }
