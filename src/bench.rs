@@ -89,7 +89,6 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// Run the benchmark on `disc`, using `scratch` for output trees.
 /// How many times each side of (a) is timed (the medians are compared).
 pub const REPEATS: usize = 5;
 
@@ -98,7 +97,8 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Run the bench. `decode_only`: measure (a) and the peak RSS only.
+/// Run the bench on `disc`, using `scratch` for output trees. `decode_only`: measure (a)
+/// and the peak RSS only.
 pub fn run(
     disc: &Path,
     scratch: &Path,

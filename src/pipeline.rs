@@ -849,7 +849,8 @@ fn write_container(
     Ok(())
 }
 
-/// A container's decoded textures: the material links and the `_col` images.
+/// A container's exported textures: the material links, and the `_col` albedos prepared
+/// for its previews (empty without previews).
 struct Textures<'a> {
     links: &'a crate::texture::export::TextureLinks,
     prepared: &'a PreviewTextures,

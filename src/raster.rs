@@ -1014,8 +1014,7 @@ fn resolve(
                     }
                 }
                 if groups.is_empty() {
-                    out[o..o + 4].copy_from_slice(&bg_bytes);
-                    continue;
+                    continue; // background, already in `out`
                 }
                 let mut acc = [
                     bg_premul[0] * n_bg as f32,
@@ -1031,11 +1030,7 @@ fn resolve(
                     acc[2] += c[2] * nf;
                     acc[3] += nf;
                 }
-                let a = acc[3];
-                out[o] = linear_to_srgb8(acc[0] / a);
-                out[o + 1] = linear_to_srgb8(acc[1] / a);
-                out[o + 2] = linear_to_srgb8(acc[2] / a);
-                out[o + 3] = ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+                out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
                 continue;
             }
             let mut acc = [0.0f32; 4];
@@ -1063,14 +1058,9 @@ fn resolve(
                 }
             }
             if hits == 0 {
-                out[o..o + 4].copy_from_slice(&bg_bytes);
-                continue;
+                continue; // background, already in `out`
             }
-            let a = acc[3];
-            out[o] = linear_to_srgb8(acc[0] / a);
-            out[o + 1] = linear_to_srgb8(acc[1] / a);
-            out[o + 2] = linear_to_srgb8(acc[2] / a);
-            out[o + 3] = ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+            out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
         }
     }
     Image {
@@ -1111,6 +1101,18 @@ impl Surface<'_> {
         let v = |k: usize| self.views[t.v[k] as usize].unwrap_or([0.0; 3]);
         face_normal([v(0), v(1), v(2)])
     }
+}
+
+/// One pixel from its premultiplied linear sum `acc` (RGB, coverage) over `n_samples`
+/// samples: un-premultiplied sRGB, alpha = coverage.
+fn premultiplied_to_srgba(acc: [f32; 4], n_samples: f32) -> [u8; 4] {
+    let a = acc[3];
+    [
+        linear_to_srgb8(acc[0] / a),
+        linear_to_srgb8(acc[1] / a),
+        linear_to_srgb8(acc[2] / a),
+        ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8,
+    ]
 }
 
 fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, wire: Option<f32>) -> [f32; 3] {

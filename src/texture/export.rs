@@ -1,8 +1,10 @@
 //! Texture export: every TX2D resource of a container → a manifest entry (format, size,
 //! tiled, status, reason, png, digest) and, when decoded, `<dir>/textures/<name>.png`
 //! (names from [`crate::names::unique_names`] over the container's TX2D names), plus the
-//! [`TextureLinks`] the glTF writer turns into material textures, and the decoded `_col`
-//! images ([`Albedos`]) the previews sample, so nothing is decoded twice.
+//! [`TextureLinks`] the glTF writer turns into material textures, and whatever the
+//! caller makes of each decoded `_col` image while it is in memory (the previews' prepared
+//! albedos), so nothing is decoded twice. [`decode_albedos`] decodes only the `_col`
+//! images, for a preview without an export.
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
