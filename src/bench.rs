@@ -10,7 +10,8 @@
 //!
 //! `--raster` instead times the rasterizer alone ([`raster`]): a 5 000-triangle sphere
 //! rendered at 512² with 2×2 supersampling on one thread, with the wireframe overlay,
-//! and its PNG encoding.
+//! and its PNG encoding. With `--disc` too, it also times the preview of the disc's
+//! largest stage ([`raster_grid`]): preparing its albedos and rendering its grid.
 
 use crate::config::Config;
 use crate::mesh::Mesh;
@@ -303,4 +304,78 @@ pub fn raster() -> RasterReport {
         png_ms_min,
         png_ms_median,
     }
+}
+
+/// Timing of one stage's preview grid, on one thread (see [`raster_grid`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct GridReport {
+    pub stage: String,
+    pub cells: usize,
+    pub triangles: usize,
+    pub vertices: usize,
+    /// Preparing the albedos for sampling (mip chains at the grid's texture side).
+    pub prepare_ms_median: f64,
+    pub grid_ms_min: f64,
+    pub grid_ms_median: f64,
+    /// `grid_ms_min` per drawn triangle.
+    pub ns_per_triangle: f64,
+}
+
+/// Runs per timing of [`raster_grid`].
+pub const GRID_RUNS: usize = 5;
+
+/// Time the preview grid of the largest stage of `disc` as the export draws it (textured,
+/// default config), single-threaded: preparing its albedos, then rendering the grid.
+pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
+    let cfg = Config::default();
+    let found = walker::discover(disc)?;
+    let largest = found
+        .iter()
+        .filter(|f| walker::is_stage(f.rel.rsplit('/').next().unwrap_or("")))
+        .max_by_key(|f| std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0))
+        .ok_or(BenchError::NoStage)?;
+    let name = largest.rel.rsplit('/').next().unwrap_or("").to_string();
+    let bytes = std::fs::read(&largest.abs)?;
+    let kind = pipeline::kind_of(&name);
+    let d = pipeline::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let c = pipeline::parse_container(&bytes).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let albedos = crate::texture::export::decode_albedos(&c);
+    let side = pipeline::preview_texture_side(kind, &cfg);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(std::io::Error::other)?;
+    let opts = RenderOptions::default();
+    let (mut prepares, mut grids) = (Vec::new(), Vec::new());
+    for _ in 0..GRID_RUNS {
+        let t = Instant::now();
+        let textures = std::hint::black_box(pipeline::prepare_albedos(&albedos, side));
+        prepares.push(t.elapsed().as_secs_f64() * 1000.0);
+        let cells = pipeline::textured_grid_cells(d.resources.iter(), &textures);
+        let t = Instant::now();
+        pool.install(|| {
+            std::hint::black_box(crate::preview::stage_grid(
+                &cells,
+                cfg.output.stage_cell,
+                cfg.output.stage_max_width,
+                &opts,
+            ))
+        });
+        grids.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let meshes = d.resources.iter().filter_map(|r| r.result.as_ref().ok());
+    let (triangles, vertices) = meshes.fold((0, 0), |(t, v), dr| {
+        (t + dr.mesh.triangle_count(), v + dr.mesh.positions.len())
+    });
+    let grid_ms_min = grids.iter().copied().fold(f64::INFINITY, f64::min);
+    Ok(GridReport {
+        stage: name,
+        cells: d.resources.len(),
+        triangles,
+        vertices,
+        prepare_ms_median: median(prepares),
+        grid_ms_min,
+        grid_ms_median: median(grids),
+        ns_per_triangle: grid_ms_min * 1e6 / triangles.max(1) as f64,
+    })
 }

@@ -107,7 +107,7 @@ enum Cmd {
         #[arg(long)]
         decode_only: bool,
         /// Time only the rasterizer: a 5 000-triangle sphere at 512² (2×2 supersampling),
-        /// one thread; no disc needed.
+        /// one thread; no disc needed. With --disc, also the largest stage's preview grid.
         #[arg(long)]
         raster: bool,
     },
@@ -281,6 +281,10 @@ fn run(cli: Cli) -> Result<()> {
         }) => {
             if raster {
                 println!("{}", serde_json::to_string_pretty(&xbg7_export::bench::raster())?);
+                if let Some(disc) = disc {
+                    let g = xbg7_export::bench::raster_grid(&disc)?;
+                    println!("{}", serde_json::to_string_pretty(&g)?);
+                }
                 return Ok(());
             }
             let disc = disc.context("--disc is required")?;
