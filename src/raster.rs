@@ -23,11 +23,13 @@
 //! functions on a 1/256-sample fixed-point grid and the top-left rule (watertight: no
 //! holes, no double hits along shared edges), z-tested against a per-sample depth buffer
 //! (closer wins, first triangle wins ties), and no face is culled. A second pass shades
-//! the visible triangle once per pixel when all its samples see the same triangle (at the
-//! pixel centre), otherwise once per sample: the decoded normals are interpolated and
-//! normalised (face normals when the mesh has none or a vertex normal is unusable), a
-//! normal facing away from the viewer is flipped (two-sided lighting), then
-//! `colour = ALBEDO · (AMBIENT + KEY · max(0, n·L))` in linear light, where ALBEDO is
+//! each triangle a pixel sees once, at the centroid of its samples in that pixel (the
+//! pixel centre when one triangle covers the pixel), weighted by their count; with the
+//! wireframe overlay, every sample. Lighting is per vertex (Gouraud): each decoded
+//! normal, flipped towards the viewer when it faces away (two-sided lighting), gives the
+//! intensity `AMBIENT + KEY · max(0, n·L)`, interpolated across the triangle (the face
+//! normal's intensity when the mesh has no normals or a vertex normal is unusable), and
+//! `colour = ALBEDO · intensity` in linear light, where ALBEDO is
 //! [`MATERIAL_SRGB`], or, in [`render_mesh_textured`] for a primitive given a texture,
 //! the texture sampled at the interpolated `TEXCOORD_0` (see *Textures*). Samples are
 //! box-averaged with premultiplied alpha and converted to 8-bit with a γ = 2 curve
@@ -40,8 +42,8 @@
 //! textured: UV (top-left origin, as glTF) is interpolated with the sample's barycentrics
 //! (exact under the orthographic projection), wrapped (repeat, glTF's default sampler)
 //! and sampled bilinearly in linear light (texels through the same γ = 2 curve) from one
-//! level of a box-filtered mip chain chosen per triangle from its texels per sample (the
-//! smallest level with at most 2×2 texels per sample, so minified textures do not
+//! level of a box-filtered mip chain chosen per triangle from its texels per pixel (the
+//! smallest level with at most 2×2 texels per pixel, so minified textures do not
 //! sparkle; a texture larger than [`MAX_TEXTURE_SIDE`] is box-filtered down by a power of
 //! two first, bounding the per-render copy). Texture alpha is ignored (glTF's default
 //! `OPAQUE`). Other triangles, and every triangle of [`render_mesh`], use the plain
@@ -215,7 +217,7 @@ impl Camera {
     /// A mesh with nothing drawable gets the identity fit (scale 1, centred on the origin).
     pub fn fit(mesh: &Mesh, size: u32) -> Camera {
         let views = view_vertices(mesh);
-        fit_views(mesh, &views, size.clamp(1, MAX_SIZE))
+        fit_views(mesh, &views, size.clamp(1, MAX_SIZE), &mut Vec::new())
     }
 
     /// Output-pixel position of a file-frame point: `[x right, y down, depth]`, depth in
@@ -234,46 +236,57 @@ impl Camera {
     }
 }
 
-/// View coordinates of every vertex, `None` for a non-finite position.
-fn view_vertices(mesh: &Mesh) -> Vec<Option<[f64; 3]>> {
-    mesh.positions
-        .iter()
-        .map(|p| {
-            if p.iter().all(|c| c.is_finite()) {
-                Some(view_coords(*p))
-            } else {
-                None
-            }
-        })
-        .collect()
+/// View coordinates of every vertex into `out`; a non-finite position gets NaN
+/// coordinates (see [`is_view`]).
+fn view_vertices_into(mesh: &Mesh, out: &mut Vec<[f64; 3]>) {
+    out.clear();
+    out.extend(mesh.positions.iter().map(|p| {
+        if p.iter().all(|c| c.is_finite()) {
+            view_coords(*p)
+        } else {
+            [f64::NAN; 3]
+        }
+    }));
+}
+
+fn view_vertices(mesh: &Mesh) -> Vec<[f64; 3]> {
+    let mut v = Vec::new();
+    view_vertices_into(mesh, &mut v);
+    v
+}
+
+/// A usable view-space vertex (its position was finite).
+fn is_view(v: &[f64; 3]) -> bool {
+    !v[0].is_nan()
 }
 
 /// The drawable triangles (indices in range, vertices finite): triangle number (position
-/// in the index list / 3), index triple, view-space vertices.
-fn drawable<'a>(
-    mesh: &'a Mesh,
-    views: &'a [Option<[f64; 3]>],
-) -> impl Iterator<Item = (usize, [usize; 3], [[f64; 3]; 3])> + 'a {
+/// in the index list / 3) and index triple.
+fn drawable<'a>(mesh: &'a Mesh, views: &'a [[f64; 3]]) -> impl Iterator<Item = (usize, [usize; 3])> + 'a {
     mesh.indices.chunks_exact(3).enumerate().filter_map(move |(k, t)| {
         let ix = [t[0] as usize, t[1] as usize, t[2] as usize];
-        let a = (*views.get(ix[0])?)?;
-        let b = (*views.get(ix[1])?)?;
-        let c = (*views.get(ix[2])?)?;
-        Some((k, ix, [a, b, c]))
+        ix.iter().all(|&i| views.get(i).is_some_and(is_view)).then_some((k, ix))
     })
 }
 
-fn fit_views(mesh: &Mesh, views: &[Option<[f64; 3]>], size: u32) -> Camera {
+/// The camera fitted to the vertices of the drawable triangles. `used` is a work buffer
+/// (one flag per vertex), so each vertex is measured once however many triangles share it.
+fn fit_views(mesh: &Mesh, views: &[[f64; 3]], size: u32, used: &mut Vec<bool>) -> Camera {
+    used.clear();
+    used.resize(views.len(), false);
+    for (_, ix) in drawable(mesh, views) {
+        for i in ix {
+            used[i] = true;
+        }
+    }
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut any = false;
-    for (_, _, vs) in drawable(mesh, views) {
+    for (v, _) in views.iter().zip(used.iter()).filter(|(_, u)| **u) {
         any = true;
-        for v in vs {
-            for k in 0..3 {
-                lo[k] = lo[k].min(v[k]);
-                hi[k] = hi[k].max(v[k]);
-            }
+        for k in 0..3 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
         }
     }
     if !any {
@@ -350,10 +363,16 @@ impl Shader {
 
     /// Linear colour of a view-space unit normal with a linear albedo, two-sided.
     fn lambert_albedo(&self, n: [f32; 3], albedo: [f32; 3]) -> [f32; 3] {
+        let i = self.intensity(n);
+        [albedo[0] * i, albedo[1] * i, albedo[2] * i]
+    }
+
+    /// Light intensity `AMBIENT + KEY · max(0, n·L)` of a view-space unit normal, flipped
+    /// towards the viewer first (two-sided).
+    fn intensity(&self, n: [f32; 3]) -> f32 {
         let n = if n[2] < 0.0 { [-n[0], -n[1], -n[2]] } else { n };
         let ndl = n[0] * self.light[0] + n[1] * self.light[1] + n[2] * self.light[2];
-        let i = AMBIENT + KEY * ndl.max(0.0);
-        [albedo[0] * i, albedo[1] * i, albedo[2] * i]
+        AMBIENT + KEY * ndl.max(0.0)
     }
 }
 
@@ -370,11 +389,8 @@ pub fn shade_color(normal_file: [f32; 3]) -> [u8; 3] {
 /// every value, even −inf, maps above 0 (the empty key).
 fn ordered_bits(z: f32) -> u32 {
     let b = z.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
-    }
+    // Negative: all bits flipped; positive: the sign bit set (branch-free).
+    b ^ (((b as i32) >> 31) as u32 | 0x8000_0000)
 }
 
 /// Triangle id of a z-buffer key (`NO_TRI` for the empty key 0).
@@ -390,8 +406,6 @@ struct Tri {
     /// Gradients of barycentrics b1 and b2 (b0 = 1 − b1 − b2).
     g1: [f32; 2],
     g2: [f32; 2],
-    /// 1 / |∇b_i|: converts b_i to the distance (in samples) from the opposite edge.
-    inv_g: [f32; 3],
     /// All three vertices have a usable normal (else the face normal shades it).
     smooth: bool,
     /// Texture (index into [`Texturing::levels`]) and mip level, or `NO_TEX`.
@@ -423,7 +437,7 @@ impl Texture {
         let n = (width as usize).checked_mul(height as usize)?.checked_mul(4)?;
         let max_side = max_side.clamp(1, MAX_TEXTURE_SIDE);
         (width > 0 && height > 0 && rgba.len() == n).then(|| Texture {
-            levels: mip_chain(width, height, rgba, max_side, &srgb_lut()),
+            levels: mip_chain(width, height, rgba, max_side),
         })
     }
 }
@@ -448,11 +462,6 @@ struct Texturing<'a> {
     prim_tris: Vec<(usize, usize)>,
 }
 
-/// Linear light of every sRGB byte (the renderer's γ = 2 curve).
-fn srgb_lut() -> [f32; 256] {
-    std::array::from_fn(|c| srgb_to_linear(c as u8))
-}
-
 /// Linear light in [0, 1] to a texel channel.
 fn to_fixed(c: f32) -> u16 {
     (c.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
@@ -464,35 +473,49 @@ fn from_fixed(t: [u16; 3]) -> [f32; 3] {
 }
 
 /// Largest side of the first mip level kept for sampling: a larger texture is first box
-/// filtered down by a power of two (a preview never needs more texels than this, and the
-/// linear-light copy stays bounded: at most 512² × 6 bytes per texture: a 512-px preview of a model never shows more).
+/// filtered down by a power of two. A 512-px model preview never shows more texels, and
+/// the linear-light copy stays bounded (at most 512² × 6 bytes per texture).
 pub const MAX_TEXTURE_SIDE: u32 = 512;
 
 /// The mip chain in linear light: level 0 is the texture box-filtered by the smallest
-/// power of two that brings both sides to at most [`MAX_TEXTURE_SIDE`] (usually 1, the
-/// texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
+/// power of two that brings both sides to at most `max_side` (1 when it already fits:
+/// the texture itself), then 2×2 box averages down to 1×1 (an odd side repeats its last
 /// row/column).
-fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32, lut: &[f32; 256]) -> Vec<Level> {
-    let mut f = 1u32;
-    while width.div_ceil(f) > max_side || height.div_ceil(f) > max_side {
-        f *= 2;
+fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32) -> Vec<Level> {
+    let mut shift = 0u32;
+    while width.div_ceil(1 << shift) > max_side || height.div_ceil(1 << shift) > max_side {
+        shift += 1;
     }
+    let f = 1u32 << shift;
     let (w0, h0) = (width.div_ceil(f), height.div_ceil(f));
     let mut texels = Vec::with_capacity(w0 as usize * h0 as usize);
-    for y in 0..h0 {
-        for x in 0..w0 {
-            let (x1, y1) = ((x * f + f).min(width), (y * f + f).min(height));
-            let mut acc = [0.0f32; 3];
+    if f == 1 {
+        let lut = fixed_lut();
+        texels.extend(
+            rgba.chunks_exact(4)
+                .map(|p| [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize]]),
+        );
+    } else {
+        // Linear light is (c/255)²: sum the exact integers c² over each box, one source
+        // row at a time (sequential reads), and scale once per texel.
+        let mut acc = vec![[0u64; 3]; w0 as usize];
+        for y in 0..h0 {
+            acc.fill([0; 3]);
+            let y1 = (y * f + f).min(height);
             for sy in y * f..y1 {
-                for sx in x * f..x1 {
-                    let i = 4 * (sy as usize * width as usize + sx as usize);
+                let row = &rgba[sy as usize * width as usize * 4..][..width as usize * 4];
+                for (sx, p) in row.chunks_exact(4).enumerate() {
+                    let a = &mut acc[sx >> shift];
                     for k in 0..3 {
-                        acc[k] += lut[rgba[i + k] as usize];
+                        a[k] += u64::from(p[k]) * u64::from(p[k]);
                     }
                 }
             }
-            let n = ((x1 - x * f) * (y1 - y * f)) as f32;
-            texels.push(acc.map(|c| to_fixed(c / n)));
+            for (x, a) in acc.iter().enumerate() {
+                let x1 = ((x as u32) * f + f).min(width);
+                let n = f64::from((x1 - x as u32 * f) * (y1 - y * f)) * 65025.0;
+                texels.push(a.map(|c| to_fixed((c as f64 / n) as f32)));
+            }
         }
     }
     let mut levels = vec![Level {
@@ -504,17 +527,15 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32, lut: &[f32; 25
         let (w, h) = (prev.width.div_ceil(2), prev.height.div_ceil(2));
         let mut texels = Vec::with_capacity(w as usize * h as usize);
         for y in 0..h {
+            let (ya, yb) = (2 * y, (2 * y + 1).min(prev.height - 1));
             for x in 0..w {
-                let mut acc = [0.0f32; 3];
-                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let sx = (2 * x + dx).min(prev.width - 1);
-                    let sy = (2 * y + dy).min(prev.height - 1);
-                    let p = from_fixed(prev.texels[(sy * prev.width + sx) as usize]);
-                    for k in 0..3 {
-                        acc[k] += p[k];
-                    }
-                }
-                texels.push(acc.map(|c| to_fixed(c * 0.25)));
+                let (xa, xb) = (2 * x, (2 * x + 1).min(prev.width - 1));
+                let at = |x: u32, y: u32| prev.texels[(y * prev.width + x) as usize];
+                let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
+                texels.push(std::array::from_fn(|k| {
+                    let sum = u32::from(a[k]) + u32::from(b[k]) + u32::from(c[k]) + u32::from(d[k]);
+                    ((sum + 2) >> 2) as u16
+                }));
             }
         }
         levels.push(Level {
@@ -524,6 +545,11 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32, lut: &[f32; 25
         });
     }
     levels
+}
+
+/// [`to_fixed`] of the linear light of every sRGB byte.
+fn fixed_lut() -> [u16; 256] {
+    std::array::from_fn(|c| to_fixed(srgb_to_linear(c as u8)))
 }
 
 impl<'a> Texturing<'a> {
@@ -573,8 +599,8 @@ impl<'a> Texturing<'a> {
     }
 
     /// Mip level of a triangle of texture `tex` from twice its UV-space area `uv_area2`
-    /// and twice its sample-space area `area2`: the smallest level with at most 2×2
-    /// texels per sample.
+    /// and twice its area in output pixels `area2`: the smallest level with at most 2×2
+    /// texels per pixel.
     fn level_for(&self, tex: u32, uv_area2: f64, area2: f64) -> u32 {
         let Some(chain) = self.levels.get(tex as usize) else {
             return 0;
@@ -597,12 +623,11 @@ impl<'a> Texturing<'a> {
         if !x.is_finite() || !y.is_finite() {
             return None;
         }
-        let (x0, y0) = (x.floor(), y.floor());
+        let (x0, y0) = (floor_f32(x), floor_f32(y));
         let (fx, fy) = (x - x0, y - y0);
-        let wrap = |i: f32, n: u32| (i as i64).rem_euclid(n as i64) as u32;
-        let (xa, xb) = (wrap(x0, l.width), wrap(x0 + 1.0, l.width));
-        let (ya, yb) = (wrap(y0, l.height), wrap(y0 + 1.0, l.height));
-        let at = |x: u32, y: u32| from_fixed(l.texels[(y * l.width + x) as usize]);
+        let (xa, xb) = wrap_pair(x0, l.width);
+        let (ya, yb) = wrap_pair(y0, l.height);
+        let at = |x: usize, y: usize| from_fixed(l.texels[y * l.width as usize + x]);
         let (a, b, c, d) = (at(xa, ya), at(xb, ya), at(xa, yb), at(xb, yb));
         let mut out = [0.0f32; 3];
         for k in 0..3 {
@@ -614,13 +639,50 @@ impl<'a> Texturing<'a> {
     }
 }
 
+/// `x.floor()` for a finite `x`, inline (the libm call is not, on baseline x86-64).
+fn floor_f32(x: f32) -> f32 {
+    if x.abs() >= 8_388_608.0 {
+        return x; // 2^23 and beyond: already a whole number
+    }
+    let t = x as i32 as f32;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// Texel column (or row) `i` and `i + 1` wrapped into `0..n` (repeat); `i` is a whole
+/// number. No division unless `i` lies outside the texture (UVs beyond `[0, 1)`).
+fn wrap_pair(i: f32, n: u32) -> (usize, usize) {
+    let n = i64::from(n.max(1));
+    let i = i as i64;
+    let a = if (0..n).contains(&i) { i } else { i.rem_euclid(n) };
+    let b = if a + 1 == n { 0 } else { a + 1 };
+    (a as usize, b as usize)
+}
+
 /// Working buffers of a render, reusable across renders (a grid renders thousands of
-/// cells: reusing the z-buffer saves allocating and faulting in 512 KiB per cell).
-/// Holds no result: every render clears what it uses, so output never depends on reuse.
+/// cells: reusing them saves allocating and faulting in the z-buffer and the per-vertex
+/// arrays per cell). Holds no result: every render clears what it uses, so output never
+/// depends on reuse.
 #[derive(Default)]
 pub struct Scratch {
     zbuf: Vec<u64>,
     tris: Vec<Tri>,
+    views: Vec<[f64; 3]>,
+    lit: Vec<f32>,
+    proj: Vec<Proj>,
+    used: Vec<bool>,
+}
+
+/// A vertex in sample space: fixed-point x/y (`SUB` per sample) and depth; `fx ==
+/// i32::MIN` marks a vertex that cannot be drawn (non-finite position).
+#[derive(Clone, Copy)]
+struct Proj {
+    fx: i32,
+    fy: i32,
+    z: f64,
 }
 
 /// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
@@ -645,29 +707,35 @@ pub fn render_mesh_with(
     let (size, ss) = effective_dims(opts);
     let texturing = Texturing::new(mesh, albedo);
     let mut cursor = 0usize;
-    let views = view_vertices(mesh);
-    let cam = fit_views(mesh, &views, size);
+    let Scratch {
+        zbuf,
+        tris,
+        views,
+        lit,
+        proj,
+        used,
+    } = scratch;
+    view_vertices_into(mesh, views);
+    let cam = fit_views(mesh, views, size, used);
     let side = (size * ss) as usize;
     let ssf = ss as f64;
 
-    // Per-vertex view-space unit normals (None: missing or unusable).
-    let vnormals: Vec<Option<[f32; 3]>> = match &mesh.normals {
-        Some(ns) if ns.len() == mesh.positions.len() => ns
-            .iter()
-            .map(|n| {
-                if !n.iter().all(|c| c.is_finite()) {
-                    return None;
-                }
-                let v = view_coords(*n);
-                normalize3([v[0] as f32, v[1] as f32, v[2] as f32])
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    // Per-vertex light intensity from the view-space unit normal (NaN: missing or
+    // unusable normal); empty without normals.
+    let shader = Shader::new();
+    lit.clear();
+    if let Some(ns) = mesh.normals.as_ref().filter(|ns| ns.len() == mesh.positions.len()) {
+        lit.extend(ns.iter().map(|n| {
+            if !n.iter().all(|c| c.is_finite()) {
+                return f32::NAN;
+            }
+            let v = view_coords(*n);
+            normalize3([v[0] as f32, v[1] as f32, v[2] as f32]).map_or(f32::NAN, |u| shader.intensity(u))
+        }));
+    }
 
     // One u64 per sample: ordered depth bits << 32 | !triangle id; 0 = empty. `max`
     // keeps the closest triangle, and the first one drawn on a depth tie.
-    let Scratch { zbuf, tris } = scratch;
     zbuf.clear();
     zbuf.resize(side * side, 0);
     tris.clear();
@@ -675,49 +743,69 @@ pub fn render_mesh_with(
     // Sample rectangle touched by any triangle: pixels outside it are background.
     let mut touched: Option<(i64, i64, i64, i64)> = None;
 
-    // Sample-space position + depth and fixed-point x/y of every vertex, computed once
-    // (a vertex is shared by about six triangles); the same arithmetic per vertex as a
-    // per-triangle projection, so the result is identical.
-    let proj: Vec<([f64; 3], i64, i64)> = views
-        .iter()
-        .map(|v| {
-            let o = cam.project_view(v.unwrap_or([0.0; 3]));
-            let q = [
-                (o[0] * ssf).clamp(-2.0, lim),
-                (o[1] * ssf).clamp(-2.0, lim),
-                (o[2] * ssf).clamp(-1e30, 1e30),
-            ];
-            (
-                q,
-                (q[0] * SUB as f64).round() as i64,
-                (q[1] * SUB as f64).round() as i64,
-            )
-        })
-        .collect();
+    // Every vertex projected once (a vertex is shared by about six triangles).
+    proj.clear();
+    proj.extend(views.iter().map(|v| {
+        if !is_view(v) {
+            return Proj {
+                fx: i32::MIN,
+                fy: i32::MIN,
+                z: 0.0,
+            };
+        }
+        let o = cam.project_view(*v);
+        let sub = SUB as f64;
+        Proj {
+            fx: ((o[0] * ssf).clamp(-2.0, lim) * sub).round() as i32,
+            fy: ((o[1] * ssf).clamp(-2.0, lim) * sub).round() as i32,
+            z: (o[2] * ssf).clamp(-1e30, 1e30),
+        }
+    }));
+    let has_normals = !lit.is_empty();
 
-    for (tri_no, ix, _) in drawable(mesh, &views) {
-        let (a, b, c) = (proj[ix[0]], proj[ix[1]], proj[ix[2]]);
-        let mut p = [a.0, b.0, c.0];
-        let mut fx = [a.1, b.1, c.1];
-        let mut fy = [a.2, b.2, c.2];
+    for (tri_no, t) in mesh.indices.chunks_exact(3).enumerate() {
+        let mut ix = [t[0] as usize, t[1] as usize, t[2] as usize];
+        let (Some(&a), Some(&b), Some(&c)) = (proj.get(ix[0]), proj.get(ix[1]), proj.get(ix[2])) else {
+            continue;
+        };
+        if a.fx == i32::MIN || b.fx == i32::MIN || c.fx == i32::MIN {
+            continue;
+        }
+        let mut fx = [a.fx as i64, b.fx as i64, c.fx as i64];
+        let mut fy = [a.fy as i64, b.fy as i64, c.fy as i64];
+        let mut z = [a.z, b.z, c.z];
         // Most triangles of a dense mesh in a small grid cell cover no sample centre:
         // skip them before any shading setup (they would not write a sample anyway).
         let Some(bounds) = sample_bounds(&fx, &fy, side) else {
             continue;
         };
-        let mut ix = ix;
         let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
         if area == 0 {
             continue;
         }
         if area < 0 {
             ix.swap(1, 2);
-            p.swap(1, 2);
             fx.swap(1, 2);
             fy.swap(1, 2);
+            z.swap(1, 2);
         }
-        let Some(mut tri) = setup_tri(ix, &p, &vnormals, opts.wireframe) else {
-            continue;
+        // Barycentric gradients per sample, from the same fixed-point vertices the edge
+        // functions use (so shading and coverage agree).
+        let inv = SUB as f64 / area.abs() as f64;
+        let (e1x, e1y) = ((fx[1] - fx[0]) as f64, (fy[1] - fy[0]) as f64);
+        let (e2x, e2y) = ((fx[2] - fx[0]) as f64, (fy[2] - fy[0]) as f64);
+        let g1 = [e2y * inv, -e2x * inv];
+        let g2 = [-e1y * inv, e1x * inv];
+        let smooth = has_normals && ix.iter().all(|&i| !lit[i].is_nan());
+        let mut tri = Tri {
+            v: ix.map(|i| i as u32),
+            ox: (fx[0] as f64 / SUB as f64) as f32,
+            oy: (fy[0] as f64 / SUB as f64) as f32,
+            g1: g1.map(|g| g as f32),
+            g2: g2.map(|g| g as f32),
+            smooth,
+            tex: NO_TEX,
+            level: 0,
         };
         if let Some(tx) = &texturing {
             let tex = tx.tex_of(tri_no, &mut cursor);
@@ -726,26 +814,29 @@ pub fn render_mesh_with(
                 let (du1, dv1) = (uv[1][0] as f64 - uv[0][0] as f64, uv[1][1] as f64 - uv[0][1] as f64);
                 let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
                 let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
-                let area2 =
-                    ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0])).abs();
+                // Shading runs once per pixel: choose the level per pixel, not per sample.
+                let area2 = area.abs() as f64 / (SUB * SUB) as f64 / (ssf * ssf);
                 tri.tex = tex;
                 tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
             }
         }
         let id = tris.len() as u32;
-        let z0 = p[0][2] as f32;
-        let dz1 = (p[1][2] - p[0][2]) as f32;
-        let dz2 = (p[2][2] - p[0][2]) as f32;
-        let dzdx = tri.g1[0] * dz1 + tri.g2[0] * dz2;
-        let dzdy = tri.g1[1] * dz1 + tri.g2[1] * dz2;
-        raster_tri(&fx, &fy, side, bounds, |s, cx, cy| {
-            let z = z0 + dzdx * (cx - tri.ox) + dzdy * (cy - tri.oy);
-            if z.is_nan() {
+        let z0 = z[0] as f32;
+        let (dz1, dz2) = (z[1] - z[0], z[2] - z[0]);
+        let dzdx = (g1[0] * dz1 + g2[0] * dz2) as f32;
+        let dzdy = (g1[1] * dz1 + g2[1] * dz2) as f32;
+        let (ox, oy) = (tri.ox, tri.oy);
+        raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
+            let zl = z0 + dzdx * (lo as f32 + 0.5 - ox) + dzdy * (sy as f32 + 0.5 - oy);
+            let start = sy as usize * side;
+            let Some(run) = zbuf.get_mut(start + lo as usize..=start + hi as usize) else {
                 return;
-            }
-            let key = (u64::from(ordered_bits(z)) << 32) | u64::from(!id);
-            if let Some(slot) = zbuf.get_mut(s) {
-                *slot = (*slot).max(key);
+            };
+            for (j, slot) in run.iter_mut().enumerate() {
+                let z = zl + dzdx * j as f32;
+                if !z.is_nan() {
+                    *slot = (*slot).max((u64::from(ordered_bits(z)) << 32) | u64::from(!id));
+                }
             }
         });
         tris.push(tri);
@@ -760,51 +851,11 @@ pub fn render_mesh_with(
     }
 
     let surf = Surface {
-        views: &views,
-        vnormals: &vnormals,
+        views,
+        lit,
         texturing: texturing.as_ref(),
     };
     resolve(size, ss, zbuf, tris, &surf, touched, opts)
-}
-
-/// Shading setup of one positively oriented sample-space triangle.
-fn setup_tri(ix: [usize; 3], p: &[[f64; 3]; 3], vnormals: &[Option<[f32; 3]>], wireframe: bool) -> Option<Tri> {
-    let (x0, y0) = (p[0][0], p[0][1]);
-    let (e1x, e1y) = (p[1][0] - x0, p[1][1] - y0);
-    let (e2x, e2y) = (p[2][0] - x0, p[2][1] - y0);
-    let a = e1x * e2y - e1y * e2x;
-    if a == 0.0 || !a.is_finite() {
-        return None;
-    }
-    let ia = 1.0 / a;
-    let g1 = [e2y * ia, -e2x * ia];
-    let g2 = [-e1y * ia, e1x * ia];
-    let g0 = [-(g1[0] + g2[0]), -(g1[1] + g2[1])];
-    let inv = |g: [f64; 2]| {
-        let l = (g[0] * g[0] + g[1] * g[1]).sqrt();
-        if l > 0.0 {
-            (1.0 / l) as f32
-        } else {
-            f32::INFINITY
-        }
-    };
-    let smooth = !vnormals.is_empty() && ix.iter().all(|&i| vnormals[i].is_some());
-    Some(Tri {
-        v: [ix[0] as u32, ix[1] as u32, ix[2] as u32],
-        ox: x0 as f32,
-        oy: y0 as f32,
-        g1: [g1[0] as f32, g1[1] as f32],
-        g2: [g2[0] as f32, g2[1] as f32],
-        // Only the wireframe overlay reads edge distances.
-        inv_g: if wireframe {
-            [inv(g0), inv(g1), inv(g2)]
-        } else {
-            [0.0; 3]
-        },
-        smooth,
-        tex: NO_TEX,
-        level: 0,
-    })
 }
 
 /// Unit face normal of a view-space triangle (sign irrelevant: shading is two-sided);
@@ -842,15 +893,10 @@ fn sample_bounds(fx: &[i64; 3], fy: &[i64; 3], side: usize) -> Option<(i64, i64,
 }
 
 /// Scan-convert a positively oriented fixed-point triangle over its sample rectangle
-/// `bounds` (from [`sample_bounds`]), calling `hit(sample_index, centre_x, centre_y)` for
-/// every covered sample (top-left rule).
-fn raster_tri(
-    fx: &[i64; 3],
-    fy: &[i64; 3],
-    side: usize,
-    bounds: (i64, i64, i64, i64),
-    mut hit: impl FnMut(usize, f32, f32),
-) {
+/// `bounds` (from [`sample_bounds`]), calling `span(sy, lo, hi)` for every row `sy` with
+/// covered samples `lo..=hi` (top-left rule; a row's covered samples are contiguous, the
+/// triangle being convex).
+fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64), mut span: impl FnMut(i64, i64, i64)) {
     let half = SUB / 2;
     let (sx0, sx1, sy0, sy1) = bounds;
     // Edge k runs from vertex a to vertex b and is opposite vertex k.
@@ -872,18 +918,21 @@ fn raster_tri(
     }
     if sx1 - sx0 < SMALL_SPAN {
         // A narrow box (most triangles of a dense mesh): test each sample's edge
-        // functions directly, cheaper than solving the span with three divisions a row.
+        // functions directly.
         for sy in sy0..=sy1 {
-            let cy = sy as f32 + 0.5;
-            let base = sy as usize * side;
             let mut w = row;
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
             for sx in sx0..=sx1 {
                 if (w[0] | w[1] | w[2]) >= 0 {
-                    hit(base + sx as usize, sx as f32 + 0.5, cy);
+                    lo = lo.min(sx);
+                    hi = sx;
                 }
                 w[0] += step_x[0];
                 w[1] += step_x[1];
                 w[2] += step_x[2];
+            }
+            if lo <= hi {
+                span(sy, lo, hi);
             }
             row[0] += step_y[0];
             row[1] += step_y[1];
@@ -891,34 +940,43 @@ fn raster_tri(
         }
         return;
     }
+    // Edge k's function on row sy is w_k(sx) = row_k + step_x_k·(sx − sx0). With
+    // a = |step_x_k| and F = ⌊row_k / a⌋, w_k ≥ 0 exactly for sx ≥ sx0 − F (step_x_k > 0)
+    // or sx ≤ sx0 + F (step_x_k < 0). F and the remainder row_k − F·a are carried from row
+    // to row (a DDA), so a row costs no division.
+    let mut a = [1i64; 3];
+    let (mut f, mut m, mut dq, mut dm) = ([0i64; 3], [0i64; 3], [0i64; 3], [0i64; 3]);
+    for k in 0..3 {
+        if step_x[k] != 0 {
+            a[k] = step_x[k].abs();
+        }
+        f[k] = row[k].div_euclid(a[k]);
+        m[k] = row[k].rem_euclid(a[k]);
+        dq[k] = step_y[k].div_euclid(a[k]);
+        dm[k] = step_y[k].rem_euclid(a[k]);
+    }
     for sy in sy0..=sy1 {
-        // The covered span of this row, solved exactly from the three edge functions
-        // w_k(sx) = row_k + step_x_k·(sx − sx0) ≥ 0 (same result as testing every sample).
         let (mut lo, mut hi) = (sx0, sx1);
         for k in 0..3 {
-            let (r, st) = (row[k], step_x[k]);
+            let st = step_x[k];
             if st > 0 {
-                if r < 0 {
-                    lo = lo.max(sx0 + (-r + st - 1) / st);
-                }
+                lo = lo.max(sx0 - f[k]);
             } else if st < 0 {
-                if r < 0 {
-                    hi = sx0 - 1;
-                } else {
-                    hi = hi.min(sx0 + r / -st);
-                }
-            } else if r < 0 {
+                hi = hi.min(sx0 + f[k]);
+            } else if row[k] < 0 {
                 hi = sx0 - 1;
             }
+            row[k] += step_y[k];
+            f[k] += dq[k];
+            m[k] += dm[k];
+            if m[k] >= a[k] {
+                m[k] -= a[k];
+                f[k] += 1;
+            }
         }
-        let cy = sy as f32 + 0.5;
-        let base = sy as usize * side;
-        for sx in lo..=hi {
-            hit(base + sx as usize, sx as f32 + 0.5, cy);
+        if lo <= hi {
+            span(sy, lo, hi);
         }
-        row[0] += step_y[0];
-        row[1] += step_y[1];
-        row[2] += step_y[2];
     }
 }
 
@@ -933,7 +991,7 @@ fn resolve(
     touched: Option<(i64, i64, i64, i64)>,
     opts: &RenderOptions,
 ) -> Image {
-    let shader = Shader::new();
+    let shader = &Shader::new();
     let side = (size * ss) as usize;
     let (bg_bytes, bg_lin, bg_a) = match opts.background {
         Background::Transparent => ([0u8; 4], [0.0f32; 3], 0.0f32),
@@ -942,8 +1000,7 @@ fn resolve(
             (c, [c[0], c[1], c[2]].map(srgb_to_linear), a)
         }
     };
-    let bg_premul = [bg_lin[0] * bg_a, bg_lin[1] * bg_a, bg_lin[2] * bg_a];
-    let wire_dist = WIRE_HALF_WIDTH * ss as f32;
+    let bg_premul = [bg_lin[0] * bg_a, bg_lin[1] * bg_a, bg_lin[2] * bg_a, bg_a];
     let n_samples = (ss * ss) as f32;
     let size_u = size as usize;
     let ss_u = ss as usize;
@@ -959,106 +1016,105 @@ fn resolve(
     let (px0, px1) = (sx0 as usize / ss_u, (sx1 as usize / ss_u).min(size_u - 1));
     let (py0, py1) = (sy0 as usize / ss_u, (sy1 as usize / ss_u).min(size_u - 1));
 
-    let wire = opts.wireframe.then_some(wire_dist);
+    let wire = opts.wireframe.then_some(WIRE_HALF_WIDTH * ss as f32);
+    let n_keys = ss_u * ss_u;
+    let mut keys = [0u64; (MAX_SUPERSAMPLE * MAX_SUPERSAMPLE) as usize];
+    // Sample j's centre relative to its pixel's first sample (keys are row-major).
+    let centres: Vec<(f32, f32)> = (0..n_keys)
+        .map(|j| ((j % ss_u) as f32 + 0.5, (j / ss_u) as f32 + 0.5))
+        .collect();
     // Per pixel: (triangle id, samples, Σx, Σy) of each triangle it sees.
-    let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(ss_u * ss_u);
+    let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(n_keys);
     for py in py0..=py1 {
         for px in px0..=px1 {
             let o = (py * size_u + px) * 4;
-            // Without the wireframe, each triangle seen by a pixel is shaded once, at the
-            // centroid of its samples in that pixel, and weighted by their count (the
-            // shading varies linearly across a pixel anyway): a pixel inside one triangle
-            // costs one shade, an edge pixel one per triangle instead of one per sample.
-            if wire.is_none() {
-                // Fast paths: all samples empty (background), or all on one triangle
-                // (shaded once at the pixel centre, the centroid of its samples).
-                let first = zbuf[py * ss_u * side + px * ss_u];
-                let same = (0..ss_u).all(|sy| {
-                    let r = (py * ss_u + sy) * side + px * ss_u;
-                    zbuf[r..r + ss_u].iter().all(|&k| k == first)
-                });
-                if same {
-                    if first != 0 {
-                        let half = ss_u as f32 * 0.5;
-                        let (cx, cy) = ((px * ss_u) as f32 + half, (py * ss_u) as f32 + half);
-                        let c = shade_sample(&tris[key_id(first) as usize], cx, cy, surf, &shader, None);
-                        out[o..o + 4].copy_from_slice(&[
-                            linear_to_srgb8(c[0]),
-                            linear_to_srgb8(c[1]),
-                            linear_to_srgb8(c[2]),
-                            255,
-                        ]);
-                    }
-                    continue;
-                }
-                groups.clear();
-                let mut n_bg = 0u32;
+            // This pixel's sample keys, row-major.
+            let r0 = py * ss_u * side + px * ss_u;
+            if ss_u == 2 {
+                keys[..2].copy_from_slice(&zbuf[r0..r0 + 2]);
+                keys[2..4].copy_from_slice(&zbuf[r0 + side..r0 + side + 2]);
+            } else {
                 for sy in 0..ss_u {
-                    let y = py * ss_u + sy;
-                    let row = y * side + px * ss_u;
-                    for (sx, &k) in zbuf[row..row + ss_u].iter().enumerate() {
-                        let id = key_id(k);
-                        if id == NO_TRI {
-                            n_bg += 1;
-                            continue;
-                        }
-                        let (cx, cy) = ((px * ss_u + sx) as f32 + 0.5, y as f32 + 0.5);
-                        match groups.iter_mut().find(|g| g.0 == id) {
-                            Some(g) => {
-                                g.1 += 1;
-                                g.2 += cx;
-                                g.3 += cy;
-                            }
-                            None => groups.push((id, 1, cx, cy)),
-                        }
-                    }
+                    let r = r0 + sy * side;
+                    keys[sy * ss_u..(sy + 1) * ss_u].copy_from_slice(&zbuf[r..r + ss_u]);
                 }
-                if groups.is_empty() {
-                    continue; // background, already in `out`
-                }
-                let mut acc = [
-                    bg_premul[0] * n_bg as f32,
-                    bg_premul[1] * n_bg as f32,
-                    bg_premul[2] * n_bg as f32,
-                    bg_a * n_bg as f32,
-                ];
-                for &(id, n, sx, sy) in &groups {
-                    let nf = n as f32;
-                    let c = shade_sample(&tris[id as usize], sx / nf, sy / nf, surf, &shader, None);
-                    acc[0] += c[0] * nf;
-                    acc[1] += c[1] * nf;
-                    acc[2] += c[2] * nf;
-                    acc[3] += nf;
-                }
-                out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
-                continue;
             }
-            let mut acc = [0.0f32; 4];
-            let mut hits = 0u32;
-            for sy in 0..ss_u {
-                let y = py * ss_u + sy;
-                let row = y * side;
-                for sx in 0..ss_u {
-                    let x = px * ss_u + sx;
-                    let id = key_id(zbuf[row + x]);
+            let ks = &keys[..n_keys];
+            let (bx, by) = ((px * ss_u) as f32, (py * ss_u) as f32);
+            let sample_centre = |j: usize| (bx + centres[j].0, by + centres[j].1);
+            if let Some(wd) = wire {
+                // The overlay varies within a pixel: shade every sample.
+                let mut acc = [0.0f32; 4];
+                let mut hits = 0u32;
+                for (j, &k) in ks.iter().enumerate() {
+                    let id = key_id(k);
                     if id == NO_TRI {
-                        acc[0] += bg_premul[0];
-                        acc[1] += bg_premul[1];
-                        acc[2] += bg_premul[2];
-                        acc[3] += bg_a;
+                        for (a, b) in acc.iter_mut().zip(bg_premul) {
+                            *a += b;
+                        }
                         continue;
                     }
                     hits += 1;
-                    let t = &tris[id as usize];
-                    let c = shade_sample(t, x as f32 + 0.5, y as f32 + 0.5, surf, &shader, wire);
+                    let (cx, cy) = sample_centre(j);
+                    let c = shade_sample(&tris[id as usize], cx, cy, surf, shader, Some(wd));
                     acc[0] += c[0];
                     acc[1] += c[1];
                     acc[2] += c[2];
                     acc[3] += 1.0;
                 }
+                if hits > 0 {
+                    out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
+                }
+                continue;
             }
-            if hits == 0 {
-                continue; // background, already in `out`
+            // Without the wireframe, each triangle seen by a pixel is shaded once, at the
+            // centroid of its samples in that pixel, weighted by their count (the shading
+            // varies linearly across a pixel anyway): a pixel inside one triangle costs one
+            // shade, an edge pixel one per triangle instead of one per sample.
+            // Keys hold the depth too: compare the triangle ids (the low halves).
+            let first = ks[0];
+            if ks.iter().all(|&k| k as u32 == first as u32) {
+                // All samples empty (background), or all on one triangle: shaded once at
+                // the pixel centre, the centroid of its samples.
+                if first != 0 {
+                    let half = ss_u as f32 * 0.5;
+                    let (cx, cy) = ((px * ss_u) as f32 + half, (py * ss_u) as f32 + half);
+                    let c = shade_sample(&tris[key_id(first) as usize], cx, cy, surf, shader, None);
+                    out[o..o + 4].copy_from_slice(&[
+                        linear_to_srgb8(c[0]),
+                        linear_to_srgb8(c[1]),
+                        linear_to_srgb8(c[2]),
+                        255,
+                    ]);
+                }
+                continue;
+            }
+            groups.clear();
+            let mut n_bg = 0u32;
+            for (j, &k) in ks.iter().enumerate() {
+                let id = key_id(k);
+                if id == NO_TRI {
+                    n_bg += 1;
+                    continue;
+                }
+                let (cx, cy) = sample_centre(j);
+                match groups.iter_mut().find(|g| g.0 == id) {
+                    Some(g) => {
+                        g.1 += 1;
+                        g.2 += cx;
+                        g.3 += cy;
+                    }
+                    None => groups.push((id, 1, cx, cy)),
+                }
+            }
+            let mut acc = bg_premul.map(|c| c * n_bg as f32);
+            for &(id, n, sx, sy) in &groups {
+                let nf = n as f32;
+                let c = shade_sample(&tris[id as usize], sx / nf, sy / nf, surf, shader, None);
+                acc[0] += c[0] * nf;
+                acc[1] += c[1] * nf;
+                acc[2] += c[2] * nf;
+                acc[3] += nf;
             }
             out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
         }
@@ -1071,17 +1127,18 @@ fn resolve(
 }
 
 /// What shading reads per vertex: view-space positions (for face normals, computed only
-/// where needed) and view-space unit normals (empty when the mesh has none).
+/// where needed) and light intensities from the normals (NaN where unusable; empty when
+/// the mesh has none).
 struct Surface<'a> {
-    views: &'a [Option<[f64; 3]>],
-    vnormals: &'a [Option<[f32; 3]>],
+    views: &'a [[f64; 3]],
+    lit: &'a [f32],
     texturing: Option<&'a Texturing<'a>>,
 }
 
 impl Surface<'_> {
-    /// Lambert colour of normal `n` at barycentrics `b`: textured albedo when the
+    /// Colour at light intensity `i` and barycentrics `b`: textured albedo when the
     /// triangle has a texture and a finite interpolated `TEXCOORD_0`, else the material.
-    fn shade(&self, t: &Tri, shader: &Shader, n: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    fn shade(&self, t: &Tri, shader: &Shader, i: f32, b: [f32; 3]) -> [f32; 3] {
         if let (Some(tx), true) = (self.texturing, t.tex != NO_TEX) {
             let uv0 = tx.uvs[t.v[0] as usize];
             let uv1 = tx.uvs[t.v[1] as usize];
@@ -1091,14 +1148,14 @@ impl Surface<'_> {
                 uv0[1] * b[0] + uv1[1] * b[1] + uv2[1] * b[2],
             ];
             if let Some(albedo) = tx.sample(t.tex, t.level, uv) {
-                return shader.lambert_albedo(n, albedo);
+                return albedo.map(|c| c * i);
             }
         }
-        shader.lambert(n)
+        shader.material.map(|c| c * i)
     }
 
     fn face_normal(&self, t: &Tri) -> [f32; 3] {
-        let v = |k: usize| self.views[t.v[k] as usize].unwrap_or([0.0; 3]);
+        let v = |k: usize| self.views[t.v[k] as usize];
         face_normal([v(0), v(1), v(2)])
     }
 }
@@ -1115,6 +1172,17 @@ fn premultiplied_to_srgba(acc: [f32; 4], n_samples: f32) -> [u8; 4] {
     ]
 }
 
+/// 1 / |g|: converts a barycentric with gradient `g` to the distance (in samples) from
+/// the opposite edge.
+fn inv_len(g: [f32; 2]) -> f32 {
+    let l = (g[0] * g[0] + g[1] * g[1]).sqrt();
+    if l > 0.0 {
+        1.0 / l
+    } else {
+        f32::INFINITY
+    }
+}
+
 fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, wire: Option<f32>) -> [f32; 3] {
     let dx = cx - t.ox;
     let dy = cy - t.oy;
@@ -1122,24 +1190,23 @@ fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, 
     let b2 = t.g2[0] * dx + t.g2[1] * dy;
     let b0 = 1.0 - b1 - b2;
     if let Some(wd) = wire {
-        let d = (b0 * t.inv_g[0]).min(b1 * t.inv_g[1]).min(b2 * t.inv_g[2]);
+        let g0 = [-(t.g1[0] + t.g2[0]), -(t.g1[1] + t.g2[1])];
+        let d = (b0 * inv_len(g0)).min(b1 * inv_len(t.g1)).min(b2 * inv_len(t.g2));
         if d < wd {
             return shader.wire;
         }
     }
+    // Gouraud: the vertices' intensities, interpolated (weights clamped to the triangle).
     if t.smooth {
         let (w0, w1, w2) = (b0.max(0.0), b1.max(0.0), b2.max(0.0));
-        let n = |k: usize| surf.vnormals[t.v[k] as usize].unwrap_or([0.0; 3]);
-        let (n0, n1, n2) = (n(0), n(1), n(2));
-        let mut m = [0.0f32; 3];
-        for k in 0..3 {
-            m[k] = n0[k] * w0 + n1[k] * w1 + n2[k] * w2;
-        }
-        if let Some(u) = normalize3(m) {
-            return surf.shade(t, shader, u, [b0, b1, b2]);
+        let w = w0 + w1 + w2;
+        if w > 0.0 {
+            let l = |k: usize| surf.lit[t.v[k] as usize];
+            let i = (l(0) * w0 + l(1) * w1 + l(2) * w2) / w;
+            return surf.shade(t, shader, i, [b0, b1, b2]);
         }
     }
-    surf.shade(t, shader, surf.face_normal(t), [b0, b1, b2])
+    surf.shade(t, shader, shader.intensity(surf.face_normal(t)), [b0, b1, b2])
 }
 
 /// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).
@@ -1220,6 +1287,29 @@ mod tests {
     }
 
     #[test]
+    fn floor_matches_std() {
+        for x in [
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999,
+            -2.001,
+            1e7,
+            -1e7,
+            8_388_607.5,
+            -8_388_607.5,
+            3e9,
+            -3e9,
+            1e30,
+        ] {
+            assert_eq!(floor_f32(x), x.floor(), "{x}");
+        }
+    }
+
+    #[test]
     fn dims_are_clamped() {
         let o = |size, supersample| RenderOptions {
             size,
@@ -1248,7 +1338,11 @@ mod tests {
                 fy.swap(1, 2);
             }
             let bounds = sample_bounds(&fx, &fy, 6).expect("covers samples");
-            raster_tri(&fx, &fy, 6, bounds, |i, _, _| count[i] += 1);
+            raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
+                for sx in lo..=hi {
+                    count[(sy * 6 + sx) as usize] += 1;
+                }
+            });
         }
         for y in 0..6 {
             for x in 0..6 {
@@ -1256,6 +1350,69 @@ mod tests {
                 assert_eq!(count[y * 6 + x], want, "sample {x},{y}");
             }
         }
+    }
+
+    /// Every sample whose centre passes the three edge functions (top-left rule), by
+    /// brute force: what [`raster_tri`] must report.
+    fn brute_force(fx: &[i64; 3], fy: &[i64; 3], side: usize) -> Vec<usize> {
+        let mut hits = Vec::new();
+        let edges = [(1usize, 2usize), (2, 0), (0, 1)];
+        for sy in 0..side as i64 {
+            for sx in 0..side as i64 {
+                let (px, py) = (sx * SUB + SUB / 2, sy * SUB + SUB / 2);
+                let inside = edges.iter().all(|&(a, b)| {
+                    let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
+                    let top_left = (dy == 0 && dx > 0) || dy < 0;
+                    let w = dx * (py - fy[a]) - dy * (px - fx[a]);
+                    if top_left {
+                        w >= 0
+                    } else {
+                        w > 0
+                    }
+                });
+                if inside {
+                    hits.push(sy as usize * side + sx as usize);
+                }
+            }
+        }
+        hits
+    }
+
+    #[test]
+    fn spans_match_a_brute_force_edge_test() {
+        // Random triangles (small, wide, slivers, partly off the grid), fixed seed.
+        let side = 24usize;
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |range: i64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % range as u64) as i64
+        };
+        let mut checked = 0;
+        for n in 0..4000 {
+            let spread = [3, 8, 30][n % 3] * SUB;
+            let (cx, cy) = (next(side as i64 * SUB), next(side as i64 * SUB));
+            let mut fx = [0i64; 3].map(|_| cx + next(2 * spread) - spread);
+            let mut fy = [0i64; 3].map(|_| cy + next(2 * spread) - spread);
+            let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
+            if area == 0 {
+                continue;
+            }
+            if area < 0 {
+                fx.swap(1, 2);
+                fy.swap(1, 2);
+            }
+            let mut got = Vec::new();
+            if let Some(bounds) = sample_bounds(&fx, &fy, side) {
+                raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
+                    got.extend((lo..=hi).map(|sx| sy as usize * side + sx as usize));
+                });
+            }
+            assert_eq!(got, brute_force(&fx, &fy, side), "triangle {fx:?} {fy:?}");
+            checked += 1;
+        }
+        assert!(checked > 3900);
     }
 
     #[test]
