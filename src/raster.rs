@@ -504,17 +504,24 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32) -> Vec<Level> 
             let y1 = (y * f + f).min(height);
             for sy in y * f..y1 {
                 let row = &rgba[sy as usize * width as usize * 4..][..width as usize * 4];
-                for (sx, p) in row.chunks_exact(4).enumerate() {
-                    let a = &mut acc[sx >> shift];
-                    for k in 0..3 {
-                        a[k] += u64::from(p[k]) * u64::from(p[k]);
+                match shift {
+                    1 => add_squares::<2>(row, &mut acc),
+                    2 => add_squares::<4>(row, &mut acc),
+                    3 => add_squares::<8>(row, &mut acc),
+                    _ => {
+                        for (sx, p) in row.chunks_exact(4).enumerate() {
+                            let a = &mut acc[sx >> shift];
+                            for k in 0..3 {
+                                a[k] += u64::from(p[k]) * u64::from(p[k]);
+                            }
+                        }
                     }
                 }
             }
             for (x, a) in acc.iter().enumerate() {
                 let x1 = ((x as u32) * f + f).min(width);
-                let n = f64::from((x1 - x as u32 * f) * (y1 - y * f)) * 65025.0;
-                texels.push(a.map(|c| to_fixed((c as f64 / n) as f32)));
+                let inv = 1.0 / (f64::from((x1 - x as u32 * f) * (y1 - y * f)) * 65025.0);
+                texels.push(a.map(|c| to_fixed((c as f64 * inv) as f32)));
             }
         }
     }
@@ -545,6 +552,33 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32) -> Vec<Level> 
         });
     }
     levels
+}
+
+/// Add the squared RGB bytes of one RGBA row to `acc`, `F` pixels per entry (the last
+/// entry may get fewer).
+fn add_squares<const F: usize>(row: &[u8], acc: &mut [[u64; 3]]) {
+    let whole = row.chunks_exact(4 * F);
+    let rest = whole.remainder();
+    let mut n = 0;
+    for (a, chunk) in acc.iter_mut().zip(whole) {
+        let mut sum = [0u32; 3];
+        for p in chunk.chunks_exact(4) {
+            for k in 0..3 {
+                sum[k] += u32::from(p[k]) * u32::from(p[k]);
+            }
+        }
+        for k in 0..3 {
+            a[k] += u64::from(sum[k]);
+        }
+        n += 1;
+    }
+    if let Some(a) = acc.get_mut(n) {
+        for p in rest.chunks_exact(4) {
+            for k in 0..3 {
+                a[k] += u64::from(p[k]) * u64::from(p[k]);
+            }
+        }
+    }
 }
 
 /// [`to_fixed`] of the linear light of every sRGB byte.
