@@ -6,6 +6,7 @@
 //! (b) exporting the whole disc (no previews, N jobs) vs the I/O floor: reading every
 //!     input byte once plus copying the produced output tree;
 //! (c) the export with previews vs without;
+//! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared.
 //! (d) peak RSS of the process.
 //!
 //! `--raster` instead times the rasterizer alone ([`raster`]): a 5 000-triangle sphere
@@ -52,6 +53,9 @@ pub struct BenchReport {
     pub export_previews_s: Option<f64>,
     pub previews_overhead: Option<f64>,
     pub peak_rss_mb: Option<f64>,
+    /// Every round's export time (b) and export-with-previews time, in run order.
+    pub export_runs_s: Vec<f64>,
+    pub previews_runs_s: Vec<f64>,
 }
 
 fn read_all(paths: &[std::path::PathBuf]) -> std::io::Result<u64> {
@@ -106,6 +110,7 @@ pub fn run(
     jobs: usize,
     with_previews: bool,
     decode_only: bool,
+    rounds: usize,
 ) -> Result<BenchReport, BenchError> {
     let cfg = Config::default();
     let found = walker::discover(disc)?;
@@ -152,60 +157,74 @@ pub fn run(
         export_previews_s: None,
         previews_overhead: None,
         peak_rss_mb: peak_rss_mb(),
+        export_runs_s: Vec::new(),
+        previews_runs_s: Vec::new(),
     };
     if decode_only {
         return Ok(report);
     }
 
-    let out = scratch.join("bench-out");
-    let _ = std::fs::remove_dir_all(&out);
     let opts = ExportOptions {
         jobs: Some(jobs),
         only: None,
         previews: false,
         progress: false,
     };
-    settle();
-    let t = Instant::now();
-    pipeline::export(disc, &out, &cfg, &opts)?;
-    let export_s = t.elapsed().as_secs_f64();
-
-    let t = Instant::now();
-    let disc_bytes = read_all(&paths)?;
-    let io_floor_read_s = t.elapsed().as_secs_f64();
-    let copy = scratch.join("bench-copy");
-    let _ = std::fs::remove_dir_all(&copy);
-    settle();
-    let t = Instant::now();
-    copy_tree(&out, &copy)?;
-    let io_floor_copy_s = t.elapsed().as_secs_f64();
-
-    let (export_previews_s, previews_overhead) = if with_previews {
-        let out2 = scratch.join("bench-out-previews");
-        let _ = std::fs::remove_dir_all(&out2);
+    let with = ExportOptions {
+        previews: true,
+        ..opts.clone()
+    };
+    // `rounds` rounds of: export, floor (read + copy of that export's tree), export with
+    // previews; the medians are compared, so one busy moment of a shared machine does not
+    // decide a ratio. Every tree gets a fresh name and all are deleted only after the last
+    // timed section: on ext4 without a journal, creating files within minutes of deleting
+    // many is slowed down (the inode allocator skips recently deleted inodes one by one),
+    // which would tax whichever section came after a deletion.
+    let (mut exports, mut reads, mut copies, mut previews) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut trees = Vec::new();
+    let mut disc_bytes = 0;
+    for r in 0..rounds.max(1) {
+        let out = scratch.join(format!("bench-out-{r}"));
+        let copy = scratch.join(format!("bench-copy-{r}"));
+        let out2 = scratch.join(format!("bench-out-previews-{r}"));
+        for t in [&out, &copy, &out2] {
+            let _ = std::fs::remove_dir_all(t); // a stale tree of an interrupted run
+        }
+        trees.extend([out.clone(), copy.clone(), out2.clone()]);
         settle();
         let t = Instant::now();
-        pipeline::export(
-            disc,
-            &out2,
-            &cfg,
-            &ExportOptions {
-                previews: true,
-                ..opts.clone()
-            },
-        )?;
-        let s = t.elapsed().as_secs_f64();
+        pipeline::export(disc, &out, &cfg, &opts)?;
+        exports.push(t.elapsed().as_secs_f64());
+
+        let t = Instant::now();
+        disc_bytes = read_all(&paths)?;
+        reads.push(t.elapsed().as_secs_f64());
+        settle();
+        let t = Instant::now();
+        copy_tree(&out, &copy)?;
+        copies.push(t.elapsed().as_secs_f64());
+
+        if with_previews {
+            settle();
+            let t = Instant::now();
+            pipeline::export(disc, &out2, &cfg, &with)?;
+            previews.push(t.elapsed().as_secs_f64());
+        }
+    }
+    for t in &trees {
+        let _ = std::fs::remove_dir_all(t);
+    }
+    report.export_runs_s = exports.clone();
+    report.previews_runs_s = previews.clone();
+    let export_s = median(exports);
+    let io_floor_read_s = median(reads);
+    let io_floor_copy_s = median(copies);
+    let (export_previews_s, previews_overhead) = if with_previews {
+        let s = median(previews);
         (Some(s), Some(s / export_s - 1.0))
     } else {
         (None, None)
     };
-    // Trees are deleted only now, after every timed section: on ext4 without a journal,
-    // creating files within minutes of deleting many is slowed down (the inode allocator
-    // skips recently deleted inodes one by one), which would tax whichever section came
-    // after a deletion.
-    for t in [&out, &copy, &scratch.join("bench-out-previews")] {
-        let _ = std::fs::remove_dir_all(t);
-    }
 
     report.disc_bytes = disc_bytes;
     report.export_s = Some(export_s);

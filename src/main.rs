@@ -106,6 +106,9 @@ enum Cmd {
         /// Measure only (a), the decode of the largest stage vs a plain read.
         #[arg(long)]
         decode_only: bool,
+        /// Rounds of (b) and (c); their medians are compared.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
         /// Time only the rasterizer: a 5 000-triangle sphere at 512² (2×2 supersampling),
         /// one thread; no disc needed. With --disc, also the largest stage's preview grid.
         #[arg(long)]
@@ -277,6 +280,7 @@ fn run(cli: Cli) -> Result<()> {
             jobs,
             previews,
             decode_only,
+            rounds,
             raster,
         }) => {
             if raster {
@@ -291,7 +295,7 @@ fn run(cli: Cli) -> Result<()> {
             let scratch =
                 scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;
-            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews, decode_only)?;
+            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews, decode_only, rounds)?;
             println!("{}", serde_json::to_string_pretty(&r)?);
             Ok(())
         }
