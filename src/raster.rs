@@ -813,11 +813,11 @@ pub fn render_mesh_with(
         let Some(bounds) = sample_bounds(&fx, &fy, side) else {
             continue;
         };
-        let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
-        if area == 0 {
+        let Some(swap) = needs_swap(&fx, &fy) else {
             continue;
-        }
-        if area < 0 {
+        };
+        let area = signed_area(&fx, &fy).abs();
+        if swap {
             ix.swap(1, 2);
             fx.swap(1, 2);
             fy.swap(1, 2);
@@ -825,7 +825,7 @@ pub fn render_mesh_with(
         }
         // Barycentric gradients per sample, from the same fixed-point vertices the edge
         // functions use (so shading and coverage agree).
-        let inv = SUB as f64 / area.abs() as f64;
+        let inv = SUB as f64 / area as f64;
         let (e1x, e1y) = ((fx[1] - fx[0]) as f64, (fy[1] - fy[0]) as f64);
         let (e2x, e2y) = ((fx[2] - fx[0]) as f64, (fy[2] - fy[0]) as f64);
         let g1 = [e2y * inv, -e2x * inv];
@@ -849,7 +849,7 @@ pub fn render_mesh_with(
                 let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
                 let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
                 // Shading runs once per pixel: choose the level per pixel, not per sample.
-                let area2 = area.abs() as f64 / (SUB * SUB) as f64 / (ssf * ssf);
+                let area2 = area as f64 / (SUB * SUB) as f64 / (ssf * ssf);
                 tri.tex = tex;
                 tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
             }
@@ -909,6 +909,19 @@ fn face_normal(vs: [[f64; 3]; 3]) -> [f32; 3] {
     } else {
         [0.0, 0.0, 1.0]
     }
+}
+
+/// Twice the signed area of a fixed-point triangle (positive: the orientation
+/// [`raster_tri`] expects).
+fn signed_area(fx: &[i64; 3], fy: &[i64; 3]) -> i64 {
+    (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0])
+}
+
+/// Whether vertices 1 and 2 must swap for [`raster_tri`]'s orientation; `None` for a
+/// zero-area triangle (nothing to draw).
+fn needs_swap(fx: &[i64; 3], fy: &[i64; 3]) -> Option<bool> {
+    let area = signed_area(fx, fy);
+    (area != 0).then_some(area < 0)
 }
 
 /// The sample rectangle `(sx0, sx1, sy0, sy1)` (inclusive) whose centres
@@ -1366,7 +1379,7 @@ mod tests {
         let quads = [([0, 4 * s, 4 * s], [0, 0, 4 * s]), ([0, 4 * s, 0], [0, 4 * s, 4 * s])];
         for (fx, fy) in quads {
             let (mut fx, mut fy) = (fx, fy);
-            let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
+            let area = signed_area(&fx, &fy);
             if area < 0 {
                 fx.swap(1, 2);
                 fy.swap(1, 2);
@@ -1429,11 +1442,10 @@ mod tests {
             let (cx, cy) = (next(side as i64 * SUB), next(side as i64 * SUB));
             let mut fx = [0i64; 3].map(|_| cx + next(2 * spread) - spread);
             let mut fy = [0i64; 3].map(|_| cy + next(2 * spread) - spread);
-            let area = (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0]);
-            if area == 0 {
+            let Some(swap) = needs_swap(&fx, &fy) else {
                 continue;
-            }
-            if area < 0 {
+            };
+            if swap {
                 fx.swap(1, 2);
                 fy.swap(1, 2);
             }
