@@ -510,10 +510,7 @@ fn mip_chain(width: u32, height: u32, rgba: &[u8], max_side: u32) -> Vec<Level> 
                     3 => add_squares::<8>(row, &mut acc),
                     _ => {
                         for (sx, p) in row.chunks_exact(4).enumerate() {
-                            let a = &mut acc[sx >> shift];
-                            for k in 0..3 {
-                                a[k] += u64::from(p[k]) * u64::from(p[k]);
-                            }
+                            add_pixel_squares(&mut acc[sx >> shift], p);
                         }
                     }
                 }
@@ -574,10 +571,15 @@ fn add_squares<const F: usize>(row: &[u8], acc: &mut [[u64; 3]]) {
     }
     if let Some(a) = acc.get_mut(n) {
         for p in rest.chunks_exact(4) {
-            for k in 0..3 {
-                a[k] += u64::from(p[k]) * u64::from(p[k]);
-            }
+            add_pixel_squares(a, p);
         }
+    }
+}
+
+/// Add the squares of one RGBA pixel's RGB bytes to `a`.
+fn add_pixel_squares(a: &mut [u64; 3], p: &[u8]) {
+    for k in 0..3 {
+        a[k] += u64::from(p[k]) * u64::from(p[k]);
     }
 }
 
@@ -813,14 +815,11 @@ pub fn render_mesh_with(
         let Some(bounds) = sample_bounds(&fx, &fy, side) else {
             continue;
         };
-        let Some(swap) = needs_swap(&fx, &fy) else {
+        let Some((area, swapped)) = orient(&mut fx, &mut fy) else {
             continue;
         };
-        let area = signed_area(&fx, &fy).abs();
-        if swap {
+        if swapped {
             ix.swap(1, 2);
-            fx.swap(1, 2);
-            fy.swap(1, 2);
             z.swap(1, 2);
         }
         // Barycentric gradients per sample, from the same fixed-point vertices the edge
@@ -917,11 +916,16 @@ fn signed_area(fx: &[i64; 3], fy: &[i64; 3]) -> i64 {
     (fx[1] - fx[0]) * (fy[2] - fy[0]) - (fy[1] - fy[0]) * (fx[2] - fx[0])
 }
 
-/// Whether vertices 1 and 2 must swap for [`raster_tri`]'s orientation; `None` for a
-/// zero-area triangle (nothing to draw).
-fn needs_swap(fx: &[i64; 3], fy: &[i64; 3]) -> Option<bool> {
+/// Orient a fixed-point triangle for [`raster_tri`], swapping vertices 1 and 2 when it
+/// is negative: `(twice its area, whether it swapped)`, `None` for a zero-area triangle
+/// (nothing to draw).
+fn orient(fx: &mut [i64; 3], fy: &mut [i64; 3]) -> Option<(i64, bool)> {
     let area = signed_area(fx, fy);
-    (area != 0).then_some(area < 0)
+    if area < 0 {
+        fx.swap(1, 2);
+        fy.swap(1, 2);
+    }
+    (area != 0).then_some((area.abs(), area < 0))
 }
 
 /// The sample rectangle `(sx0, sx1, sy0, sy1)` (inclusive) whose centres
@@ -1125,7 +1129,7 @@ fn resolve(
                 // the pixel centre, the centroid of its samples.
                 if first != 0 {
                     let half = ss_u as f32 * 0.5;
-                    let (cx, cy) = ((px * ss_u) as f32 + half, (py * ss_u) as f32 + half);
+                    let (cx, cy) = (bx + half, by + half);
                     let c = shade_sample(&tris[key_id(first) as usize], cx, cy, surf, shader, None);
                     out[o..o + 4].copy_from_slice(&[
                         linear_to_srgb8(c[0]),
@@ -1379,11 +1383,7 @@ mod tests {
         let quads = [([0, 4 * s, 4 * s], [0, 0, 4 * s]), ([0, 4 * s, 0], [0, 4 * s, 4 * s])];
         for (fx, fy) in quads {
             let (mut fx, mut fy) = (fx, fy);
-            let area = signed_area(&fx, &fy);
-            if area < 0 {
-                fx.swap(1, 2);
-                fy.swap(1, 2);
-            }
+            orient(&mut fx, &mut fy).expect("non-degenerate");
             let bounds = sample_bounds(&fx, &fy, 6).expect("covers samples");
             raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
                 for sx in lo..=hi {
@@ -1442,12 +1442,8 @@ mod tests {
             let (cx, cy) = (next(side as i64 * SUB), next(side as i64 * SUB));
             let mut fx = [0i64; 3].map(|_| cx + next(2 * spread) - spread);
             let mut fy = [0i64; 3].map(|_| cy + next(2 * spread) - spread);
-            let Some(swap) = needs_swap(&fx, &fy) else {
+            if orient(&mut fx, &mut fy).is_none() {
                 continue;
-            };
-            if swap {
-                fx.swap(1, 2);
-                fy.swap(1, 2);
             }
             let mut got = Vec::new();
             if let Some(bounds) = sample_bounds(&fx, &fy, side) {
