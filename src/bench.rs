@@ -66,6 +66,27 @@ fn read_all(paths: &[std::path::PathBuf]) -> std::io::Result<u64> {
     Ok(n)
 }
 
+/// Size in bytes of every found file (0 when unreadable).
+fn file_sizes(found: &[walker::Found]) -> Vec<u64> {
+    found
+        .iter()
+        .map(|f| std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0))
+        .collect()
+}
+
+/// A found file's name (the last component of its relative path).
+fn file_name(f: &walker::Found) -> &str {
+    f.rel.rsplit('/').next().unwrap_or("")
+}
+
+/// Index of the largest stage file among `found` (`sizes` as from [`file_sizes`]).
+fn largest_stage(found: &[walker::Found], sizes: &[u64]) -> Result<usize, BenchError> {
+    (0..found.len())
+        .filter(|&i| walker::is_stage(file_name(&found[i])))
+        .max_by_key(|&i| sizes[i])
+        .ok_or(BenchError::NoStage)
+}
+
 /// Flush dirty pages so each timed section starts from the same write-back state
 /// (otherwise one section pays for the previous one's writes).
 fn settle() {
@@ -115,20 +136,12 @@ pub fn run(
     let cfg = Config::default();
     let found = walker::discover(disc)?;
     let paths: Vec<_> = found.iter().map(|f| f.abs.clone()).collect();
-    let sizes: Vec<u64> = paths
-        .iter()
-        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
-        .collect();
-    let (li, _) = found
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| walker::is_stage(f.rel.rsplit('/').next().unwrap_or("")))
-        .max_by_key(|(i, _)| sizes[*i])
-        .ok_or(BenchError::NoStage)?;
+    let sizes = file_sizes(&found);
+    let li = largest_stage(&found, &sizes)?;
     // Warm the page cache once so both sides read from memory.
     read_all(&paths)?;
 
-    let name = found[li].rel.rsplit('/').next().unwrap_or("").to_string();
+    let name = file_name(&found[li]).to_string();
     let mut reads = Vec::with_capacity(REPEATS);
     let mut decodes = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
@@ -352,12 +365,8 @@ pub const GRID_RUNS: usize = 5;
 pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
     let cfg = Config::default();
     let found = walker::discover(disc)?;
-    let largest = found
-        .iter()
-        .filter(|f| walker::is_stage(f.rel.rsplit('/').next().unwrap_or("")))
-        .max_by_key(|f| std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0))
-        .ok_or(BenchError::NoStage)?;
-    let name = largest.rel.rsplit('/').next().unwrap_or("").to_string();
+    let largest = &found[largest_stage(&found, &file_sizes(&found))?];
+    let name = file_name(largest).to_string();
     let bytes = std::fs::read(&largest.abs)?;
     let kind = pipeline::kind_of(&name);
     let d = pipeline::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
