@@ -98,6 +98,11 @@ const SUB: i64 = 256;
 const SMALL_SPAN: i64 = 4;
 /// Sample id of "no triangle".
 const NO_TRI: u32 = u32::MAX;
+/// Samples per row that [`fill_narrow`] tests at once (a narrow triangle's whole row).
+const LANES: usize = 4;
+/// Largest fixed-point extent (both axes) of a triangle [`fill_narrow`] takes: its edge
+/// functions then fit in `i32` (|w| < 2·(64·SUB + 4·SUB)² < 2³¹).
+const NARROW_EXTENT: i64 = 64 * SUB;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Background {
@@ -385,18 +390,16 @@ pub fn shade_color(normal_file: [f32; 3]) -> [u8; 3] {
     Shader::new().lambert(n).map(linear_to_srgb8)
 }
 
-/// Monotonic map of a (non-NaN) f32 to u32: `a < b ⇔ ordered_bits(a) < ordered_bits(b)`;
-/// every value, even −inf, maps above 0 (the empty key).
-fn ordered_bits(z: f32) -> u32 {
-    let b = z.to_bits();
-    // Negative: all bits flipped; positive: the sign bit set (branch-free).
-    b ^ (((b as i32) >> 31) as u32 | 0x8000_0000)
+/// Monotonic map of a (non-NaN) f32 to i32: `a < b ⇔ depth_key(a) < depth_key(b)`;
+/// every value, even −inf, maps above [`EMPTY_DEPTH`].
+fn depth_key(z: f32) -> i32 {
+    let b = z.to_bits() as i32;
+    // Negative: the magnitude bits flipped, so a larger magnitude is smaller (branch-free).
+    b ^ (((b >> 31) as u32) >> 1) as i32
 }
 
-/// Triangle id of a z-buffer key (`NO_TRI` for the empty key 0).
-fn key_id(k: u64) -> u32 {
-    !(k as u32)
-}
+/// Depth of a sample no triangle covers (below every [`depth_key`]).
+const EMPTY_DEPTH: i32 = i32::MIN;
 
 /// Per-triangle shading setup, in sample space.
 struct Tri {
@@ -704,7 +707,8 @@ fn wrap_pair(i: f32, n: u32) -> (usize, usize) {
 /// depends on reuse.
 #[derive(Default)]
 pub struct Scratch {
-    zbuf: Vec<u64>,
+    depth: Vec<i32>,
+    ids: Vec<u32>,
     tris: Vec<Tri>,
     views: Vec<[f64; 3]>,
     lit: Vec<f32>,
@@ -718,7 +722,56 @@ pub struct Scratch {
 struct Proj {
     fx: i32,
     fy: i32,
-    z: f64,
+    z: f32,
+}
+
+/// `x.round()` (half away from zero) without the libm call baseline x86-64 makes for it.
+fn round_to_i32(x: f64) -> i32 {
+    (x + 0.5f64.copysign(x)) as i32
+}
+
+/// Set `v` to `n` copies of `value`, reusing its allocation (`fill` is a memset-speed
+/// loop; `clear` + `resize` writes one element at a time).
+fn reset<T: Copy>(v: &mut Vec<T>, n: usize, value: T) {
+    v.truncate(n);
+    v.fill(value);
+    v.resize(n, value);
+}
+
+/// The per-sample depth test: depth keys and the triangle id that wrote each sample.
+struct DepthBuffer<'a> {
+    depth: &'a mut [i32],
+    ids: &'a mut [u32],
+    side: usize,
+}
+
+/// A triangle's depth plane in sample space: the depth at sample `(sx, sy)` is
+/// `z0 + dzdx·(sx + cx) + dzdy·(sy + cy)` (`cx`, `cy`: ½ minus vertex 0's position).
+#[derive(Clone, Copy, Debug)]
+struct Plane {
+    z0: f32,
+    dzdx: f32,
+    dzdy: f32,
+    cx: f32,
+    cy: f32,
+}
+
+impl Plane {
+    fn row(&self, sy: i64) -> f32 {
+        self.z0 + self.dzdy * (sy as f32 + self.cy)
+    }
+
+    fn at(&self, row: f32, sx: i64) -> f32 {
+        row + self.dzdx * (sx as f32 + self.cx)
+    }
+
+    /// No sample of a `side`² grid can get a NaN or infinite depth (every term of
+    /// [`Plane::at`] stays far below `f32::MAX`).
+    fn is_tame(&self, side: usize) -> bool {
+        let reach = side as f32 + 2.0 + self.cx.abs() + self.cy.abs();
+        let m = self.z0.abs() + (self.dzdx.abs() + self.dzdy.abs()) * reach;
+        m.is_finite() && m < 1e37
+    }
 }
 
 /// Render a mesh (file frame) at the fixed three-quarter view, auto-fitted.
@@ -744,7 +797,8 @@ pub fn render_mesh_with(
     let texturing = Texturing::new(mesh, albedo);
     let mut cursor = 0usize;
     let Scratch {
-        zbuf,
+        depth,
+        ids,
         tris,
         views,
         lit,
@@ -770,10 +824,11 @@ pub fn render_mesh_with(
         }));
     }
 
-    // One u64 per sample: ordered depth bits << 32 | !triangle id; 0 = empty. `max`
-    // keeps the closest triangle, and the first one drawn on a depth tie.
-    zbuf.clear();
-    zbuf.resize(side * side, 0);
+    // Per sample: the closest depth so far and the triangle that drew it (the first one
+    // drawn on a depth tie). `LANES − 1` samples of padding let a narrow triangle's row
+    // write end past the last sample.
+    reset(depth, side * side + LANES - 1, EMPTY_DEPTH);
+    reset(ids, side * side + LANES - 1, NO_TRI);
     tris.clear();
     let lim = side as f64 + 2.0;
     // Sample rectangle touched by any triangle: pixels outside it are background.
@@ -792,9 +847,9 @@ pub fn render_mesh_with(
         let o = cam.project_view(*v);
         let sub = SUB as f64;
         Proj {
-            fx: ((o[0] * ssf).clamp(-2.0, lim) * sub).round() as i32,
-            fy: ((o[1] * ssf).clamp(-2.0, lim) * sub).round() as i32,
-            z: (o[2] * ssf).clamp(-1e30, 1e30),
+            fx: round_to_i32((o[0] * ssf).clamp(-2.0, lim) * sub),
+            fy: round_to_i32((o[1] * ssf).clamp(-2.0, lim) * sub),
+            z: (o[2] * ssf).clamp(-1e30, 1e30) as f32,
         }
     }));
     let has_normals = !lit.is_empty();
@@ -809,7 +864,7 @@ pub fn render_mesh_with(
         }
         let mut fx = [a.fx as i64, b.fx as i64, c.fx as i64];
         let mut fy = [a.fy as i64, b.fy as i64, c.fy as i64];
-        let mut z = [a.z, b.z, c.z];
+        let mut z = [a.z as f64, b.z as f64, c.z as f64];
         // Most triangles of a dense mesh in a small grid cell cover no sample centre:
         // skip them before any shading setup (they would not write a sample anyway).
         let Some(bounds) = sample_bounds(&fx, &fy, side) else {
@@ -854,24 +909,20 @@ pub fn render_mesh_with(
             }
         }
         let id = tris.len() as u32;
-        let z0 = z[0] as f32;
         let (dz1, dz2) = (z[1] - z[0], z[2] - z[0]);
-        let dzdx = (g1[0] * dz1 + g2[0] * dz2) as f32;
-        let dzdy = (g1[1] * dz1 + g2[1] * dz2) as f32;
-        let (ox, oy) = (tri.ox, tri.oy);
-        raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
-            let zl = z0 + dzdx * (lo as f32 + 0.5 - ox) + dzdy * (sy as f32 + 0.5 - oy);
-            let start = sy as usize * side;
-            let Some(run) = zbuf.get_mut(start + lo as usize..=start + hi as usize) else {
-                return;
-            };
-            for (j, slot) in run.iter_mut().enumerate() {
-                let z = zl + dzdx * j as f32;
-                if !z.is_nan() {
-                    *slot = (*slot).max((u64::from(ordered_bits(z)) << 32) | u64::from(!id));
-                }
-            }
-        });
+        let plane = Plane {
+            z0: z[0] as f32,
+            dzdx: (g1[0] * dz1 + g2[0] * dz2) as f32,
+            dzdy: (g1[1] * dz1 + g2[1] * dz2) as f32,
+            cx: 0.5 - tri.ox,
+            cy: 0.5 - tri.oy,
+        };
+        let mut buf = DepthBuffer {
+            depth: depth.as_mut_slice(),
+            ids: ids.as_mut_slice(),
+            side,
+        };
+        fill_triangle(&mut buf, &fx, &fy, bounds, &plane, id);
         tris.push(tri);
         touched = Some(touched.map_or(bounds, |t| {
             (
@@ -888,7 +939,7 @@ pub fn render_mesh_with(
         lit,
         texturing: texturing.as_ref(),
     };
-    resolve(size, ss, zbuf, tris, &surf, touched, opts)
+    resolve(size, ss, ids, tris, &surf, touched, opts)
 }
 
 /// Unit face normal of a view-space triangle (sign irrelevant: shading is two-sided);
@@ -941,6 +992,110 @@ fn sample_bounds(fx: &[i64; 3], fy: &[i64; 3], side: usize) -> Option<(i64, i64,
     let sy0 = ((min_y - half + SUB - 1).div_euclid(SUB)).max(0);
     let sy1 = ((max_y - half).div_euclid(SUB)).min(last);
     (sx0 <= sx1 && sy0 <= sy1).then_some((sx0, sx1, sy0, sy1))
+}
+
+/// Z-test triangle `id` with depth plane `p` at every sample it covers (the samples
+/// [`raster_tri`] reports): a sample keeps the closer depth, the earlier triangle on a
+/// tie. A triangle at most [`LANES`] samples wide takes [`fill_narrow`].
+fn fill_triangle(
+    buf: &mut DepthBuffer<'_>,
+    fx: &[i64; 3],
+    fy: &[i64; 3],
+    bounds: (i64, i64, i64, i64),
+    p: &Plane,
+    id: u32,
+) {
+    let side = buf.side;
+    if !p.is_tame(side) {
+        // Depths may overflow to inf or NaN (extreme depth ranges): check each sample.
+        raster_tri(fx, fy, bounds, |sy, lo, hi| {
+            let row = p.row(sy);
+            for sx in lo..=hi {
+                let z = p.at(row, sx);
+                let i = sy as usize * side + sx as usize;
+                if let (false, Some(d), Some(t)) = (z.is_nan(), buf.depth.get_mut(i), buf.ids.get_mut(i)) {
+                    if depth_key(z) > *d {
+                        *d = depth_key(z);
+                        *t = id;
+                    }
+                }
+            }
+        });
+        return;
+    }
+    let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
+    if bounds.1 - bounds.0 < LANES as i64 && extent(fx) <= NARROW_EXTENT && extent(fy) <= NARROW_EXTENT {
+        fill_narrow(buf, fx, fy, bounds, p, id);
+        return;
+    }
+    raster_tri(fx, fy, bounds, |sy, lo, hi| {
+        let row = p.row(sy);
+        let start = sy as usize * side + lo as usize;
+        let n = (hi - lo + 1) as usize;
+        let (Some(d), Some(t)) = (buf.depth.get_mut(start..start + n), buf.ids.get_mut(start..start + n)) else {
+            return;
+        };
+        for ((d, t), sx) in d.iter_mut().zip(t.iter_mut()).zip(lo..) {
+            let k = depth_key(p.at(row, sx));
+            if k > *d {
+                *d = k;
+                *t = id;
+            }
+        }
+    });
+}
+
+/// [`fill_triangle`] for a triangle whose sample rectangle is at most [`LANES`] wide and
+/// whose extent is at most [`NARROW_EXTENT`]: each row's [`LANES`] samples from the
+/// rectangle's left edge are tested at once, branch-free, with `i32` edge functions
+/// (the same values and top-left rule as [`raster_tri`]). Lanes right of the rectangle
+/// write back what they read.
+fn fill_narrow(
+    buf: &mut DepthBuffer<'_>,
+    fx: &[i64; 3],
+    fy: &[i64; 3],
+    bounds: (i64, i64, i64, i64),
+    p: &Plane,
+    id: u32,
+) {
+    let (sx0, sx1, sy0, sy1) = bounds;
+    let (px0, py0) = (sx0 * SUB + SUB / 2, sy0 * SUB + SUB / 2);
+    let mut w = [[0i32; LANES]; 3];
+    let mut step_y = [0i32; 3];
+    for (k, (a, b)) in [(1usize, 2usize), (2, 0), (0, 1)].into_iter().enumerate() {
+        let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
+        let bias = if (dy == 0 && dx > 0) || dy < 0 { 0 } else { -1 };
+        let row = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
+        for (j, l) in w[k].iter_mut().enumerate() {
+            *l = (row - dy * SUB * j as i64) as i32;
+        }
+        step_y[k] = (dx * SUB) as i32;
+    }
+    let last = (sx1 - sx0) as i32;
+    let dz: [f32; LANES] = std::array::from_fn(|j| p.dzdx * ((sx0 + j as i64) as f32 + p.cx));
+    let side = buf.side;
+    for sy in sy0..=sy1 {
+        let row = p.row(sy);
+        let start = sy as usize * side + sx0 as usize;
+        let (Some(d), Some(t)) = (
+            buf.depth.get_mut(start..start + LANES),
+            buf.ids.get_mut(start..start + LANES),
+        ) else {
+            return;
+        };
+        for j in 0..LANES {
+            let inside = ((w[0][j] | w[1][j] | w[2][j]) >= 0) & (j as i32 <= last);
+            let k = depth_key(row + dz[j]);
+            let hit = inside & (k > d[j]);
+            d[j] = if hit { k } else { d[j] };
+            t[j] = if hit { id } else { t[j] };
+        }
+        for (wk, s) in w.iter_mut().zip(step_y) {
+            for l in wk.iter_mut() {
+                *l += s;
+            }
+        }
+    }
 }
 
 /// Scan-convert a positively oriented fixed-point triangle over its sample rectangle
@@ -1036,7 +1191,7 @@ fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64), mut sp
 fn resolve(
     size: u32,
     ss: u32,
-    zbuf: &[u64],
+    ids: &[u32],
     tris: &[Tri],
     surf: &Surface<'_>,
     touched: Option<(i64, i64, i64, i64)>,
@@ -1069,7 +1224,7 @@ fn resolve(
 
     let wire = opts.wireframe.then_some(WIRE_HALF_WIDTH * ss as f32);
     let n_keys = ss_u * ss_u;
-    let mut keys = [0u64; (MAX_SUPERSAMPLE * MAX_SUPERSAMPLE) as usize];
+    let mut keys = [NO_TRI; (MAX_SUPERSAMPLE * MAX_SUPERSAMPLE) as usize];
     // Sample j's centre relative to its pixel's first sample (keys are row-major).
     let centres: Vec<(f32, f32)> = (0..n_keys)
         .map(|j| ((j % ss_u) as f32 + 0.5, (j / ss_u) as f32 + 0.5))
@@ -1082,12 +1237,12 @@ fn resolve(
             // This pixel's sample keys, row-major.
             let r0 = py * ss_u * side + px * ss_u;
             if ss_u == 2 {
-                keys[..2].copy_from_slice(&zbuf[r0..r0 + 2]);
-                keys[2..4].copy_from_slice(&zbuf[r0 + side..r0 + side + 2]);
+                keys[..2].copy_from_slice(&ids[r0..r0 + 2]);
+                keys[2..4].copy_from_slice(&ids[r0 + side..r0 + side + 2]);
             } else {
                 for sy in 0..ss_u {
                     let r = r0 + sy * side;
-                    keys[sy * ss_u..(sy + 1) * ss_u].copy_from_slice(&zbuf[r..r + ss_u]);
+                    keys[sy * ss_u..(sy + 1) * ss_u].copy_from_slice(&ids[r..r + ss_u]);
                 }
             }
             let ks = &keys[..n_keys];
@@ -1097,8 +1252,7 @@ fn resolve(
                 // The overlay varies within a pixel: shade every sample.
                 let mut acc = [0.0f32; 4];
                 let mut hits = 0u32;
-                for (j, &k) in ks.iter().enumerate() {
-                    let id = key_id(k);
+                for (j, &id) in ks.iter().enumerate() {
                     if id == NO_TRI {
                         for (a, b) in acc.iter_mut().zip(bg_premul) {
                             *a += b;
@@ -1122,15 +1276,14 @@ fn resolve(
             // centroid of its samples in that pixel, weighted by their count (the shading
             // varies linearly across a pixel anyway): a pixel inside one triangle costs one
             // shade, an edge pixel one per triangle instead of one per sample.
-            // Keys hold the depth too: compare the triangle ids (the low halves).
             let first = ks[0];
-            if ks.iter().all(|&k| k as u32 == first as u32) {
+            if ks.iter().all(|&k| k == first) {
                 // All samples empty (background), or all on one triangle: shaded once at
                 // the pixel centre, the centroid of its samples.
-                if first != 0 {
+                if first != NO_TRI {
                     let half = ss_u as f32 * 0.5;
                     let (cx, cy) = (bx + half, by + half);
-                    let c = shade_sample(&tris[key_id(first) as usize], cx, cy, surf, shader, None);
+                    let c = shade_sample(&tris[first as usize], cx, cy, surf, shader, None);
                     out[o..o + 4].copy_from_slice(&[
                         linear_to_srgb8(c[0]),
                         linear_to_srgb8(c[1]),
@@ -1142,8 +1295,7 @@ fn resolve(
             }
             groups.clear();
             let mut n_bg = 0u32;
-            for (j, &k) in ks.iter().enumerate() {
-                let id = key_id(k);
+            for (j, &id) in ks.iter().enumerate() {
                 if id == NO_TRI {
                     n_bg += 1;
                     continue;
@@ -1455,6 +1607,119 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 3900);
+    }
+
+    /// Random triangles (small, wide, slivers, partly off the grid), fixed seed, oriented.
+    fn random_triangles(side: usize, n: usize) -> Vec<([i64; 3], [i64; 3])> {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |range: i64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % range as u64) as i64
+        };
+        (0..n)
+            .filter_map(|n| {
+                let spread = [2, 3, 8, 30][n % 4] * SUB;
+                let (cx, cy) = (next(side as i64 * SUB), next(side as i64 * SUB));
+                let mut fx = [0i64; 3].map(|_| cx + next(2 * spread) - spread);
+                let mut fy = [0i64; 3].map(|_| cy + next(2 * spread) - spread);
+                orient(&mut fx, &mut fy).map(|_| (fx, fy))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fill_writes_exactly_the_covered_samples_on_every_path() {
+        let side = 24usize;
+        let n = side * side;
+        let plane = Plane {
+            z0: 1.0,
+            dzdx: 0.01,
+            dzdy: -0.02,
+            cx: 0.0,
+            cy: 0.0,
+        };
+        let (mut narrow, mut wide) = (0, 0);
+        for (fx, fy) in random_triangles(side, 6000) {
+            let (mut depth, mut ids) = (vec![EMPTY_DEPTH; n + LANES - 1], vec![NO_TRI; n + LANES - 1]);
+            if let Some(bounds) = sample_bounds(&fx, &fy, side) {
+                if bounds.1 - bounds.0 < LANES as i64 {
+                    narrow += 1;
+                } else {
+                    wide += 1;
+                }
+                let mut buf = DepthBuffer {
+                    depth: &mut depth,
+                    ids: &mut ids,
+                    side,
+                };
+                fill_triangle(&mut buf, &fx, &fy, bounds, &plane, 7);
+            }
+            let got: Vec<usize> = (0..n).filter(|&i| ids[i] == 7).collect();
+            assert_eq!(got, brute_force(&fx, &fy, side), "triangle {fx:?} {fy:?}");
+            // Untouched samples (and the padding) keep the empty depth and id.
+            for i in (0..n + LANES - 1).filter(|&i| ids[i] != 7) {
+                assert_eq!((depth[i], ids[i]), (EMPTY_DEPTH, NO_TRI), "sample {i}");
+            }
+            // Written depths are the plane's.
+            for &i in &got {
+                let (sx, sy) = ((i % side) as i64, (i / side) as i64);
+                assert_eq!(depth[i], depth_key(plane.at(plane.row(sy), sx)));
+            }
+        }
+        assert!(narrow > 1000 && wide > 1000, "{narrow} narrow, {wide} wide");
+    }
+
+    #[test]
+    fn the_closer_triangle_wins_and_the_first_one_on_a_tie() {
+        let side = 8usize;
+        let (fx, fy) = ([0, 6 * SUB, 0], [0, 0, 6 * SUB]);
+        let flat = |z0: f32| Plane {
+            z0,
+            dzdx: 0.0,
+            dzdy: 0.0,
+            cx: 0.0,
+            cy: 0.0,
+        };
+        for (fx, fy) in [(fx, fy), ([0, 2 * SUB, 0], [0, 0, 2 * SUB])] {
+            let (mut fx, mut fy) = (fx, fy);
+            orient(&mut fx, &mut fy).expect("non-degenerate");
+            let bounds = sample_bounds(&fx, &fy, side).expect("covers samples");
+            let (mut depth, mut ids) = (vec![EMPTY_DEPTH; 64 + LANES - 1], vec![NO_TRI; 64 + LANES - 1]);
+            let mut buf = DepthBuffer {
+                depth: &mut depth,
+                ids: &mut ids,
+                side,
+            };
+            fill_triangle(&mut buf, &fx, &fy, bounds, &flat(-5.0), 1);
+            fill_triangle(&mut buf, &fx, &fy, bounds, &flat(-5.0), 2); // tie: stays 1
+            fill_triangle(&mut buf, &fx, &fy, bounds, &flat(-6.0), 3); // farther: stays 1
+            assert!(buf.ids[0] == 1 && buf.ids.iter().all(|&i| i == 1 || i == NO_TRI));
+            fill_triangle(&mut buf, &fx, &fy, bounds, &flat(-4.5), 4); // closer: wins
+            assert!(buf.ids[0] == 4 && buf.ids.iter().all(|&i| i == 4 || i == NO_TRI));
+        }
+    }
+
+    #[test]
+    fn depth_keys_keep_the_order_of_the_floats() {
+        let zs = [
+            f32::NEG_INFINITY,
+            -1e30,
+            -2.5,
+            -1e-30,
+            -0.0,
+            0.0,
+            1e-30,
+            3.0,
+            1e30,
+            f32::INFINITY,
+        ];
+        for w in zs.windows(2) {
+            assert!(depth_key(w[0]) <= depth_key(w[1]), "{w:?}");
+            assert!(depth_key(w[0]) > EMPTY_DEPTH);
+        }
+        assert!(depth_key(-3.0) < depth_key(-2.0) && depth_key(2.0) < depth_key(3.0));
     }
 
     #[test]
