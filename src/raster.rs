@@ -1001,7 +1001,8 @@ fn sample_bounds(fx: &[i64; 3], fy: &[i64; 3], side: usize) -> Option<(i64, i64,
 
 /// Z-test triangle `id` with depth plane `p` at every sample it covers (the samples
 /// [`raster_tri`] reports): a sample keeps the closer depth, the earlier triangle on a
-/// tie. A triangle at most [`LANES`] samples wide takes [`fill_narrow`].
+/// tie. A triangle at most [`LANES`] samples wide takes [`fill_narrow`]; the others
+/// [`raster_tri`]'s spans, [`LANES`] samples at a time ([`fill_span`]).
 fn fill_triangle(
     buf: &mut DepthBuffer<'_>,
     fx: &[i64; 3],
@@ -1030,58 +1031,87 @@ fn fill_triangle(
     }
     let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
     if bounds.1 - bounds.0 < LANES as i64 && extent(fx) <= NARROW_EXTENT && extent(fy) <= NARROW_EXTENT {
-        fill_narrow(buf, fx, fy, bounds, p, id);
+        fill_narrow(buf, &Narrow::new(fx, fy, bounds, p), p, id);
         return;
     }
-    raster_tri(fx, fy, bounds, |sy, lo, hi| {
-        let row = p.row(sy);
-        let start = sy as usize * side + lo as usize;
-        let n = (hi - lo + 1) as usize;
-        let (Some(d), Some(t)) = (buf.depth.get_mut(start..start + n), buf.ids.get_mut(start..start + n)) else {
-            return;
-        };
-        for ((d, t), sx) in d.iter_mut().zip(t.iter_mut()).zip(lo..) {
-            let k = depth_key(p.at(row, sx));
-            if k > *d {
-                *d = k;
-                *t = id;
-            }
-        }
-    });
+    raster_tri(fx, fy, bounds, |sy, lo, hi| fill_span(buf, p, sy, lo, hi, id));
 }
 
-/// [`fill_triangle`] for a triangle whose sample rectangle is at most [`LANES`] wide and
-/// whose extent is at most [`NARROW_EXTENT`]: each row's [`LANES`] samples from the
-/// rectangle's left edge are tested at once, branch-free, with `i32` edge functions
-/// (the same values and top-left rule as [`raster_tri`]). Lanes right of the rectangle
-/// write back what they read.
-fn fill_narrow(
-    buf: &mut DepthBuffer<'_>,
-    fx: &[i64; 3],
-    fy: &[i64; 3],
-    bounds: (i64, i64, i64, i64),
-    p: &Plane,
-    id: u32,
-) {
-    let (sx0, sx1, sy0, sy1) = bounds;
-    let (px0, py0) = (sx0 * SUB + SUB / 2, sy0 * SUB + SUB / 2);
-    let mut w = [[0i32; LANES]; 3];
-    let mut step_y = [0i32; 3];
-    for (k, (a, b)) in [(1usize, 2usize), (2, 0), (0, 1)].into_iter().enumerate() {
-        let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
-        let bias = if (dy == 0 && dx > 0) || dy < 0 { 0 } else { -1 };
-        let row = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
-        for (j, l) in w[k].iter_mut().enumerate() {
-            *l = (row - dy * SUB * j as i64) as i32;
+/// A narrow triangle (sample rectangle at most [`LANES`] wide, extent at most
+/// [`NARROW_EXTENT`]) set up for [`fill_narrow`]: its `i32` edge functions (the same
+/// values and top-left rule as [`raster_tri`]) at the [`LANES`] samples of the
+/// rectangle's first row, their step per row, and each lane's depth offset.
+struct Narrow {
+    sx0: i64,
+    sy0: i64,
+    sy1: i64,
+    w: [[i32; LANES]; 3],
+    step_y: [i32; 3],
+    /// Lane `j` is inside the rectangle (`j ≤ sx1 − sx0`).
+    valid: [bool; LANES],
+    /// `dzdx·(sx0 + j + cx)` per lane (see [`Plane::at`]).
+    dz: [f32; LANES],
+}
+
+impl Narrow {
+    fn new(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64), p: &Plane) -> Narrow {
+        let (sx0, sx1, sy0, sy1) = bounds;
+        let (px0, py0) = (sx0 * SUB + SUB / 2, sy0 * SUB + SUB / 2);
+        let mut w = [[0i32; LANES]; 3];
+        let mut step_y = [0i32; 3];
+        for (k, (a, b)) in [(1usize, 2usize), (2, 0), (0, 1)].into_iter().enumerate() {
+            let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
+            let bias = if (dy == 0 && dx > 0) || dy < 0 { 0 } else { -1 };
+            let row = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
+            for (j, l) in w[k].iter_mut().enumerate() {
+                *l = (row - dy * SUB * j as i64) as i32;
+            }
+            step_y[k] = (dx * SUB) as i32;
         }
-        step_y[k] = (dx * SUB) as i32;
+        Narrow {
+            sx0,
+            sy0,
+            sy1,
+            w,
+            step_y,
+            valid: std::array::from_fn(|j| j as i64 <= sx1 - sx0),
+            dz: std::array::from_fn(|j| p.dzdx * ((sx0 + j as i64) as f32 + p.cx)),
+        }
     }
-    let last = (sx1 - sx0) as i32;
-    let dz: [f32; LANES] = std::array::from_fn(|j| p.dzdx * ((sx0 + j as i64) as f32 + p.cx));
+}
+
+/// Fill a [`Narrow`] triangle: each row's [`LANES`] samples are tested at once (lanes
+/// right of the rectangle write back what they read; the buffers' padding keeps the last
+/// row's in bounds). SSE2 on x86-64 (no branch per sample), plain code elsewhere.
+fn fill_narrow(buf: &mut DepthBuffer<'_>, n: &Narrow, p: &Plane, id: u32) {
+    // SAFETY: SSE2 is part of the x86-64 baseline, enabled on every x86-64 CPU.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        sse2::fill_narrow(buf, n, p, id)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    fill_narrow_scalar(buf, n, p, id);
+}
+
+/// Z-test the span `lo..=hi` of row `sy` (SSE2 on x86-64, plain code elsewhere).
+fn fill_span(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo: i64, hi: i64, id: u32) {
+    // SAFETY: as in `fill_narrow`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        sse2::fill_span(buf, p, sy, lo, hi, id)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    fill_span_scalar(buf, p, sy, lo, hi, id);
+}
+
+/// [`fill_narrow`] in plain code (the reference the SSE2 version is tested against).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn fill_narrow_scalar(buf: &mut DepthBuffer<'_>, n: &Narrow, p: &Plane, id: u32) {
     let side = buf.side;
-    for sy in sy0..=sy1 {
+    let mut w = n.w;
+    for sy in n.sy0..=n.sy1 {
         let row = p.row(sy);
-        let start = sy as usize * side + sx0 as usize;
+        let start = sy as usize * side + n.sx0 as usize;
         let (Some(d), Some(t)) = (
             buf.depth.get_mut(start..start + LANES),
             buf.ids.get_mut(start..start + LANES),
@@ -1089,16 +1119,144 @@ fn fill_narrow(
             return;
         };
         for j in 0..LANES {
-            let inside = ((w[0][j] | w[1][j] | w[2][j]) >= 0) & (j as i32 <= last);
-            let k = depth_key(row + dz[j]);
-            let hit = inside & (k > d[j]);
-            d[j] = if hit { k } else { d[j] };
-            t[j] = if hit { id } else { t[j] };
+            let k = depth_key(row + n.dz[j]);
+            if n.valid[j] && (w[0][j] | w[1][j] | w[2][j]) >= 0 && k > d[j] {
+                d[j] = k;
+                t[j] = id;
+            }
         }
-        for (wk, s) in w.iter_mut().zip(step_y) {
+        for (wk, s) in w.iter_mut().zip(n.step_y) {
             for l in wk.iter_mut() {
                 *l += s;
             }
+        }
+    }
+}
+
+/// [`fill_span`] in plain code (the reference the SSE2 version is tested against).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn fill_span_scalar(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo: i64, hi: i64, id: u32) {
+    let row = p.row(sy);
+    let start = sy as usize * buf.side + lo as usize;
+    let n = (hi - lo + 1) as usize;
+    let (Some(d), Some(t)) = (buf.depth.get_mut(start..start + n), buf.ids.get_mut(start..start + n)) else {
+        return;
+    };
+    for ((d, t), sx) in d.iter_mut().zip(t.iter_mut()).zip(lo..) {
+        let k = depth_key(p.at(row, sx));
+        if k > *d {
+            *d = k;
+            *t = id;
+        }
+    }
+}
+
+/// The 4-lane depth tests in SSE2 (baseline on x86-64: no runtime detection needed).
+/// Per lane they compute exactly what the scalar versions do, in the same order
+/// (bit-identical depths), with masks instead of branches: a z-test is a coin flip for
+/// the branch predictor.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::{DepthBuffer, Narrow, Plane, LANES};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "sse2")]
+    fn load(s: &[i32; LANES]) -> __m128i {
+        // SAFETY: `s` is 16 readable bytes and `loadu` needs no alignment.
+        unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn store(s: &mut [i32; LANES], v: __m128i) {
+        // SAFETY: `s` is 16 writable bytes and `storeu` needs no alignment.
+        unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), v) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn load_u(s: &[u32; LANES]) -> __m128i {
+        // SAFETY: as `load`.
+        unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn store_u(s: &mut [u32; LANES], v: __m128i) {
+        // SAFETY: as `store`.
+        unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), v) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn i32x4(v: [i32; LANES]) -> __m128i {
+        _mm_setr_epi32(v[0], v[1], v[2], v[3])
+    }
+
+    /// Lanes set in `hit` take `new`, the others keep `old`.
+    #[target_feature(enable = "sse2")]
+    fn select(hit: __m128i, new: __m128i, old: __m128i) -> __m128i {
+        _mm_or_si128(_mm_and_si128(hit, new), _mm_andnot_si128(hit, old))
+    }
+
+    /// Depth-test the 4 samples from `start`: lanes set in `mask` whose depth key beats
+    /// the stored one take it and `id`. `false` when the 4 samples are out of bounds.
+    #[target_feature(enable = "sse2")]
+    fn test(buf: &mut DepthBuffer<'_>, start: usize, z: __m128, mask: __m128i, id: __m128i) -> bool {
+        let (Some(d), Some(t)) = (
+            buf.depth
+                .get_mut(start..start + LANES)
+                .and_then(|d| <&mut [i32; LANES]>::try_from(d).ok()),
+            buf.ids
+                .get_mut(start..start + LANES)
+                .and_then(|t| <&mut [u32; LANES]>::try_from(t).ok()),
+        ) else {
+            return false;
+        };
+        // super::depth_key, per lane.
+        let bits = _mm_castps_si128(z);
+        let key = _mm_xor_si128(bits, _mm_srli_epi32::<1>(_mm_srai_epi32::<31>(bits)));
+        let old = load(d);
+        let hit = _mm_and_si128(mask, _mm_cmpgt_epi32(key, old));
+        store(d, select(hit, key, old));
+        store_u(t, select(hit, id, load_u(t)));
+        true
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn fill_narrow(buf: &mut DepthBuffer<'_>, n: &Narrow, p: &Plane, id: u32) {
+        let mut w = [i32x4(n.w[0]), i32x4(n.w[1]), i32x4(n.w[2])];
+        let step = [
+            _mm_set1_epi32(n.step_y[0]),
+            _mm_set1_epi32(n.step_y[1]),
+            _mm_set1_epi32(n.step_y[2]),
+        ];
+        let valid = i32x4([0, 1, 2, 3].map(|j| -i32::from(n.valid[j])));
+        let dz = _mm_setr_ps(n.dz[0], n.dz[1], n.dz[2], n.dz[3]);
+        let (id, minus1) = (_mm_set1_epi32(id as i32), _mm_set1_epi32(-1));
+        for sy in n.sy0..=n.sy1 {
+            let edges = _mm_or_si128(_mm_or_si128(w[0], w[1]), w[2]);
+            let inside = _mm_and_si128(valid, _mm_cmpgt_epi32(edges, minus1));
+            let z = _mm_add_ps(_mm_set1_ps(p.row(sy)), dz);
+            if !test(buf, sy as usize * buf.side + n.sx0 as usize, z, inside, id) {
+                return;
+            }
+            for (wk, s) in w.iter_mut().zip(step) {
+                *wk = _mm_add_epi32(*wk, s);
+            }
+        }
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn fill_span(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo: i64, hi: i64, id: u32) {
+        let (row, cx, dzdx) = (_mm_set1_ps(p.row(sy)), _mm_set1_ps(p.cx), _mm_set1_ps(p.dzdx));
+        let (id, end) = (_mm_set1_epi32(id as i32), _mm_set1_epi32(hi as i32 + 1));
+        let base = sy as usize * buf.side;
+        let mut sx = lo;
+        while sx <= hi {
+            let lanes = _mm_add_epi32(_mm_set1_epi32(sx as i32), _mm_setr_epi32(0, 1, 2, 3));
+            // p.at(row, sx) per lane: row + dzdx·(sx + cx).
+            let z = _mm_add_ps(row, _mm_mul_ps(dzdx, _mm_add_ps(_mm_cvtepi32_ps(lanes), cx)));
+            if !test(buf, base + sx as usize, z, _mm_cmpgt_epi32(end, lanes), id) {
+                return;
+            }
+            sx += LANES as i64;
         }
     }
 }
@@ -1674,6 +1832,69 @@ mod tests {
             }
         }
         assert!(narrow > 1000 && wide > 1000, "{narrow} narrow, {wide} wide");
+    }
+
+    #[test]
+    fn the_vector_fill_matches_the_plain_one() {
+        // Random triangles and depth planes over a buffer already holding random depths
+        // and ids: the dispatched fill (SSE2 on x86-64) and the plain versions must leave
+        // identical buffers, bit for bit.
+        let side = 24usize;
+        let n = side * side + LANES - 1;
+        let mut seed = 0x9E37_79B9u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut filled = 0;
+        for (i, (fx, fy)) in random_triangles(side, 3000).into_iter().enumerate() {
+            let Some(bounds) = sample_bounds(&fx, &fy, side) else {
+                continue;
+            };
+            let unit = |v: u32| (v % 2001) as f32 / 1000.0 - 1.0;
+            let plane = Plane {
+                z0: unit(next()),
+                dzdx: unit(next()) * 0.1,
+                dzdy: unit(next()) * 0.1,
+                cx: 0.5 - fx[0] as f32 / SUB as f32,
+                cy: 0.5 - fy[0] as f32 / SUB as f32,
+            };
+            assert!(plane.is_tame(side));
+            let depth: Vec<i32> = (0..n).map(|_| depth_key(unit(next()))).collect();
+            let ids: Vec<u32> = (0..n).map(|_| next() % 50).collect();
+            let (mut d1, mut t1, mut d2, mut t2) = (depth.clone(), ids.clone(), depth, ids);
+            let id = 100 + i as u32;
+            fill_triangle(
+                &mut DepthBuffer {
+                    depth: &mut d1,
+                    ids: &mut t1,
+                    side,
+                },
+                &fx,
+                &fy,
+                bounds,
+                &plane,
+                id,
+            );
+            let mut buf = DepthBuffer {
+                depth: &mut d2,
+                ids: &mut t2,
+                side,
+            };
+            let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
+            if bounds.1 - bounds.0 < LANES as i64 && extent(&fx) <= NARROW_EXTENT && extent(&fy) <= NARROW_EXTENT {
+                fill_narrow_scalar(&mut buf, &Narrow::new(&fx, &fy, bounds, &plane), &plane, id);
+            } else {
+                raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
+                    fill_span_scalar(&mut buf, &plane, sy, lo, hi, id)
+                });
+            }
+            assert_eq!((&d1, &t1), (&d2, &t2), "triangle {fx:?} {fy:?}");
+            filled += usize::from(t1.contains(&id));
+        }
+        assert!(filled > 1500, "{filled}");
     }
 
     #[test]
