@@ -696,8 +696,13 @@ fn export_container(
         match root.container_dir(dir) {
             Ok(abs) => {
                 let max_side = preview_texture_side(kind, cfg);
-                let prepare =
-                    |img: &crate::texture::Image| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side);
+                let needed = sampled_albedos(&decoded);
+                let prepare = |name: &str, img: &crate::texture::Image| {
+                    needed
+                        .contains(name)
+                        .then(|| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side))
+                        .flatten()
+                };
                 let (textures, links, prepared) = crate::texture::export::export_textures_with_albedos(
                     &parsed,
                     &abs,
@@ -958,6 +963,27 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
             Err(_) => Some(preview::Cell::Rejected),
         })
         .collect()
+}
+
+/// The `_col` textures a preview of `d` can sample: those of the materials of decoded
+/// meshes with a `TEXCOORD_0` for every vertex (the others render untextured, so
+/// preparing their albedos, half the stage textures' pixels on the synthetic disc, would
+/// be wasted).
+fn sampled_albedos(d: &ContainerDecode) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    for r in &d.resources {
+        let Ok(dr) = &r.result else { continue };
+        let m = &dr.mesh;
+        if m.texcoords.first().is_none_or(|t| t.len() != m.positions.len()) {
+            continue;
+        }
+        for p in &m.primitives {
+            if let Some(material) = p.material.as_deref() {
+                names.insert(crate::texture::export::albedo_name(material));
+            }
+        }
+    }
+    names
 }
 
 /// A container's albedos prepared for the previews (mip chains), by TX2D name.

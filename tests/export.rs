@@ -81,3 +81,71 @@ fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     assert_eq!(checked, m1.summary.total.decoded);
     assert!(checked > 0);
 }
+
+#[test]
+fn export_previews_equal_renders_with_every_albedo_prepared() {
+    // The export prepares only the albedos a preview can sample; a render given every
+    // `_col` texture of the container (as `xbg7-export render` does) must be identical.
+    use xbg7_export::manifest::Kind;
+    use xbg7_export::{pipeline, preview, raster, texture};
+    let tmp = tempfile::tempdir().unwrap();
+    let (disc, _) = common::demo_disc(&tmp);
+    let cfg = Config::default();
+    let out = tmp.path().join("out");
+    let opts = ExportOptions {
+        jobs: Some(2),
+        only: None,
+        previews: true,
+        progress: false,
+    };
+    let m = export(&disc, &out, &cfg, &opts).unwrap();
+    let (mut models, mut stages, mut textured) = (0, 0, 0);
+    for c in &m.containers {
+        let bytes = std::fs::read(disc.join("hidden/resource3d").join(c.path.rsplit('/').next().unwrap())).unwrap();
+        let Ok(d) = pipeline::decode_container(&bytes, c.kind, &cfg) else {
+            continue;
+        };
+        let parsed = pipeline::parse_container(&bytes).unwrap();
+        let all = pipeline::prepare_albedos(
+            &texture::export::decode_albedos(&parsed),
+            pipeline::preview_texture_side(c.kind, &cfg),
+        );
+        match c.kind {
+            Kind::Model => {
+                let ropts = raster::RenderOptions {
+                    size: cfg.output.preview_size,
+                    ..Default::default()
+                };
+                for (r, e) in d.resources.iter().zip(&c.resources) {
+                    let (Ok(dr), Some(png)) = (&r.result, &e.preview) else {
+                        continue;
+                    };
+                    let albedo = pipeline::mesh_albedo(&dr.mesh, &all);
+                    textured += usize::from(albedo.iter().any(Option::is_some) && !dr.mesh.texcoords.is_empty());
+                    let want = raster::encode_png(&raster::render_mesh_textured(&dr.mesh, &ropts, &albedo));
+                    assert!(std::fs::read(out.join(png)).unwrap() == want, "{png}");
+                    models += 1;
+                }
+            }
+            Kind::Stage => {
+                let Some(png) = &c.preview else { continue };
+                let cells = pipeline::textured_grid_cells(d.resources.iter(), &all);
+                let img = preview::stage_grid(
+                    &cells,
+                    cfg.output.stage_cell,
+                    cfg.output.stage_max_width,
+                    &raster::RenderOptions::default(),
+                );
+                assert!(
+                    std::fs::read(out.join(png)).unwrap() == raster::encode_png(&img),
+                    "{png}"
+                );
+                stages += 1;
+            }
+        }
+    }
+    assert!(
+        models > 5 && stages > 0 && textured > 0,
+        "{models} models, {stages} stages, {textured} textured"
+    );
+}

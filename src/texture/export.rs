@@ -82,18 +82,19 @@ pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<I
 /// the manifest entry. Returns the entries in directory order and the material links.
 pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -> (Vec<TextureEntry>, TextureLinks) {
     let (entries, links, _) =
-        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&Image) -> Option<()>>);
+        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&str, &Image) -> Option<()>>);
     (entries, links)
 }
 
-/// [`export_textures`], also turning each written `_col` image into a `T` with `albedo`
-/// (e.g. a preview's prepared texture) while it is in memory, by TX2D name. Textures
+/// [`export_textures`], also turning each written `_col` image into a `T` with
+/// `albedo(name, image)` (e.g. a preview's prepared texture; `None` to skip one) while it
+/// is in memory, by TX2D name. Textures
 /// decode, encode and write in parallel (rayon); entries stay in directory order.
 pub fn export_textures_with_albedos<T: Send>(
     c: &Container<'_>,
     container_dir: &Path,
     dir_rel: &str,
-    albedo: Option<&(impl Fn(&Image) -> Option<T> + Sync)>,
+    albedo: Option<&(impl Fn(&str, &Image) -> Option<T> + Sync)>,
 ) -> (Vec<TextureEntry>, TextureLinks, BTreeMap<String, T>) {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
@@ -113,7 +114,9 @@ pub fn export_textures_with_albedos<T: Send>(
                 Ok(()) => {
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
                     e.png = Some(format!("{dir_rel}/{uri}"));
-                    let kept = albedo.filter(|_| e.name.ends_with(ALBEDO_SUFFIX)).and_then(|f| f(&img));
+                    let kept = albedo
+                        .filter(|_| e.name.ends_with(ALBEDO_SUFFIX))
+                        .and_then(|f| f(&e.name, &img));
                     (e, Some(uri), kept)
                 }
                 Err(err) => {
@@ -158,11 +161,16 @@ pub fn decode_albedos(c: &Container<'_>) -> Albedos {
 /// The albedo of a material named after one of its TX2D names: `<base>_col` (the
 /// texture the glTF writer makes its `baseColorTexture`, see [`material_maps`]).
 pub fn albedo_for<'a, T>(material: &str, albedos: &'a BTreeMap<String, T>) -> Option<&'a T> {
+    albedos.get(&albedo_name(material))
+}
+
+/// The TX2D name of a material's albedo: its name without a map suffix, plus `_col`.
+pub fn albedo_name(material: &str) -> String {
     let base = MAP_SUFFIXES
         .iter()
         .find_map(|s| material.strip_suffix(s))
         .unwrap_or(material);
-    albedos.get(&format!("{base}{ALBEDO_SUFFIX}"))
+    format!("{base}{ALBEDO_SUFFIX}")
 }
 
 /// The map suffixes a material can use, with the `extras.maps` key each goes under.
