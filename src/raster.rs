@@ -1392,6 +1392,8 @@ fn resolve(
     let centres: Vec<(f32, f32)> = (0..n_keys)
         .map(|j| ((j % ss_u) as f32 + 0.5, (j / ss_u) as f32 + 0.5))
         .collect();
+    // 1/n for a group of n samples (a multiplication, not a division, per group).
+    let recip: Vec<f32> = (0..=n_keys).map(|n| 1.0 / n.max(1) as f32).collect();
     // Per pixel: (triangle id, samples, Σx, Σy) of each triangle it sees.
     let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(n_keys);
     for py in py0..=py1 {
@@ -1475,8 +1477,8 @@ fn resolve(
             }
             let mut acc = bg_premul.map(|c| c * n_bg as f32);
             for &(id, n, sx, sy) in &groups {
-                let nf = n as f32;
-                let c = shade_sample(&tris[id as usize], sx / nf, sy / nf, surf, shader, None);
+                let (nf, inv) = (n as f32, recip[n as usize]);
+                let c = shade_sample(&tris[id as usize], sx * inv, sy * inv, surf, shader, None);
                 acc[0] += c[0] * nf;
                 acc[1] += c[1] * nf;
                 acc[2] += c[2] * nf;
@@ -1530,10 +1532,11 @@ impl Surface<'_> {
 /// samples: un-premultiplied sRGB, alpha = coverage.
 fn premultiplied_to_srgba(acc: [f32; 4], n_samples: f32) -> [u8; 4] {
     let a = acc[3];
+    let inv = 1.0 / a;
     [
-        linear_to_srgb8(acc[0] / a),
-        linear_to_srgb8(acc[1] / a),
-        linear_to_srgb8(acc[2] / a),
+        linear_to_srgb8(acc[0] * inv),
+        linear_to_srgb8(acc[1] * inv),
+        linear_to_srgb8(acc[2] * inv),
         ((a / n_samples).clamp(0.0, 1.0) * 255.0 + 0.5) as u8,
     ]
 }
@@ -1564,10 +1567,15 @@ fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, 
     }
     // Gouraud: the vertices' intensities, interpolated (weights clamped to the triangle).
     if t.smooth {
+        let l = |k: usize| surf.lit[t.v[k] as usize];
+        if b0 >= 0.0 && b1 >= 0.0 && b2 >= 0.0 {
+            // Inside the triangle (the usual case): the weights already sum to 1.
+            let i = l(0) * b0 + l(1) * b1 + l(2) * b2;
+            return surf.shade(t, shader, i, [b0, b1, b2]);
+        }
         let (w0, w1, w2) = (b0.max(0.0), b1.max(0.0), b2.max(0.0));
         let w = w0 + w1 + w2;
         if w > 0.0 {
-            let l = |k: usize| surf.lit[t.v[k] as usize];
             let i = (l(0) * w0 + l(1) * w1 + l(2) * w2) / w;
             return surf.shade(t, shader, i, [b0, b1, b2]);
         }
