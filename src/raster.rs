@@ -1160,27 +1160,20 @@ mod sse2 {
     use super::{DepthBuffer, Narrow, Plane, LANES};
     use std::arch::x86_64::*;
 
+    /// A 4-byte lane: depth keys and triangle ids.
+    trait Lane: Copy {}
+    impl Lane for i32 {}
+    impl Lane for u32 {}
+
     #[target_feature(enable = "sse2")]
-    fn load(s: &[i32; LANES]) -> __m128i {
-        // SAFETY: `s` is 16 readable bytes and `loadu` needs no alignment.
+    fn load<T: Lane>(s: &[T; LANES]) -> __m128i {
+        // SAFETY: `s` is 16 readable bytes (4-byte lanes) and `loadu` needs no alignment.
         unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
     }
 
     #[target_feature(enable = "sse2")]
-    fn store(s: &mut [i32; LANES], v: __m128i) {
-        // SAFETY: `s` is 16 writable bytes and `storeu` needs no alignment.
-        unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), v) }
-    }
-
-    #[target_feature(enable = "sse2")]
-    fn load_u(s: &[u32; LANES]) -> __m128i {
-        // SAFETY: as `load`.
-        unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
-    }
-
-    #[target_feature(enable = "sse2")]
-    fn store_u(s: &mut [u32; LANES], v: __m128i) {
-        // SAFETY: as `store`.
+    fn store<T: Lane>(s: &mut [T; LANES], v: __m128i) {
+        // SAFETY: `s` is 16 writable bytes (4-byte lanes) and `storeu` needs no alignment.
         unsafe { _mm_storeu_si128(s.as_mut_ptr().cast(), v) }
     }
 
@@ -1215,7 +1208,7 @@ mod sse2 {
         let old = load(d);
         let hit = _mm_and_si128(mask, _mm_cmpgt_epi32(key, old));
         store(d, select(hit, key, old));
-        store_u(t, select(hit, id, load_u(t)));
+        store(t, select(hit, id, load(t)));
         true
     }
 
@@ -1750,24 +1743,9 @@ mod tests {
 
     #[test]
     fn spans_match_a_brute_force_edge_test() {
-        // Random triangles (small, wide, slivers, partly off the grid), fixed seed.
         let side = 24usize;
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |range: i64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % range as u64) as i64
-        };
         let mut checked = 0;
-        for n in 0..4000 {
-            let spread = [3, 8, 30][n % 3] * SUB;
-            let (cx, cy) = (next(side as i64 * SUB), next(side as i64 * SUB));
-            let mut fx = [0i64; 3].map(|_| cx + next(2 * spread) - spread);
-            let mut fy = [0i64; 3].map(|_| cy + next(2 * spread) - spread);
-            if orient(&mut fx, &mut fy).is_none() {
-                continue;
-            }
+        for (fx, fy) in random_triangles(side, 4000) {
             let mut got = Vec::new();
             if let Some(bounds) = sample_bounds(&fx, &fy, side) {
                 raster_tri(&fx, &fy, bounds, |sy, lo, hi| {

@@ -10,6 +10,16 @@ use xbg7_export::config::Config;
 use xbg7_export::manifest::{Manifest, Status};
 use xbg7_export::pipeline::{export, ExportOptions};
 
+/// Export options: previews on, no progress bar, `jobs` threads.
+fn options(jobs: usize) -> ExportOptions {
+    ExportOptions {
+        jobs: Some(jobs),
+        only: None,
+        previews: true,
+        progress: false,
+    }
+}
+
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -30,16 +40,10 @@ fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     let tmp = tempfile::tempdir().unwrap();
     let (disc, truth) = common::demo_disc(&tmp);
     let cfg = Config::default();
-    let opts = |jobs| ExportOptions {
-        jobs: Some(jobs),
-        only: None,
-        previews: true,
-        progress: false,
-    };
     let out1 = tmp.path().join("out1");
     let out2 = tmp.path().join("out2");
-    let m1 = export(&disc, &out1, &cfg, &opts(1)).unwrap();
-    let m2 = export(&disc, &out2, &cfg, &opts(2)).unwrap();
+    let m1 = export(&disc, &out1, &cfg, &options(1)).unwrap();
+    let m2 = export(&disc, &out2, &cfg, &options(2)).unwrap();
     assert_eq!(m1, m2);
     let (t1, t2) = (tree(&out1), tree(&out2));
     assert_eq!(t1.keys().collect::<Vec<_>>(), t2.keys().collect::<Vec<_>>());
@@ -92,13 +96,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
     let (disc, _) = common::demo_disc(&tmp);
     let cfg = Config::default();
     let out = tmp.path().join("out");
-    let opts = ExportOptions {
-        jobs: Some(2),
-        only: None,
-        previews: true,
-        progress: false,
-    };
-    let m = export(&disc, &out, &cfg, &opts).unwrap();
+    let m = export(&disc, &out, &cfg, &options(2)).unwrap();
     let (mut models, mut stages, mut textured) = (0, 0, 0);
     for c in &m.containers {
         let bytes = std::fs::read(disc.join("hidden/resource3d").join(c.path.rsplit('/').next().unwrap())).unwrap();
