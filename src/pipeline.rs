@@ -696,7 +696,12 @@ fn export_container(
         match root.container_dir(dir) {
             Ok(abs) => {
                 let max_side = preview_texture_side(kind, cfg);
-                let needed = sampled_albedos(&decoded);
+                // Only read by `prepare`, which runs only with previews.
+                let needed = if previews {
+                    sampled_albedos(&decoded)
+                } else {
+                    Default::default()
+                };
                 let prepare = |name: &str, img: &crate::texture::Image| {
                     needed
                         .contains(name)

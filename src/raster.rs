@@ -1011,30 +1011,22 @@ fn fill_triangle(
     p: &Plane,
     id: u32,
 ) {
-    let side = buf.side;
-    if !p.is_tame(side) {
-        // Depths may overflow to inf or NaN (extreme depth ranges): check each sample.
-        raster_tri(fx, fy, bounds, |sy, lo, hi| {
-            let row = p.row(sy);
-            for sx in lo..=hi {
-                let z = p.at(row, sx);
-                let i = sy as usize * side + sx as usize;
-                if let (false, Some(d), Some(t)) = (z.is_nan(), buf.depth.get_mut(i), buf.ids.get_mut(i)) {
-                    if depth_key(z) > *d {
-                        *d = depth_key(z);
-                        *t = id;
-                    }
-                }
-            }
-        });
-        return;
-    }
-    let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
-    if bounds.1 - bounds.0 < LANES as i64 && extent(fx) <= NARROW_EXTENT && extent(fy) <= NARROW_EXTENT {
+    if !p.is_tame(buf.side) {
+        // Depths may overflow to inf or NaN (extreme depth ranges): the plain span fill
+        // checks each sample.
+        raster_tri(fx, fy, bounds, |sy, lo, hi| fill_span_scalar(buf, p, sy, lo, hi, id));
+    } else if is_narrow(fx, fy, bounds) {
         fill_narrow(buf, &Narrow::new(fx, fy, bounds, p), p, id);
-        return;
+    } else {
+        raster_tri(fx, fy, bounds, |sy, lo, hi| fill_span(buf, p, sy, lo, hi, id));
     }
-    raster_tri(fx, fy, bounds, |sy, lo, hi| fill_span(buf, p, sy, lo, hi, id));
+}
+
+/// A triangle [`fill_narrow`] takes: sample rectangle at most [`LANES`] wide, extent at
+/// most [`NARROW_EXTENT`].
+fn is_narrow(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64)) -> bool {
+    let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
+    bounds.1 - bounds.0 < LANES as i64 && extent(fx) <= NARROW_EXTENT && extent(fy) <= NARROW_EXTENT
 }
 
 /// A narrow triangle (sample rectangle at most [`LANES`] wide, extent at most
@@ -1056,24 +1048,13 @@ struct Narrow {
 impl Narrow {
     fn new(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64), p: &Plane) -> Narrow {
         let (sx0, sx1, sy0, sy1) = bounds;
-        let (px0, py0) = (sx0 * SUB + SUB / 2, sy0 * SUB + SUB / 2);
-        let mut w = [[0i32; LANES]; 3];
-        let mut step_y = [0i32; 3];
-        for (k, (a, b)) in [(1usize, 2usize), (2, 0), (0, 1)].into_iter().enumerate() {
-            let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
-            let bias = if (dy == 0 && dx > 0) || dy < 0 { 0 } else { -1 };
-            let row = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
-            for (j, l) in w[k].iter_mut().enumerate() {
-                *l = (row - dy * SUB * j as i64) as i32;
-            }
-            step_y[k] = (dx * SUB) as i32;
-        }
+        let (row, step_x, step_y) = edge_functions(fx, fy, sx0, sy0);
         Narrow {
             sx0,
             sy0,
             sy1,
-            w,
-            step_y,
+            w: std::array::from_fn(|k| std::array::from_fn(|j| (row[k] + step_x[k] * j as i64) as i32)),
+            step_y: step_y.map(|s| s as i32),
             valid: std::array::from_fn(|j| j as i64 <= sx1 - sx0),
             dz: std::array::from_fn(|j| p.dzdx * ((sx0 + j as i64) as f32 + p.cx)),
         }
@@ -1133,8 +1114,8 @@ fn fill_narrow_scalar(buf: &mut DepthBuffer<'_>, n: &Narrow, p: &Plane, id: u32)
     }
 }
 
-/// [`fill_span`] in plain code (the reference the SSE2 version is tested against).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+/// [`fill_span`] in plain code (the reference the SSE2 version is tested against), also
+/// the fill of a plane that is not [`Plane::is_tame`]: a NaN depth writes nothing.
 fn fill_span_scalar(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo: i64, hi: i64, id: u32) {
     let row = p.row(sy);
     let start = sy as usize * buf.side + lo as usize;
@@ -1143,9 +1124,9 @@ fn fill_span_scalar(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo: i64, hi: 
         return;
     };
     for ((d, t), sx) in d.iter_mut().zip(t.iter_mut()).zip(lo..) {
-        let k = depth_key(p.at(row, sx));
-        if k > *d {
-            *d = k;
+        let z = p.at(row, sx);
+        if !z.is_nan() && depth_key(z) > *d {
+            *d = depth_key(z);
             *t = id;
         }
     }
@@ -1254,30 +1235,32 @@ mod sse2 {
     }
 }
 
+/// The three edge functions of a positively oriented fixed-point triangle at the centre of
+/// sample `(sx0, sy0)`, and their steps per sample to the right and per row down: `(row,
+/// step_x, step_y)`. A sample is inside when all three are `≥ 0` (the top-left rule is
+/// folded in as a bias of −1 on the edges that are not top or left).
+fn edge_functions(fx: &[i64; 3], fy: &[i64; 3], sx0: i64, sy0: i64) -> ([i64; 3], [i64; 3], [i64; 3]) {
+    let (px0, py0) = (sx0 * SUB + SUB / 2, sy0 * SUB + SUB / 2);
+    let (mut row, mut step_x, mut step_y) = ([0i64; 3], [0i64; 3], [0i64; 3]);
+    // Edge k runs from vertex a to vertex b and is opposite vertex k.
+    for (k, (a, b)) in [(1usize, 2usize), (2, 0), (0, 1)].into_iter().enumerate() {
+        let (dx, dy) = (fx[b] - fx[a], fy[b] - fy[a]);
+        // Top edge (horizontal, interior below) or left edge (going up): inclusive.
+        let top_left = (dy == 0 && dx > 0) || dy < 0;
+        row[k] = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) - i64::from(!top_left);
+        step_x[k] = -dy * SUB;
+        step_y[k] = dx * SUB;
+    }
+    (row, step_x, step_y)
+}
+
 /// Scan-convert a positively oriented fixed-point triangle over its sample rectangle
 /// `bounds` (from [`sample_bounds`]), calling `span(sy, lo, hi)` for every row `sy` with
 /// covered samples `lo..=hi` (top-left rule; a row's covered samples are contiguous, the
 /// triangle being convex).
 fn raster_tri(fx: &[i64; 3], fy: &[i64; 3], bounds: (i64, i64, i64, i64), mut span: impl FnMut(i64, i64, i64)) {
-    let half = SUB / 2;
     let (sx0, sx1, sy0, sy1) = bounds;
-    // Edge k runs from vertex a to vertex b and is opposite vertex k.
-    let edges = [(1usize, 2usize), (2, 0), (0, 1)];
-    let px0 = sx0 * SUB + half;
-    let py0 = sy0 * SUB + half;
-    let mut row = [0i64; 3];
-    let mut step_x = [0i64; 3];
-    let mut step_y = [0i64; 3];
-    for (k, &(a, b)) in edges.iter().enumerate() {
-        let dx = fx[b] - fx[a];
-        let dy = fy[b] - fy[a];
-        // Top edge (horizontal, interior below) or left edge (going up): inclusive.
-        let top_left = (dy == 0 && dx > 0) || dy < 0;
-        let bias = if top_left { 0 } else { -1 };
-        row[k] = dx * (py0 - fy[a]) - dy * (px0 - fx[a]) + bias;
-        step_x[k] = -dy * SUB;
-        step_y[k] = dx * SUB;
-    }
+    let (mut row, step_x, step_y) = edge_functions(fx, fy, sx0, sy0);
     if sx1 - sx0 < SMALL_SPAN {
         // A narrow box (most triangles of a dense mesh): test each sample's edge
         // functions directly.
@@ -1869,8 +1852,7 @@ mod tests {
                 ids: &mut t2,
                 side,
             };
-            let extent = |v: &[i64; 3]| v[0].max(v[1]).max(v[2]) - v[0].min(v[1]).min(v[2]);
-            if bounds.1 - bounds.0 < LANES as i64 && extent(&fx) <= NARROW_EXTENT && extent(&fy) <= NARROW_EXTENT {
+            if is_narrow(&fx, &fy, bounds) {
                 fill_narrow_scalar(&mut buf, &Narrow::new(&fx, &fy, bounds, &plane), &plane, id);
             } else {
                 raster_tri(&fx, &fy, bounds, |sy, lo, hi| {
