@@ -135,6 +135,10 @@ pub struct ResourceEntry {
     /// `"ccw"` / `"cw"`: how the winding relates to the normals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winding: Option<String>,
+    /// How the primitives came about (`records`, `inferred_order`, `per_record_blocks`);
+    /// absent for one primitive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gltf: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,6 +167,7 @@ impl ResourceEntry {
             skybox: false,
             spiky: false,
             winding: None,
+            split: None,
             gltf: None,
             bin: None,
             preview: None,

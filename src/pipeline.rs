@@ -13,7 +13,8 @@ use crate::descriptor::{self, Descriptor, SubmeshRecord};
 use crate::gates::{self, Measures};
 use crate::gltf_out::{self, GltfOptions, Source};
 use crate::layout::anchored::{self, Unit};
-use crate::layout::{sequential, split_by_records, Decoded, Placement};
+use crate::layout::records::{self, Selection, SplitOrder};
+use crate::layout::{sequential, split_by_counts, Decoded, Placement};
 use crate::manifest::{ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry};
 use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
@@ -37,6 +38,30 @@ pub struct DecodedResource {
     pub measures: Measures,
     pub skybox: bool,
     pub spiky: bool,
+    /// How the primitives were split (None: one primitive).
+    pub split: Option<SplitKind>,
+}
+
+/// How a decoded resource's primitives came about (the manifest's `split`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitKind {
+    /// One primitive per sub-mesh record, in record order.
+    Records,
+    /// One shared index buffer split by the records taken in another order than stored:
+    /// the only order whose ranges reference their records' vertex counts.
+    InferredOrder,
+    /// One block per record, each found by content (bodies), in record order.
+    PerRecordBlocks,
+}
+
+impl SplitKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SplitKind::Records => "records",
+            SplitKind::InferredOrder => "inferred_order",
+            SplitKind::PerRecordBlocks => "per_record_blocks",
+        }
+    }
 }
 
 /// The outcome for one XBG7 resource.
@@ -101,13 +126,37 @@ pub fn describe_declaration(decl: &Declaration) -> String {
     format!("{} (stride {})", els.join(" "), decl.stride)
 }
 
+/// One XBG7 resource as its descriptor describes it.
 struct Parsed<'a> {
     index: u32,
     name: &'a [u8],
-    desc: Result<(Descriptor, AttributeMap), Reason>,
+    desc: Result<Described, Reason>,
 }
 
-fn parse_resource<'a>(r: &container::Resource<'a>) -> Parsed<'a> {
+/// What a parsed descriptor says about a resource's block.
+struct Described {
+    d: Descriptor,
+    map: AttributeMap,
+    /// Why the vertices cannot be decoded exactly; the block is still located (by its
+    /// stream-0 elements) and claimed, so no other resource can take it.
+    undecodable: Option<Reason>,
+    /// The stream-0 part of a multi-stream declaration, to locate its block by.
+    stream0: Option<(Declaration, AttributeMap)>,
+    /// The real sub-mesh records ([`records::select`]), or why they are undecidable.
+    records: Result<Vec<SubmeshRecord>, Reason>,
+}
+
+impl Described {
+    /// The declaration the block is located and read with.
+    fn locate(&self) -> (&Declaration, &AttributeMap) {
+        match &self.stream0 {
+            Some((d, m)) => (d, m),
+            None => (&self.d.decl, &self.map),
+        }
+    }
+}
+
+fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Parsed<'a> {
     let desc = match &r.problem {
         Some(p) => Err(Reason::new(Code::BadRange, p.to_string())),
         None => descriptor::parse(r.descriptor)
@@ -122,31 +171,45 @@ fn parse_resource<'a>(r: &container::Resource<'a>) -> Parsed<'a> {
                 };
                 Reason::new(code, e.to_string())
             })
-            .and_then(|d| {
+            .map(|d| {
                 let map = AttributeMap::of(&d.decl);
-                check_declaration(&d.decl, &map)?;
-                Ok((d, map))
+                let undecodable = check_declaration(&d.decl, &map).err();
+                let stream0 = d.decl.elements.iter().any(|e| e.stream != 0).then(|| {
+                    let elements: Vec<_> = d.decl.elements.iter().copied().filter(|e| e.stream == 0).collect();
+                    let stride = elements
+                        .iter()
+                        .map(|e| e.offset as usize + e.ty.size())
+                        .max()
+                        .unwrap_or(0);
+                    let decl = Declaration { elements, stride };
+                    let map = AttributeMap::of(&decl);
+                    (decl, map)
+                });
+                let records = match records::select(&d.records, d.index_count, d.vertex_count) {
+                    Selection::Unique(rs) => Ok(rs),
+                    // A model without usable records is one block of the marker's totals.
+                    Selection::None if kind == Kind::Model => Ok(vec![SubmeshRecord {
+                        offset: 0,
+                        vtx_count: d.vertex_count,
+                        idx_count: d.index_count,
+                        tail: 0,
+                    }]),
+                    Selection::None => Ok(Vec::new()),
+                    Selection::Ambiguous(why) => Err(Reason::new(Code::AmbiguousSubmeshRecords, why)),
+                };
+                Described {
+                    d,
+                    map,
+                    undecodable,
+                    stream0,
+                    records,
+                }
             }),
     };
     Parsed {
         index: r.index,
         name: r.name,
         desc,
-    }
-}
-
-/// The records to use for a model resource: the documented records, or the marker's
-/// totals as one record when the scan found none.
-fn model_records(d: &Descriptor) -> Vec<SubmeshRecord> {
-    if d.records.is_empty() {
-        vec![SubmeshRecord {
-            offset: 0,
-            vtx_count: d.vertex_count,
-            idx_count: d.index_count,
-            tail: 0,
-        }]
-    } else {
-        d.records.clone()
     }
 }
 
@@ -171,32 +234,28 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
         .resources
         .iter()
         .filter(|r| r.is(TAG_XBG7))
-        .map(parse_resource)
+        .map(|r| parse_resource(r, kind))
         .collect();
     let mut scanner = anchored::Scanner::new(data);
 
-    // Plan: the documented layout places one model's blocks from the data start on.
+    // Plan: the documented layout places one model's blocks from the data start on;
+    // every other resource with a descriptor, decodable or not, is one anchoring unit
+    // (an undecodable one still claims its block).
     let mut units: Vec<Unit> = Vec::new();
     let mut plans: Vec<Option<Plan>> = Vec::with_capacity(parsed.len());
     let mut claimed = Vec::new();
     let mut start_taken = false;
-    let mut records_of: Vec<Vec<SubmeshRecord>> = Vec::with_capacity(parsed.len());
     for p in &parsed {
-        let Ok((d, map)) = &p.desc else {
+        let Ok(r) = &p.desc else {
             plans.push(None);
-            records_of.push(Vec::new());
             continue;
         };
-        let records = if kind == Kind::Model {
-            model_records(d)
-        } else {
-            d.records.clone()
-        };
+        let d = &r.d;
         let mut plan = None;
-        if kind == Kind::Model && !start_taken {
-            if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, map, &cfg.gates) {
+        if let (Kind::Model, false, None, Ok(records)) = (kind, start_taken, &r.undecodable, &r.records) {
+            if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, &r.map, &cfg.gates) {
                 start_taken = true;
-                let blocks = sequence(&mut scanner, first, &records, d, map, &cfg.gates);
+                let blocks = sequence(&mut scanner, first, records, d, &r.map, &cfg.gates);
                 if let Ok(bs) = &blocks {
                     claimed.extend(bs.iter().map(|b| b.placement.range(d.decl.stride)));
                 }
@@ -204,8 +263,9 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
             }
         }
         let plan = plan.unwrap_or_else(|| {
+            let (decl, map) = r.locate();
             units.push(Unit {
-                decl: &d.decl,
+                decl,
                 map,
                 vertex_count: d.vertex_count,
                 index_count: d.index_count,
@@ -213,19 +273,26 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
             Plan::Whole { unit: units.len() - 1 }
         });
         plans.push(Some(plan));
-        records_of.push(records);
     }
 
-    let mut placed: Vec<Option<Result<Decoded, Reason>>> = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates)
-        .into_iter()
-        .map(Some)
-        .collect();
+    let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
+    let mut placed: Vec<Option<Result<Decoded, Reason>>> = first.results.into_iter().map(Some).collect();
+    // Bodies stored as one block per record: where the whole resource's block is not
+    // found, each record is a unit of its own, kept off every block another resource
+    // (or this one) claimed in the first round.
+    claimed.extend(first.claims);
+    let per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
 
     let mut out = ContainerDecode::default();
-    for ((p, plan), records) in parsed.iter().zip(plans).zip(records_of) {
+    for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
         let result = match (plan, &p.desc) {
             (None, Err(r)) => Err(r.clone()),
-            (Some(plan), Ok((d, _))) => assemble(plan, &records, d, &mut placed, cfg),
+            (Some(_), Ok(r)) if r.undecodable.is_some() => Err(r.undecodable.clone().expect("checked")),
+            (Some(plan), Ok(r)) => match (&per_record[k], &r.records) {
+                (Some(blocks), _) => assemble_blocks(blocks.clone(), r, SplitKind::PerRecordBlocks, cfg),
+                (None, Err(why)) => Err(why.clone()),
+                (None, Ok(records)) => assemble(plan, records, r, &mut placed, cfg),
+            },
             _ => unreachable!("a plan exists exactly when the descriptor parsed"),
         };
         out.resources.push(ResourceOutcome {
@@ -249,9 +316,64 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
     }
     let materials: std::collections::HashSet<&str> = materials.iter().map(String::as_str).collect();
     for (o, p) in out.resources.iter_mut().zip(&parsed) {
-        if let (Ok(dr), Ok((d, _))) = (&mut o.result, &p.desc) {
-            name_materials(&mut dr.mesh, &d.strings, &materials);
+        if let (Ok(dr), Ok(r)) = (&mut o.result, &p.desc) {
+            name_materials(&mut dr.mesh, &r.d.strings, &materials);
         }
+    }
+    out
+}
+
+/// Second round for resources whose one block was not found: with at least two records
+/// whose counts add up to the marker's totals, each record's block is placed as a unit
+/// of its own (bodies may store one block per record). Every record must decode;
+/// returns the blocks in record order per resource.
+fn per_record_blocks(
+    scanner: &mut anchored::Scanner<'_>,
+    parsed: &[Parsed],
+    plans: &[Option<Plan>],
+    placed: &[Option<Result<Decoded, Reason>>],
+    claimed: &[std::ops::Range<usize>],
+    cfg: &Config,
+) -> Vec<Option<Vec<Decoded>>> {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut owner: Vec<(usize, usize)> = Vec::new(); // (resource, number of records)
+    for (k, (p, plan)) in parsed.iter().zip(plans).enumerate() {
+        let (Ok(r), Some(Plan::Whole { unit })) = (&p.desc, plan) else {
+            continue;
+        };
+        let Ok(records) = &r.records else { continue };
+        let not_found =
+            matches!(&placed[*unit], Some(Err(e)) if matches!(e.code, Code::NoValidAnchor | Code::NoAnchorElement));
+        let vsum: u64 = records.iter().map(|x| x.vtx_count as u64).sum();
+        let isum: u64 = records.iter().map(|x| x.idx_count as u64).sum();
+        if r.undecodable.is_some()
+            || !not_found
+            || records.len() < 2
+            || vsum != r.d.vertex_count as u64
+            || isum != r.d.index_count as u64
+        {
+            continue;
+        }
+        owner.push((k, records.len()));
+        for rec in records {
+            units.push(Unit {
+                decl: &r.d.decl,
+                map: &r.map,
+                vertex_count: rec.vtx_count,
+                index_count: rec.idx_count,
+            });
+        }
+    }
+    let mut out: Vec<Option<Vec<Decoded>>> = vec![None; parsed.len()];
+    if units.is_empty() {
+        return out;
+    }
+    let mut results = anchored::anchor(scanner, &units, claimed, &cfg.gates)
+        .results
+        .into_iter();
+    for (k, n) in owner {
+        let blocks: Vec<Result<Decoded, Reason>> = results.by_ref().take(n).collect();
+        out[k] = blocks.into_iter().collect::<Result<Vec<_>, _>>().ok();
     }
     out
 }
@@ -265,51 +387,85 @@ fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Deco
 fn assemble(
     plan: Plan,
     records: &[SubmeshRecord],
-    d: &Descriptor,
+    r: &Described,
     placed: &mut [Option<Result<Decoded, Reason>>],
     cfg: &Config,
 ) -> Result<DecodedResource, Reason> {
-    let (mesh, layout, placements, measures) = match plan {
-        Plan::Sequential { blocks } => {
-            let mut blocks = blocks?.into_iter();
-            let first = blocks.next().expect("a sequence starts with its first block");
-            let mut mesh = first.mesh;
-            let mut placements = vec![first.placement];
-            for b in blocks {
-                placements.push(b.placement);
-                append(&mut mesh, b.mesh);
-            }
-            (mesh, Layout::Sequential, placements, first.measures)
-        }
+    match plan {
+        Plan::Sequential { blocks } => assemble_blocks(blocks?, r, SplitKind::Records, cfg),
         Plan::Whole { unit } => {
             let b = take(placed, unit)?;
             let mut mesh = b.mesh;
-            let counts: Vec<u32> = records.iter().map(|r| r.idx_count).collect();
-            split_by_records(&mut mesh, &counts);
-            (mesh, Layout::Anchored, vec![b.placement], b.measures)
+            let mut split = None;
+            // The records split the one index buffer when their counts add up to it.
+            let total: u64 = records.iter().map(|x| x.idx_count as u64).sum();
+            if records.len() >= 2 && total == mesh.indices.len() as u64 {
+                let (counts, order) = records::order_split(&mesh.indices, records)?;
+                split_by_counts(&mut mesh, &counts);
+                split = Some(match order {
+                    SplitOrder::Records => SplitKind::Records,
+                    SplitOrder::Inferred => SplitKind::InferredOrder,
+                });
+            }
+            finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)
         }
+    }
+}
+
+/// A resource of several blocks, in record order (one primitive each).
+fn assemble_blocks(
+    blocks: Vec<Decoded>,
+    r: &Described,
+    kind: SplitKind,
+    cfg: &Config,
+) -> Result<DecodedResource, Reason> {
+    let layout = if kind == SplitKind::PerRecordBlocks {
+        Layout::Anchored
+    } else {
+        Layout::Sequential
     };
-    // A mesh assembled from several blocks must pass the gates as a whole too; a single
-    // block (only split into primitives) keeps the measures it passed with.
-    let all = if placements.len() > 1 {
+    let mut blocks = blocks.into_iter();
+    let first = blocks.next().expect("a sequence starts with its first block");
+    let mut mesh = first.mesh;
+    let mut placements = vec![first.placement];
+    for b in blocks {
+        placements.push(b.placement);
+        append(&mut mesh, b.mesh);
+    }
+    let split = (placements.len() > 1).then_some(kind);
+    // A mesh assembled from several blocks must pass the gates as a whole too.
+    let measures = if placements.len() > 1 {
         let all = gates::measure(&mesh);
         gates::verdict(&all, &cfg.gates)?;
         all
     } else {
-        measures
+        first.measures
     };
+    finish(mesh, layout, placements, measures, split, r, cfg)
+}
+
+fn finish(
+    mesh: Mesh,
+    layout: Layout,
+    placements: Vec<Placement>,
+    measures: Measures,
+    split: Option<SplitKind>,
+    r: &Described,
+    cfg: &Config,
+) -> Result<DecodedResource, Reason> {
     let extent = mesh
         .bbox()
         .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
         .unwrap_or(0.0);
     Ok(DecodedResource {
         skybox: extent > cfg.stage.skybox_extent,
-        spiky: gates::spiky(&all, &cfg.gates),
+        spiky: gates::spiky(&measures, &cfg.gates),
         mesh,
         layout,
         placements,
-        decl: d.decl.clone(),
-        measures: all,
+        decl: r.d.decl.clone(),
+        measures,
+        split,
     })
 }
 
@@ -817,6 +973,7 @@ fn write_container(
                 e.skybox = dr.skybox;
                 e.spiky = dr.spiky;
                 e.winding = dr.measures.winding_sense().map(str::to_string);
+                e.split = dr.split.map(|k| k.as_str().to_string());
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,

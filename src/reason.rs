@@ -28,6 +28,11 @@ pub enum Code {
     LaterSubmeshUnplaced,
     NoValidAnchor,
     AmbiguousAnchor,
+    /// Several runs of record-shaped words with different counts add up to the marker's
+    /// index total: which records are real is undecidable.
+    AmbiguousSubmeshRecords,
+    /// The records split one index buffer, but which range is whose is undecidable.
+    AmbiguousSubmeshSplit,
     // gates
     IndexOutOfRange,
     NormalsNotUnit,
@@ -64,6 +69,8 @@ impl Code {
             Code::LaterSubmeshUnplaced => "later_submesh_unplaced",
             Code::NoValidAnchor => "no_valid_anchor",
             Code::AmbiguousAnchor => "ambiguous_anchor",
+            Code::AmbiguousSubmeshRecords => "ambiguous_submesh_records",
+            Code::AmbiguousSubmeshSplit => "ambiguous_submesh_split",
             Code::IndexOutOfRange => "index_out_of_range",
             Code::NormalsNotUnit => "normals_not_unit",
             Code::DegenerateTriangles => "degenerate_triangles",

@@ -21,9 +21,10 @@
 //!    buffer) loses to one that does not; byte-identical blocks may be shared by
 //!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
 
-use super::{decode_block, Decoded, Placement};
+use super::{decode_block, gate_block, read_block, Decoded, Placement};
 use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
 use crate::gates::{degenerate, GateConfig};
+use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -192,16 +193,34 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// A claim: a place where the unit's block can be, by structure (an index window of
+/// `I` values `< V` that references at least [`CLAIM_MIN_REFERENCED`] of the `V`
+/// vertices, before a vertex run), whether or not the block there passes the gates.
+/// A claim that fails the gates still owns its bytes: a block belongs to its owner
+/// whether or not the owner decodes (FORMAT.md §6).
 #[derive(Clone, Debug)]
 struct Cand {
-    /// Shared: the same block is a candidate of every unit with the same counts.
-    decoded: Rc<Decoded>,
-    /// The run ends exactly after `V` vertices.
-    exact_end: bool,
-    /// The index window can be extended backwards by one more valid triangle.
-    extendable: bool,
     range: Range<usize>,
+    /// The gated block, or why the block here fails the gates. Shared: the same block is
+    /// a claim of every unit with the same counts.
+    result: Result<Rc<Decoded>, Reason>,
+    /// How much the window looks like the start of a real index buffer:
+    /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
+    /// triangle). A preference, not a proof (FORMAT.md §6).
+    strength: u8,
+    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
+    unit_normals: u32,
 }
+
+impl Cand {
+    fn ok(&self) -> Option<&Decoded> {
+        self.result.as_ref().ok().map(|d| d.as_ref())
+    }
+}
+
+/// Vertex-buffer starts tried before a run start, one stride each: the first normals of
+/// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
+pub const MAX_LEADING_NON_UNIT: usize = 2;
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
@@ -216,7 +235,7 @@ fn identical(data: &[u8], a: &Range<usize>, b: &Range<usize>, ua: &Unit, ub: &Un
 }
 
 /// Can the window starting at `w` be extended backwards by a valid, real triangle?
-fn extendable(data: &[u8], w: usize, d: &Decoded) -> bool {
+fn extendable(data: &[u8], w: usize, m: &Mesh) -> bool {
     if w < 6 {
         return false;
     }
@@ -224,27 +243,144 @@ fn extendable(data: &[u8], w: usize, d: &Decoded) -> bool {
         .chunks_exact(2)
         .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
         .collect();
-    let v = d.mesh.positions.len() as u32;
-    t.iter().all(|&i| i < v) && !degenerate(&d.mesh, [t[0], t[1], t[2]])
+    let v = m.positions.len() as u32;
+    t.iter().all(|&i| i < v) && !degenerate(m, [t[0], t[1], t[2]])
 }
 
-/// Cheap index pre-check straight from the bytes (no allocation).
-fn window_plausible(data: &[u8], w: usize, i: usize, v: u32) -> bool {
-    if i < 3 {
-        return false;
+/// The claim strength of a block read at window `w` (see [`Cand::strength`]).
+fn strength(data: &[u8], w: usize, m: &Mesh) -> u8 {
+    let real_start = m.indices.len() >= 3 && !degenerate(m, [m.indices[0], m.indices[1], m.indices[2]]);
+    2 * u8::from(!extendable(data, w, m)) + u8::from(real_start)
+}
+
+/// Cheap index pre-check straight from the bytes (no allocation): every value `< v`,
+/// from the end, next to the vertex run already looked at (a window over another
+/// block's index tail or over vertex data usually fails within a few values there).
+fn window_valid(data: &[u8], w: usize, i: usize, v: u32) -> bool {
+    i >= 3
+        && data[w..w + 2 * i]
+            .chunks_exact(2)
+            .rev()
+            .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+}
+
+/// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
+fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
+    seen.clear();
+    seen.resize(v.div_ceil(64), 0);
+    for c in data[w..w + 2 * i].chunks_exact(2) {
+        let x = u16::from_be_bytes([c[0], c[1]]) as usize;
+        seen[x / 64] |= 1 << (x % 64);
     }
-    let win = &data[w..w + 2 * i];
-    // From the end, next to the vertex run already looked at: a window over another
-    // block's index tail or over vertex data usually fails within a few values there.
-    if !win
-        .chunks_exact(2)
-        .rev()
-        .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+    seen.iter().map(|x| x.count_ones() as usize).sum()
+}
+
+/// The unit's claim on a vertex buffer starting at `p` (its window: the `I` u16 values
+/// just before): `None` unless every index is `< V`, the window references at least the
+/// gates' `min_referenced_fraction` of the vertices (a block that fails another gate is
+/// still its owner's) and the block lies inside the data. A window whose
+/// indices are valid but which is no claim is recorded in `failures`.
+fn claim(
+    data: &[u8],
+    p: usize,
+    unit: &Unit<'_>,
+    cfg: &GateConfig,
+    seen: &mut Vec<u64>,
+    failures: &mut Vec<(usize, Reason)>,
+) -> Option<Cand> {
+    let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
+    let w = p.checked_sub(2 * i)?;
+    if !window_valid(data, w, i, unit.vertex_count) {
+        return None;
+    }
+    let pl = Placement {
+        index_offset: w,
+        index_count: unit.index_count,
+        vertex_offset: p,
+        vertex_count: unit.vertex_count,
+    };
+    let n = referenced(data, w, i, v, seen);
+    if (n as f64) < cfg.min_referenced_fraction * v as f64 {
+        if failures.len() < MAX_CANDIDATES {
+            failures.push((
+                w,
+                Reason::new(Code::VerticesUnreferenced, format!("{n} of {v} vertices referenced")),
+            ));
+        }
+        return None;
+    }
+    let mesh = match read_block(data, pl, unit.decl, unit.map) {
+        Ok(m) => m,
+        Err(why) => {
+            if failures.len() < MAX_CANDIDATES {
+                failures.push((w, why));
+            }
+            return None;
+        }
+    };
+    let strength = strength(data, w, &mesh);
+    let unit_normals = match (&mesh.normals, unit.map.normal) {
+        (Some(ns), Some(e)) => {
+            let tol = unit_tolerance(e.ty) as f64;
+            ns.iter()
+                .filter(|n| {
+                    let l = (n[0] as f64).hypot(n[1] as f64).hypot(n[2] as f64);
+                    (l - 1.0).abs() <= tol
+                })
+                .count() as u32
+        }
+        _ => 0,
+    };
+    Some(Cand {
+        range: pl.range(unit.decl.stride),
+        result: gate_block(pl, mesh, cfg).map(Rc::new),
+        strength,
+        unit_normals,
+    })
+}
+
+/// Of two overlapping claims of one unit (the same bytes read at two alignments: a
+/// stride or a few bytes apart), the one with fewer unit normals is a misreading of the
+/// other (at the true alignment the stored normals are unit, FORMAT.md §6) and goes; a
+/// tie keeps both. `cands` sorted by start.
+fn prune_misaligned(cands: &mut Vec<Cand>) {
+    let mut drop = vec![false; cands.len()];
+    for a in 0..cands.len() {
+        for b in a + 1..cands.len() {
+            if cands[b].range.start >= cands[a].range.end {
+                break;
+            }
+            let (na, nb) = (cands[a].unit_normals, cands[b].unit_normals);
+            if na > nb {
+                drop[b] = true;
+            } else if nb > na {
+                drop[a] = true;
+            }
+        }
+    }
+    let mut k = 0;
+    cands.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
+/// Between two equally strong claims on the same index window (same offset, same
+/// count) of units that both have normals, so differing only in the vertex count: the
+/// one with fewer vertices whose normal is not unit, if they differ (`Some(true)`: `a`).
+/// A block read with too many vertices takes in slots after it that are no vertices
+/// (their normals are not unit); the owner's reading does not.
+fn fewer_non_unit(a: &Cand, ua: &Unit<'_>, b: &Cand, ub: &Unit<'_>) -> Option<bool> {
+    if ua.map.normal.is_none()
+        || ub.map.normal.is_none()
+        || a.range.start != b.range.start
+        || ua.index_count != ub.index_count
     {
-        return false;
+        return None;
     }
-    let idx = |k: usize| u16::from_be_bytes([win[2 * k], win[2 * k + 1]]);
-    idx(0) != idx(1) && idx(1) != idx(2) && idx(0) != idx(2)
+    let na = ua.vertex_count.saturating_sub(a.unit_normals);
+    let nb = ub.vertex_count.saturating_sub(b.unit_normals);
+    (na != nb).then_some(na < nb)
 }
 
 /// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
@@ -267,6 +403,8 @@ pub struct Scanner<'d> {
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
     budget: usize,
+    /// Scratch bitset for counting referenced vertices.
+    seen: Vec<u64>,
 }
 
 impl<'d> Scanner<'d> {
@@ -277,6 +415,7 @@ impl<'d> Scanner<'d> {
             runs: BTreeMap::new(),
             cands: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
+            seen: Vec::new(),
         }
     }
 
@@ -321,10 +460,9 @@ impl<'d> Scanner<'d> {
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
         let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
-            // Longest first: a unit only looks at the runs of at least V slots.
-            let mut r = runs(bm, s, 3);
-            r.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            r
+            // Every maximal run, however short: a vertex buffer's run may be cut by a
+            // zero or off-unit normal anywhere.
+            runs(bm, s, 1)
         });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
@@ -336,38 +474,43 @@ impl<'d> Scanner<'d> {
             && unit.vertex_count <= HALF_UNIT_MIN_COMPONENT
             && no % 2 == 0
             && s.saturating_sub(no) <= 2 * i;
-        for &(q0, l) in rs.iter().take_while(|r| r.1 >= v) {
-            let starts = [(q0, l == v), (q0 + (l - v) * s, true)];
-            let n_starts = if l == v || end_aligned_hopeless { 1 } else { 2 };
-            for &(q, exact_end) in &starts[..n_starts] {
-                let Some(p) = q.checked_sub(no) else { continue };
-                let Some(w) = p.checked_sub(2 * i) else { continue };
-                if !window_plausible(data, w, i, unit.vertex_count) {
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut tried: BTreeSet<usize> = BTreeSet::new();
+        for &(q0, l) in rs.iter() {
+            let Some(p0) = q0.checked_sub(no) else { continue };
+            // Start-aligned: the run's first unit normal is vertex 0, or one of the first
+            // few vertices when the ones before it are not unit; stop at the first place
+            // that decodes.
+            for k in 0..=MAX_LEADING_NON_UNIT {
+                let Some(p) = p0.checked_sub(k * s) else { break };
+                if !tried.insert(p) {
                     continue;
                 }
-                let pl = Placement {
-                    index_offset: w,
-                    index_count: unit.index_count,
-                    vertex_offset: p,
-                    vertex_count: unit.vertex_count,
-                };
-                let range = pl.range(s);
-                match decode_block(data, pl, unit.decl, unit.map, cfg) {
-                    Ok(d) => {
-                        let extendable = extendable(data, w, &d);
-                        found.cands.push(Cand {
-                            decoded: Rc::new(d),
-                            exact_end,
-                            extendable,
-                            range,
-                        });
+                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                    let decoded = c.result.is_ok();
+                    found.cands.push(c);
+                    if decoded {
+                        break;
                     }
-                    Err(why) => found.failures.push((w, why)),
                 }
             }
+            // End-aligned: junk before the buffer may decode as unit normals too.
+            if l > v && !end_aligned_hopeless {
+                let p = q0 + (l - v) * s - no;
+                if tried.insert(p) {
+                    if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                        found.cands.push(c);
+                    }
+                }
+            }
+            if found.cands.len() > MAX_CANDIDATES {
+                break;
+            }
         }
+        self.seen = seen;
         found.cands.sort_by_key(|c| c.range.start);
         found.cands.dedup_by_key(|c| c.range.clone());
+        prune_misaligned(&mut found.cands);
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
@@ -464,11 +607,13 @@ impl<'d> Scanner<'d> {
                                 format!("more than {MAX_CANDIDATES} blocks validate"),
                             ));
                         }
+                        // Its window starts with a real triangle and cannot be extended
+                        // backwards (both checked above): the strongest kind of claim.
                         found.cands.push(Cand {
-                            decoded: Rc::new(d),
-                            exact_end: true,
-                            extendable: false,
                             range: pl.range(s),
+                            result: Ok(Rc::new(d)),
+                            strength: 3,
+                            unit_normals: 0,
                         })
                     }
                     Err(why) if found.failures.len() < MAX_CANDIDATES => found.failures.push((2 * w, why)),
@@ -674,25 +819,40 @@ pub fn next_after(
     let all = scanner.cached(unit, cfg)?;
     // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
     let from = all.cands.partition_point(|c| c.range.start < min_offset);
-    let free = |c: &&Cand| !claimed.iter().any(|r| overlaps(r, &c.range));
+    let free = |c: &&Cand| c.ok().is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
+    // The first gated block after the previous one; a window that looks like the start of
+    // an index buffer before one that does not (e.g. the block read one stride early).
     let pick = all.cands[from..]
         .iter()
         .filter(free)
-        .find(|c| c.exact_end)
+        .find(|c| c.strength == 3)
         .or_else(|| all.cands[from..].iter().find(free));
-    pick.map(|c| Decoded::clone(&c.decoded)).ok_or_else(|| {
-        let failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
+    pick.and_then(Cand::ok).map(Decoded::clone).ok_or_else(|| {
+        let mut failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
+        failures.extend(
+            all.cands[from..]
+                .iter()
+                .filter_map(|c| c.result.as_ref().err().map(|r| (c.range.start, r.clone()))),
+        );
+        failures.sort_by_key(|f| f.0);
         no_candidate(unit, Some(min_offset), &failures)
     })
 }
 
+/// Most pairs of conflicting claims one container may hold; beyond it every unit with a
+/// claim is `ambiguous_anchor` (a real disc has a handful; the bound keeps hostile input
+/// linear).
+pub const MAX_CONFLICTS: usize = 1 << 20;
+
+/// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
+/// (so a later search can keep off blocks that have an owner, decodable or not).
+pub struct Anchored {
+    pub results: Vec<Result<Decoded, Reason>>,
+    pub claims: Vec<Range<usize>>,
+}
+
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
-pub fn anchor(
-    scanner: &mut Scanner<'_>,
-    units: &[Unit<'_>],
-    claimed: &[Range<usize>],
-    cfg: &GateConfig,
-) -> Vec<Result<Decoded, Reason>> {
+pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
     let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
     let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
     let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
@@ -708,13 +868,29 @@ pub fn anchor(
             Err(r) => results[u] = Some(Err(r)),
         }
     }
+    let claims = cands.iter().flatten().map(|c| c.range.clone()).collect();
     resolve(scanner.data, units, &mut cands, &failures, &mut results);
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
-        .collect()
+    Anchored {
+        results: results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
+            .collect(),
+        claims,
+    }
 }
 
+/// One block, one owner, over the claims of every unit (decodable or not):
+/// 1. Of two conflicting claims of different units (overlapping, not byte-identical
+///    duplicates), the stronger one ([`Cand::strength`]) wins: a window that is the
+///    suffix of another index buffer, or that reads zero padding as a first triangle,
+///    loses to the real start.
+/// 2. Between equal claims, a unit with a single claim keeps it against a unit that has
+///    another claim at least as strong elsewhere.
+/// 3. Conflicts still left take both claims away, and both units are `ambiguous_anchor`:
+///    ownership is undecidable there, so neither is guessed.
+/// 4. A unit's last claim gives its result (decoded, or the gate that its block fails);
+///    of several, byte-identical blocks are shared out among duplicates, a single
+///    strongest one is taken, anything else is `ambiguous_anchor`.
 fn resolve(
     data: &[u8],
     units: &[Unit<'_>],
@@ -722,105 +898,159 @@ fn resolve(
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Decoded, Reason>>],
 ) {
-    let open = |results: &[Option<Result<Decoded, Reason>>], u: usize| results[u].is_none();
-    // Exact-end candidates beat ones whose run goes on.
-    for c in cands.iter_mut() {
-        if c.iter().any(|x| x.exact_end) {
-            c.retain(|x| x.exact_end);
+    let mut flat: Vec<(usize, usize)> = (0..units.len())
+        .filter(|&u| results[u].is_none())
+        .flat_map(|u| (0..cands[u].len()).map(move |k| (u, k)))
+        .collect();
+    flat.sort_by_key(|&(u, k)| (cands[u][k].range.start, u, k));
+    let cand = |f: (usize, usize)| &cands[f.0][f.1];
+    // Conflicting pairs (indices into `flat`), by a sweep over the sorted starts.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    'sweep: for a in 0..flat.len() {
+        let ra = &cand(flat[a]).range;
+        for b in a + 1..flat.len() {
+            let rb = &cand(flat[b]).range;
+            if rb.start >= ra.end {
+                break;
+            }
+            let (ua, ub) = (flat[a].0, flat[b].0);
+            if ua != ub && !identical(data, ra, rb, &units[ua], &units[ub]) {
+                pairs.push((a, b));
+                if pairs.len() > MAX_CONFLICTS {
+                    break 'sweep;
+                }
+            }
         }
     }
+    if pairs.len() > MAX_CONFLICTS {
+        for &(u, _) in &flat {
+            results[u].get_or_insert_with(|| {
+                Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("more than {MAX_CONFLICTS} conflicting claims in this data section"),
+                ))
+            });
+        }
+        return;
+    }
+    let mut alive = vec![true; flat.len()];
+    let mut count = vec![0usize; units.len()];
+    let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+    for (x, &(u, _)) in flat.iter().enumerate() {
+        count[u] += 1;
+        by_unit[u].push(x);
+    }
+    // Does the unit of `flat[x]` keep another live claim at least as strong as `s`?
+    let has_other = |alive: &[bool], x: usize, s: u8| {
+        by_unit[flat[x].0]
+            .iter()
+            .any(|&y| y != x && alive[y] && cand(flat[y]).strength >= s)
+    };
+    // Why a unit lost a claim it might have owned (a tie: rule 3).
+    let mut contested: Vec<Option<String>> = vec![None; units.len()];
+    let describe = |f: (usize, usize)| {
+        let (c, un) = (cand(f), &units[f.0]);
+        format!(
+            "{:#x} (a block of {} vertices / {} indices)",
+            c.range.start, un.vertex_count, un.index_count
+        )
+    };
     loop {
-        let mut changed = false;
-        // A unit with one candidate owns it: evict conflicting candidates of other units.
-        for u in 0..units.len() {
-            if !open(results, u) || cands[u].len() != 1 {
+        let mut kill: Vec<usize> = Vec::new();
+        for &(a, b) in &pairs {
+            if !alive[a] || !alive[b] {
                 continue;
             }
-            let mine = cands[u][0].range.clone();
-            for o in 0..units.len() {
-                if o == u || !open(results, o) || cands[o].len() < 2 {
-                    continue;
-                }
-                let before = cands[o].len();
-                cands[o]
-                    .retain(|c| !overlaps(&c.range, &mine) || identical(data, &c.range, &mine, &units[o], &units[u]));
-                changed |= cands[o].len() != before;
+            let (fa, fb) = (flat[a], flat[b]);
+            let (sa, sb) = (cand(fa).strength, cand(fb).strength);
+            if sa != sb {
+                kill.push(if sa > sb { b } else { a });
+            } else if let Some(a_wins) = fewer_non_unit(cand(fa), &units[fa.0], cand(fb), &units[fb.0]) {
+                kill.push(if a_wins { b } else { a });
+            } else if count[fa.0] == 1 && count[fb.0] >= 2 && has_other(&alive, b, sb) {
+                kill.push(b);
+            } else if count[fb.0] == 1 && count[fa.0] >= 2 && has_other(&alive, a, sa) {
+                kill.push(a);
             }
         }
-        if changed {
-            continue;
-        }
-        // A window that is the suffix of a longer index buffer loses to one that is not.
-        for c in cands.iter_mut() {
-            if c.len() > 1 && c.iter().any(|x| !x.extendable) && c.iter().any(|x| x.extendable) {
-                c.retain(|x| !x.extendable);
-                changed = true;
-            }
-        }
-        if !changed {
+        if kill.is_empty() {
             break;
         }
-    }
-    // Fixed units that still conflict with each other: the extendable side loses; a tie
-    // rejects both.
-    let fixed: Vec<usize> = (0..units.len())
-        .filter(|&u| open(results, u) && cands[u].len() == 1)
-        .collect();
-    let mut lost = vec![false; units.len()];
-    for (a_pos, &a) in fixed.iter().enumerate() {
-        for &b in &fixed[a_pos + 1..] {
-            let (ca, cb) = (&cands[a][0], &cands[b][0]);
-            if overlaps(&ca.range, &cb.range) && !identical(data, &ca.range, &cb.range, &units[a], &units[b]) {
-                match (ca.extendable, cb.extendable) {
-                    (true, false) => lost[a] = true,
-                    (false, true) => lost[b] = true,
-                    _ => {
-                        lost[a] = true;
-                        lost[b] = true;
-                    }
-                }
+        for x in kill {
+            if std::mem::replace(&mut alive[x], false) {
+                count[flat[x].0] -= 1;
             }
         }
     }
-    for u in 0..units.len() {
-        if !open(results, u) {
-            continue;
-        }
-        if lost[u] {
-            let at = cands[u][0].range.start;
-            results[u] = Some(Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!("the only valid block at {at:#x} is claimed by another resource"),
-            )));
-        } else if cands[u].is_empty() {
-            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
+    let mut tie: Vec<usize> = Vec::new();
+    for &(a, b) in &pairs {
+        if alive[a] && alive[b] {
+            tie.extend([a, b]);
+            contested[flat[a].0].get_or_insert_with(|| describe(flat[b]));
+            contested[flat[b].0].get_or_insert_with(|| describe(flat[a]));
         }
     }
-    // Duplicates: units whose remaining candidates are all byte-identical blocks share
-    // them out in order (any choice gives the same geometry).
+    for x in tie {
+        alive[x] = false;
+    }
+    let mut left: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+    for (x, &(u, k)) in flat.iter().enumerate() {
+        if alive[x] {
+            left[u].push(cands[u][k].clone());
+        }
+    }
+    // Duplicates: units whose remaining claims are all byte-identical blocks share them
+    // out in order (any choice gives the same geometry).
     let mut next_for_group: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
     for u in 0..units.len() {
-        if !open(results, u) {
+        if results[u].is_some() {
             continue;
         }
-        let c = std::mem::take(&mut cands[u]);
-        if c.len() == 1 {
-            results[u] = Some(Ok(Decoded::clone(&c[0].decoded)));
-            continue;
-        }
-        let all_same = c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]);
-        if all_same {
+        let c = std::mem::take(&mut left[u]);
+        results[u] = Some(if let Some(other) = &contested[u] {
+            Err(Reason::new(
+                Code::AmbiguousAnchor,
+                format!("its block and another resource's claim overlap at {other}: the owner is undecidable"),
+            ))
+        } else if c.is_empty() {
+            let lost = !cands[u].is_empty();
+            if lost {
+                let at = cands[u][0].range.start;
+                Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!(
+                        "every block that fits ({} from {at:#x}) belongs to another resource",
+                        cands[u].len()
+                    ),
+                ))
+            } else {
+                Err(no_candidate(&units[u], None, &failures[u]))
+            }
+        } else if c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]) {
             let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
             let n = next_for_group.entry(key).or_insert(0);
-            results[u] = Some(Ok(Decoded::clone(&c[*n % c.len()].decoded)));
+            let pick = &c[*n % c.len()];
             *n += 1;
+            pick.result.as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
         } else {
-            let offs: Vec<String> = c.iter().map(|x| format!("{:#x}", x.range.start)).collect();
-            results[u] = Some(Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!("{} different blocks validate: {}", c.len(), offs.join(", ")),
-            )));
-        }
+            let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
+            let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
+            if let [one] = strongest.as_slice() {
+                one.result.as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
+            } else if c.iter().all(|x| x.result.is_err()) {
+                let fails: Vec<(usize, Reason)> = c
+                    .iter()
+                    .filter_map(|x| x.result.as_ref().err().map(|r| (x.range.start, r.clone())))
+                    .collect();
+                Err(no_candidate(&units[u], None, &fails))
+            } else {
+                let offs: Vec<String> = strongest.iter().map(|x| format!("{:#x}", x.range.start)).collect();
+                Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("{} different blocks validate: {}", strongest.len(), offs.join(", ")),
+                ))
+            }
+        });
     }
 }
 
@@ -894,6 +1124,7 @@ mod tests {
             })
             .collect();
         anchor(&mut Scanner::new(data), &us, &[], &GateConfig::default())
+            .results
             .into_iter()
             .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
             .collect()
@@ -1048,7 +1279,7 @@ mod tests {
             vertex_count: 5,
             index_count: 18,
         };
-        let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default());
+        let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default()).results;
         let m = &got[0].as_ref().unwrap().mesh;
         assert_eq!(m.indices, PYR_IDX.map(u32::from).to_vec());
         assert_eq!(m.positions[4], [1.25, 1.25, 2.5]);
@@ -1113,6 +1344,7 @@ mod tests {
         };
         let at = |us: &[Unit]| -> Vec<Result<usize, Code>> {
             anchor(&mut Scanner::new(&data), us, &[], &GateConfig::default())
+                .results
                 .into_iter()
                 .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
                 .collect()

@@ -5,6 +5,7 @@
 //! [`decode_block`], which reads a placed block and runs the hard gates.
 
 pub mod anchored;
+pub mod records;
 pub mod sequential;
 
 use crate::decl::Declaration;
@@ -46,6 +47,12 @@ pub fn decode_block(
     map: &AttributeMap,
     cfg: &GateConfig,
 ) -> Result<Decoded, Reason> {
+    gate_block(p, read_block(data, p, decl, map)?, cfg)
+}
+
+/// Read the block at `p` without gating it: indices (each `< vertex_count`), then the
+/// vertices by the declaration, one primitive covering all indices.
+pub fn read_block(data: &[u8], p: Placement, decl: &Declaration, map: &AttributeMap) -> Result<Mesh, Reason> {
     let indices = read_indices(data, p.index_offset, p.index_count as usize).ok_or_else(|| {
         Reason::new(
             Code::Truncated,
@@ -77,6 +84,11 @@ pub fn decode_block(
         material: None,
     }];
     mesh.indices = indices;
+    Ok(mesh)
+}
+
+/// Run the hard gates over a block read at `p`.
+pub fn gate_block(p: Placement, mesh: Mesh, cfg: &GateConfig) -> Result<Decoded, Reason> {
     let measures = gates::measure(&mesh);
     gates::verdict(&measures, cfg)?;
     Ok(Decoded {
@@ -86,15 +98,11 @@ pub fn decode_block(
     })
 }
 
-/// Split a resource's single primitive into one primitive per record when the records'
-/// index counts add up to the total; otherwise keep one primitive.
-pub fn split_by_records(mesh: &mut Mesh, record_index_counts: &[u32]) {
-    let total: u64 = record_index_counts.iter().map(|&c| c as u64).sum();
-    if record_index_counts.len() < 2 || total != mesh.indices.len() as u64 {
-        return;
-    }
+/// Split a resource's single primitive into one primitive per range of `counts` (index
+/// counts in index-buffer order, adding up to the indices).
+pub fn split_by_counts(mesh: &mut Mesh, counts: &[u32]) {
     let mut first = 0u32;
-    mesh.primitives = record_index_counts
+    mesh.primitives = counts
         .iter()
         .map(|&c| {
             let p = Primitive {
