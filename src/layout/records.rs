@@ -34,19 +34,20 @@ pub enum Selection {
 /// counts add up to `index_total` and whose vertex counts are each at most
 /// `vertex_total`.
 pub fn select(scanned: &[SubmeshRecord], index_total: u32, vertex_total: u32) -> Selection {
+    // Index counts are positive: one pass of a sliding window per stretch of records
+    // whose vertex counts fit (linear in the records, however many a hostile file has).
+    let total = index_total as u64;
     let mut runs: Vec<&[SubmeshRecord]> = Vec::new();
-    for a in 0..scanned.len() {
-        let mut sum = 0u64;
-        for b in a..scanned.len() {
-            if scanned[b].vtx_count > vertex_total {
-                break;
+    for stretch in scanned.split(|r| r.vtx_count > vertex_total) {
+        let (mut a, mut sum) = (0usize, 0u64);
+        for b in 0..stretch.len() {
+            sum += stretch[b].idx_count as u64;
+            while sum > total {
+                sum -= stretch[a].idx_count as u64;
+                a += 1;
             }
-            sum += scanned[b].idx_count as u64;
-            if sum == index_total as u64 {
-                runs.push(&scanned[a..=b]);
-            }
-            if sum >= index_total as u64 {
-                break;
+            if sum == total && a <= b {
+                runs.push(&stretch[a..=b]);
             }
         }
     }
