@@ -34,6 +34,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
         skybox: false,
         spiky: false,
         winding: Some("ccw".into()),
+        split: None,
         gltf: Some(format!("models/{name}.gltf")),
         bin: Some(format!("models/{name}.bin")),
         preview: None,

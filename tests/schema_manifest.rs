@@ -16,7 +16,7 @@ const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.sc
 
 /// Every `Code`, in declaration order. `exhaustive` fails to compile when a variant is added
 /// without listing it here (and then in the schema).
-const ALL_CODES: [Code; 26] = [
+const ALL_CODES: [Code; 28] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
@@ -32,6 +32,8 @@ const ALL_CODES: [Code; 26] = [
     Code::LaterSubmeshUnplaced,
     Code::NoValidAnchor,
     Code::AmbiguousAnchor,
+    Code::AmbiguousSubmeshRecords,
+    Code::AmbiguousSubmeshSplit,
     Code::IndexOutOfRange,
     Code::NormalsNotUnit,
     Code::DegenerateTriangles,
@@ -63,6 +65,8 @@ fn exhaustive(c: Code) -> usize {
         | Code::LaterSubmeshUnplaced
         | Code::NoValidAnchor
         | Code::AmbiguousAnchor
+        | Code::AmbiguousSubmeshRecords
+        | Code::AmbiguousSubmeshSplit
         | Code::IndexOutOfRange
         | Code::NormalsNotUnit
         | Code::DegenerateTriangles
@@ -116,6 +120,7 @@ fn full_resource() -> ResourceEntry {
         skybox: true,
         spiky: true,
         winding: Some("ccw".into()),
+        split: Some("inferred_order".into()),
         gltf: Some("models/f001/rou_f001_body_00.gltf".into()),
         bin: Some("models/f001/rou_f001_body_00.bin".into()),
         preview: Some("models/f001/rou_f001_body_00.png".into()),
@@ -271,7 +276,7 @@ fn schema_lists_every_reason_code() {
     assert_eq!(s["$defs"]["code"]["enum"], Value::Array(want));
     let want_keys: BTreeSet<String> = ALL_CODES.iter().map(|c| c.as_str().to_string()).collect();
     assert_eq!(schema_props(&s, "/$defs/summary/properties/reasons"), want_keys);
-    assert_eq!(exhaustive(Code::Io), 26);
+    assert_eq!(exhaustive(Code::Io), 28);
 }
 
 fn ser<T: serde::Serialize>(v: T) -> Value {
