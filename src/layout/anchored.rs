@@ -479,10 +479,17 @@ impl<'d> Scanner<'d> {
         for &(q0, l) in rs.iter() {
             let Some(p0) = q0.checked_sub(no) else { continue };
             // Start-aligned: the run's first unit normal is vertex 0, or one of the first
-            // few vertices when the ones before it are not unit; stop at the first place
-            // that decodes.
+            // few vertices when the ones before it are not unit. A place one stride
+            // earlier is tried only when the bytes before this one are no index window
+            // of the unit (then they may be a vertex whose normal is not unit); where
+            // they are indices, the buffer starts here, and an earlier place would read
+            // a window shifted into them.
             for k in 0..=MAX_LEADING_NON_UNIT {
                 let Some(p) = p0.checked_sub(k * s) else { break };
+                let later = p + s;
+                if k > 0 && later >= 2 * i && window_valid(data, later - 2 * i, i, unit.vertex_count) {
+                    break;
+                }
                 if !tried.insert(p) {
                     continue;
                 }
