@@ -521,13 +521,12 @@ fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen) {
         pick.push(0);
     }
     for k in pick {
-        let [a, b, c] = [g.indices[3 * k], g.indices[3 * k + 1], g.indices[3 * k + 2]];
+        let (a, b) = (g.indices[3 * k], g.indices[3 * k + 1]);
         let tri = match gen.range(0, 2) {
             0 => [a, a, b],
             1 => [a, b, b],
             _ => [a, b, a],
         };
-        let _ = c;
         g.indices[3 * k..3 * k + 3].copy_from_slice(&tri);
     }
 }
@@ -572,9 +571,9 @@ fn bbox(p: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
     for q in p {
-        for k in 0..3 {
-            lo[k] = lo[k].min(q[k]);
-            hi[k] = hi[k].max(q[k]);
+        for (k, &c) in q.iter().enumerate() {
+            lo[k] = lo[k].min(c);
+            hi[k] = hi[k].max(c);
         }
     }
     (lo, hi)
