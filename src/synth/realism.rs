@@ -661,7 +661,8 @@ fn record_tuple(gen: &mut Gen) -> [u32; 4] {
 /// `record_filler`: insert one or two record-shaped tuples before the first real record
 /// (at the start, or among the filler words between the declaration and the first
 /// record) and/or right after the last one (or at the very end). The documented marker
-/// stays the only marker.
+/// stays the only marker, and the real records stay the only run of scanned records
+/// that adds up to the marker's index count.
 pub fn insert_record_filler(d: &BuiltDescriptor, decl_len: usize, gen: &mut Gen) -> Vec<u8> {
     let first = d.record_offsets.first().copied().unwrap_or(d.bytes.len());
     let last_end = d.record_offsets.last().map(|&o| o + 16).unwrap_or(d.bytes.len());
@@ -685,18 +686,48 @@ pub fn insert_record_filler(d: &BuiltDescriptor, decl_len: usize, gen: &mut Gen)
         inserts.push(*gen.pick(&after_slots).unwrap_or(&d.bytes.len()));
     }
     inserts.sort_unstable();
-    for _ in 0..32 {
-        let tuples: Vec<[u32; 4]> = inserts.iter().map(|_| record_tuple(gen)).collect();
+    let total = word(&d.bytes, d.marker_offset + 4);
+    for attempt in 0..33 {
+        let tuples: Vec<[u32; 4]> = inserts
+            .iter()
+            .map(|_| {
+                let mut t = record_tuple(gen);
+                if attempt == 32 {
+                    // More indices than the resource has: no run through it adds up.
+                    t[2] = total + 3 * gen.range(1, 1000);
+                }
+                t
+            })
+            .collect();
         let out = splice(&d.bytes, &inserts, &tuples);
-        if scan_markers(&out, 4).len() == 1
-            && scan_markers(&out, 4)
-                .first()
-                .is_some_and(|&m| word(&out, m + 4) == word(&d.bytes, d.marker_offset + 4))
-        {
+        if scan_markers(&out, 4).len() == 1 && unique_run(&out, total) {
             return out;
         }
     }
-    splice(&d.bytes, &inserts, &vec![[4, 0, 6, 1]; inserts.len()])
+    d.bytes.clone()
+}
+
+/// Exactly one contiguous run of scanned records adds up to `total` (the real records):
+/// the filler never makes the documented rule ambiguous.
+fn unique_run(b: &[u8], total: u32) -> bool {
+    let counts: Vec<u64> = super::descriptor::scan_records(b, 4)
+        .iter()
+        .map(|&o| word(b, o + 8) as u64)
+        .collect();
+    let mut runs = 0;
+    for i in 0..counts.len() {
+        let mut sum = 0u64;
+        for c in &counts[i..] {
+            sum += c;
+            if sum == total as u64 {
+                runs += 1;
+            }
+            if sum >= total as u64 {
+                break;
+            }
+        }
+    }
+    runs == 1
 }
 
 fn splice(b: &[u8], at: &[usize], tuples: &[[u32; 4]]) -> Vec<u8> {
