@@ -80,6 +80,12 @@ enum Cmd {
         /// names, symlinks, …) described in DIR/hostile.json.
         #[arg(long)]
         hostile: bool,
+        /// Add the imperfection families (imperfect normals, degenerate / flipped /
+        /// unreferenced shares, undecodable owners next to same-V siblings, record-like
+        /// filler, record order, per-record body blocks), recorded per resource in
+        /// truth.json (`family`). Default off: the perfect reference disc.
+        #[arg(long)]
+        realism: bool,
     },
     /// Generate the demo disc in a temporary folder and export it to --out.
     Demo {
@@ -87,6 +93,9 @@ enum Cmd {
         out: PathBuf,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Generate the demo disc with the imperfection families (see `synth --realism`).
+        #[arg(long)]
+        realism: bool,
         #[command(flatten)]
         common: CommonArgs,
     },
@@ -196,12 +205,13 @@ fn run(cli: Cli) -> Result<()> {
             seed,
             scale,
             hostile,
+            realism,
         }) => {
             let t = std::time::Instant::now();
-            synth::write_disc(&out, &SynthOptions { seed, scale })
-                .with_context(|| format!("writing synthetic disc to {}", out.display()))?;
+            let opts = SynthOptions { seed, scale, realism };
+            synth::write_disc(&out, &opts).with_context(|| format!("writing synthetic disc to {}", out.display()))?;
             if hostile {
-                let n = synth::hostile::write_hostile(&out, &SynthOptions { seed, scale })
+                let n = synth::hostile::write_hostile(&out, &opts)
                     .with_context(|| format!("writing hostile files to {}", out.display()))?
                     .len();
                 eprintln!("{n} hostile files added (see hostile.json)");
@@ -213,13 +223,19 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Some(Cmd::Demo { out, seed, common }) => {
+        Some(Cmd::Demo {
+            out,
+            seed,
+            realism,
+            common,
+        }) => {
             let tmp = std::env::temp_dir().join(format!("xbg7-export-demo-{}-{seed}", std::process::id()));
             synth::write_disc(
                 &tmp,
                 &SynthOptions {
                     seed,
                     scale: Scale::Demo,
+                    realism,
                 },
             )
             .context("generating the demo disc")?;

@@ -8,7 +8,8 @@
 //! bit-identically or rejected; decoded and different is wrong like anywhere else.
 //! Textures likewise, per format: how many decoded to exactly the generator's reference
 //! image (digest), how many decoded to a different image (wrong) and how many were
-//! rejected.
+//! rejected. On a `--realism` disc the resources are tallied a second time per
+//! imperfection family (`truth.json`'s `family`).
 
 use crate::config::Config;
 use crate::container::{self, TAG_TX2D};
@@ -64,6 +65,10 @@ pub struct TexTally {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
     pub categories: BTreeMap<String, Tally>,
+    /// Per imperfection family (`truth.json`'s `family`, `synth --realism`): the same
+    /// resources again, keyed by family; resources without a family are not in it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub families: BTreeMap<String, Tally>,
     /// Per texture format (`DXT1`, `8_8_8_8`, …).
     pub textures: BTreeMap<String, TexTally>,
     pub container_errors: Vec<String>,
@@ -92,8 +97,22 @@ impl Report {
             .chain(self.textures.values().flat_map(|t| t.wrong.iter().chain(&t.rejected)))
     }
 
-    fn add(&mut self, category: &str, expected: Expected, outcome: Outcome) {
-        let t = self.categories.entry(category.to_string()).or_default();
+    fn add(&mut self, category: &str, family: Option<&str>, expected: Expected, outcome: Outcome) {
+        if let Some(f) = family {
+            Self::count(
+                self.families.entry(f.to_string()).or_default(),
+                expected,
+                outcome.clone(),
+            );
+        }
+        Self::count(
+            self.categories.entry(category.to_string()).or_default(),
+            expected,
+            outcome,
+        );
+    }
+
+    fn count(t: &mut Tally, expected: Expected, outcome: Outcome) {
         match expected {
             Expected::Decoded => t.expected_decoded += 1,
             Expected::Rejected => t.expected_rejected += 1,
@@ -109,8 +128,7 @@ impl Report {
 
     /// Sum two reports.
     pub fn merge(mut self, other: Report) -> Report {
-        for (k, t) in other.categories {
-            let me = self.categories.entry(k).or_default();
+        let sum = |me: &mut Tally, t: Tally| {
             me.expected_decoded += t.expected_decoded;
             me.decoded_exact += t.decoded_exact;
             me.expected_rejected += t.expected_rejected;
@@ -118,6 +136,12 @@ impl Report {
             me.rejected += t.rejected;
             me.missed.extend(t.missed);
             me.wrong.extend(t.wrong);
+        };
+        for (k, t) in other.categories {
+            sum(self.categories.entry(k).or_default(), t);
+        }
+        for (k, t) in other.families {
+            sum(self.families.entry(k).or_default(), t);
         }
         for (k, t) in other.textures {
             let me = self.textures.entry(k).or_default();
@@ -131,39 +155,21 @@ impl Report {
         self
     }
 
-    /// A fixed-width table, one line per category, then totals. A category whose
-    /// resources may be decoded or rejected counts them on both sides (`n/total`), so the
-    /// two columns add up to its size.
+    /// A fixed-width table, one line per category, then (realism discs) one line per
+    /// imperfection family, then the texture formats and totals.
     pub fn table(&self) -> String {
         let mut s = format!(
             "{:22} {:>17} {:>17} {:>7}\n",
             "category", "decoded exact", "rejected (exp.)", "wrong"
         );
-        for (cat, t) in &self.categories {
-            // A percentage of a decoded-or-rejected category would read as a shortfall
-            // (27/27 decoded is also 0/27 rejected): it gets a note instead.
-            let either = t.expected_either > 0;
-            let pct = |a: usize, b: usize| match (either, b) {
-                (true, _) => "    ".to_string(),
-                (false, 0) => "100%".to_string(),
-                (false, b) => format!("{:3.0}%", 100.0 * a as f64 / b as f64),
-            };
+        tally_rows(&mut s, &self.categories);
+        if !self.families.is_empty() {
             let _ = writeln!(
                 s,
-                "{cat:22} {:>7}/{:<6} {:>4} {:>7}/{:<6} {:>4} {:>7}{}",
-                t.decoded_exact,
-                t.expected_decoded + t.expected_either,
-                pct(t.decoded_exact, t.expected_decoded + t.expected_either),
-                t.rejected,
-                t.expected_rejected + t.expected_either,
-                pct(t.rejected, t.expected_rejected + t.expected_either),
-                t.wrong.len(),
-                if either {
-                    "  (decoded exactly or rejected: both correct)"
-                } else {
-                    ""
-                }
+                "{:22} {:>17} {:>17} {:>7}",
+                "family", "decoded exact", "rejected (exp.)", "wrong"
             );
+            tally_rows(&mut s, &self.families);
         }
         let _ = writeln!(
             s,
@@ -201,6 +207,38 @@ impl Report {
     }
 }
 
+/// One line per key: decoded exact / expected, rejected / expected rejects, wrong. A key
+/// whose resources may be decoded or rejected counts them on both sides (`n/total`), so
+/// the two columns add up to its size.
+fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
+    for (key, t) in tallies {
+        // A percentage of a decoded-or-rejected category would read as a shortfall
+        // (27/27 decoded is also 0/27 rejected): it gets a note instead.
+        let either = t.expected_either > 0;
+        let pct = |a: usize, b: usize| match (either, b) {
+            (true, _) => "    ".to_string(),
+            (false, 0) => "100%".to_string(),
+            (false, b) => format!("{:3.0}%", 100.0 * a as f64 / b as f64),
+        };
+        let _ = writeln!(
+            s,
+            "{key:22} {:>7}/{:<6} {:>4} {:>7}/{:<6} {:>4} {:>7}{}",
+            t.decoded_exact,
+            t.expected_decoded + t.expected_either,
+            pct(t.decoded_exact, t.expected_decoded + t.expected_either),
+            t.rejected,
+            t.expected_rejected + t.expected_either,
+            pct(t.rejected, t.expected_rejected + t.expected_either),
+            t.wrong.len(),
+            if either {
+                "  (decoded exactly or rejected: both correct)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
 /// What the truth expects of one resource (`truth.json`'s `expected`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expected {
@@ -231,6 +269,7 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
         let Some(got) = d.resources.iter().find(|r| r.index == want.index) else {
             report.add(
                 &want.category,
+                want.family.as_deref(),
                 expected,
                 Outcome::Missed(format!("{label}: not reported")),
             );
@@ -259,7 +298,7 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
             Err(reason) if expected_decoded => Outcome::Missed(format!("{label}: {reason}")),
             Err(_) => Outcome::RejectedAsExpected,
         };
-        report.add(&want.category, expected, outcome);
+        report.add(&want.category, want.family.as_deref(), expected, outcome);
     }
     check_textures(bytes, truth, name, &mut report);
     if d.resources.len() != truth.resources.len() {

@@ -114,6 +114,7 @@ fn rerun_removes_what_the_previous_manifest_listed_and_is_gone_now() {
     let src = hostile::sources(&SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     });
     let disc = tmp.path().join("disc");
     hostile::write_sources(&disc, &src).unwrap();

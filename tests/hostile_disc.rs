@@ -161,6 +161,7 @@ fn hostile_disc_exports_like_the_clean_disc_and_lists_every_hostile_file() {
     let opts = SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     };
     let src: Sources = hostile::sources(&opts);
     let clean_disc = tmp.path().join("clean");

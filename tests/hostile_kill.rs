@@ -94,6 +94,7 @@ fn killed_run_leaves_a_consistent_tree_and_the_next_run_repairs_it() {
     let src = hostile::sources(&SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     });
     let disc = tmp.path().join("disc");
     let files = hostile::write_fixtures(&disc, &src).unwrap();

@@ -22,6 +22,7 @@ fn demo() -> &'static Vec<(FileSpec, SynthFile)> {
         file_plan(&SynthOptions {
             seed: SEED,
             scale: Scale::Demo,
+            realism: false,
         })
         .into_par_iter()
         .map(|s| {
@@ -143,6 +144,7 @@ fn plan_lists_188_retail_named_files_with_the_stated_categories() {
     let plan = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Demo,
+        realism: false,
     });
     assert_eq!(plan.len(), 188);
     let models: Vec<&FileSpec> = plan.iter().filter(|f| f.kind == FileKind::Model).collect();
@@ -172,6 +174,7 @@ fn plan_lists_188_retail_named_files_with_the_stated_categories() {
     let full = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Full,
+        realism: false,
     });
     let names = |p: &[FileSpec]| p.iter().map(|f| (f.rel_path.clone(), f.category)).collect::<Vec<_>>();
     assert_eq!(names(&plan), names(&full));
@@ -189,6 +192,7 @@ fn full_scale_stage_category_proportions() {
     let full = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Full,
+        realism: false,
     });
     let mut n: HashMap<Category, usize> = HashMap::new();
     let mut total = 0;
@@ -237,15 +241,18 @@ fn builds_are_deterministic_and_seed_sensitive() {
     let plan = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Demo,
+        realism: false,
     });
     let again = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Demo,
+        realism: false,
     });
     assert_eq!(plan, again);
     let other = file_plan(&SynthOptions {
         seed: SEED + 1,
         scale: Scale::Demo,
+        realism: false,
     });
     for k in [0usize, 40, 60, 120, 166 + 6] {
         let a = build_file(&plan[k]);
@@ -644,6 +651,7 @@ fn write_disc_writes_files_and_round_trips_truth() {
     let opts = SynthOptions {
         seed: SEED,
         scale: Scale::Demo,
+        realism: false,
     };
     let t0 = std::time::Instant::now();
     let truth = write_disc(dir.path(), &opts).unwrap();

@@ -17,7 +17,11 @@ fn largest_stage(plan: &[FileSpec]) -> &FileSpec {
 #[test]
 fn planned_sizes_match_the_retail_disc_shape() {
     for (scale, lo, hi) in [(Scale::Demo, 10e6, 60e6), (Scale::Full, 0.9e9, 1.2e9)] {
-        let plan = file_plan(&SynthOptions { seed: SEED, scale });
+        let plan = file_plan(&SynthOptions {
+            seed: SEED,
+            scale,
+            realism: false,
+        });
         let total: u64 = plan.iter().map(FileSpec::estimated_size).sum();
         let stages: u64 = plan
             .iter()
@@ -50,6 +54,7 @@ fn largest_full_stage_builds_to_its_planned_size() {
     let plan = file_plan(&SynthOptions {
         seed: SEED,
         scale: Scale::Full,
+        realism: false,
     });
     let big = largest_stage(&plan);
     let f = build_file(big);

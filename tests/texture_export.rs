@@ -134,6 +134,7 @@ fn pipeline_writes_pngs_and_textured_materials() {
     let plan = file_plan(&SynthOptions {
         seed: 3,
         scale: Scale::Demo,
+        realism: false,
     });
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");

@@ -153,6 +153,7 @@ fn the_synthetic_disc_textures_round_trip_from_the_files() {
     let plan_ = file_plan(&SynthOptions {
         seed: 7,
         scale: Scale::Demo,
+        realism: false,
     });
     // A few models and the smallest stage: several formats, tiled and linear.
     let stage = plan_
@@ -242,6 +243,7 @@ fn write_demo_disc_for_comparison() {
         &SynthOptions {
             seed: 1,
             scale: Scale::Demo,
+            realism: false,
         },
     )
     .unwrap();

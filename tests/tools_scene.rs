@@ -16,6 +16,7 @@ fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
         &SynthOptions {
             seed: 1,
             scale: Scale::Demo,
+            realism: false,
         },
     )
     .unwrap();

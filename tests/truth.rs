@@ -12,6 +12,7 @@ fn run(seed: u64) -> Report {
     file_plan(&SynthOptions {
         seed,
         scale: Scale::Demo,
+        realism: false,
     })
     .iter()
     .map(|spec| {

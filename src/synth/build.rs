@@ -9,7 +9,8 @@ use crate::mesh::{Mesh, Primitive};
 use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
 use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan};
-use super::rng::Gen;
+use super::realism::{self, Family, PURPOSE_REALISM_BUILD};
+use super::rng::{derive_seed, Gen};
 use super::texture::{encode_payload, image_digest, tx2d_descriptor};
 use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
 use super::vformat::{decoded_attrs, encode_stream, UnknownFill, VertexData, VertexFormat};
@@ -107,19 +108,31 @@ type RecordRange = (u32, u32, u32);
 /// Per resource, per block: (index offset, stream-0 vertex offset), data-relative.
 type BlockOffsets = Vec<Vec<(u64, u64)>>;
 
-/// Generate, encode and compute the truth mesh of one resource.
-fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
+/// Generate, encode and compute the truth mesh of one resource. `rgen` (the realism
+/// stream) is only drawn from for a resource with an imperfection family.
+fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
     let mut geoms: Vec<Geometry> = r.parts.iter().map(|p| build_part(p, gen)).collect();
     let renumber = gen.chance(0.6);
+    // A trap owner whose tail must fit a smaller sibling keeps the grid numbering.
+    let keep_numbering = matches!(
+        r.family,
+        Some(Family::OwnerTrapOwner {
+            tail_below: Some(_),
+            ..
+        })
+    );
     for g in geoms.iter_mut() {
-        shuffle_coherent(g, renumber, gen);
+        shuffle_coherent(g, renumber && !keep_numbering, gen);
+    }
+    if let Some(f) = r.family {
+        realism::edit_parts(f, &mut geoms, rgen);
     }
     let fill = UnknownFill {
         normal_w: gen.range(0, 2) as u8,
         dec_w: gen.range(0, 2) as u8,
     };
     // Geometry per block and (first_index, index_count, vtx_count) per record, block-local.
-    let (block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<RecordRange>>) = match &r.records {
+    let (mut block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<RecordRange>>) = match &r.records {
         RecordLayout::SeparateBlocks => {
             let rr = geoms
                 .iter()
@@ -144,13 +157,22 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
             (vec![g], vec![ranges])
         }
     };
+    if r.family == Some(Family::ImperfectNormals) {
+        let b = rgen.range_usize(0, block_geoms.len().saturating_sub(1));
+        if let Some(g) = block_geoms.get_mut(b) {
+            realism::edit_normals(g, rgen);
+        }
+    }
     let mut blocks = Vec::new();
     let mut records = Vec::new();
     let mut mesh = Mesh::default();
     let mut normals: Vec<[f32; 3]> = Vec::new();
     let mut colors: Vec<[f32; 4]> = Vec::new();
     for (g, ranges) in block_geoms.iter().zip(&record_ranges) {
-        let (block, data) = encode_block(&r.format, g, fill, gen);
+        let (mut block, data) = encode_block(&r.format, g, fill, gen);
+        if let Some(Family::OwnerTrapSibling { damaged: true, .. }) = r.family {
+            realism::damage_indices(&mut block.index_bytes, block.vertex_count, rgen);
+        }
         let d = decoded_attrs(&r.format, &data);
         let base = mesh.positions.len() as u32;
         let first_index = mesh.indices.len() as u32;
@@ -177,6 +199,11 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen) -> BuiltRes {
             records.push([vc, 0, ic, gen.range(1, 64)]);
         }
         blocks.push(block);
+    }
+    if r.family == Some(Family::RecordOrder) {
+        // The truth's primitives stay in index-buffer order; only the descriptor's
+        // record order changes (FORMAT.md §3 does not document it).
+        realism::permute_records(&mut records, rgen);
     }
     if r.format.find(super::vformat::usage::NORMAL, 0).is_some() {
         mesh.normals = Some(normals);
@@ -321,9 +348,32 @@ fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, 
                 items.extend((0..spec.textures.len()).filter(|&t| t != first).map(Item::Texture));
                 gen.shuffle(&mut items);
             }
+            // Owner-trap siblings marked adjacent go right after their owner's block.
+            let mut adjacent = vec![false; spec.resources.len()];
+            for (b, r) in spec.resources.iter().enumerate() {
+                if let Some(Family::OwnerTrapSibling {
+                    owner, adjacent: true, ..
+                }) = r.family
+                {
+                    let last = built[owner].blocks.len().saturating_sub(1);
+                    items.retain(|it| *it != Item::Block(b, 0));
+                    if let Some(at) = items.iter().position(|it| *it == Item::Block(owner, last)) {
+                        items.insert(at + 1, Item::Block(b, 0));
+                        adjacent[b] = true;
+                    } else {
+                        items.push(Item::Block(b, 0));
+                    }
+                }
+            }
             for it in head.into_iter().chain(items) {
                 match it {
                     Item::Texture(t) => place_texture(&mut d, t, &mut tex_offs, gen),
+                    Item::Block(k, j) if adjacent[k] => {
+                        // Right after the owner's last stream: no alignment, at most the
+                        // usual unknown 12-byte prefix.
+                        d.prefix(gen, &[50, 35, 15]);
+                        block_offs[k][j] = d.block(&built[k].blocks[j], gen);
+                    }
                     Item::Block(k, j) => {
                         let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
                         let junk_pad = !stage && gen.chance(0.4);
@@ -456,11 +506,12 @@ fn directory_order(spec: &FileSpec, gen: &mut Gen) -> Vec<What> {
 /// Build one container, deterministically from `spec` alone.
 pub fn build_file(spec: &FileSpec) -> SynthFile {
     let mut gen = Gen::new(spec.seed);
+    let mut rgen = Gen::new(derive_seed(spec.seed, 0, PURPOSE_REALISM_BUILD));
     let mut built: Vec<BuiltRes> = Vec::with_capacity(spec.resources.len());
     for r in &spec.resources {
         let b = match r.duplicate_of.and_then(|o| built.get(o)) {
             Some(orig) => orig.clone(),
-            None => build_resource(r, &mut gen),
+            None => build_resource(r, &mut gen, &mut rgen),
         };
         built.push(b);
     }
@@ -500,9 +551,17 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                     decl: r.format.decl_bytes(),
                     records: b.records.clone(),
                 };
+                let d = build_descriptor(&inp, &mut gen);
+                let desc = if r.family == Some(Family::RecordFiller) {
+                    // The filler stays free of spurious records; the trap tuples are
+                    // inserted afterwards, on purpose.
+                    realism::insert_record_filler(&d, inp.decl.len(), &mut rgen)
+                } else {
+                    d.bytes
+                };
                 Entry {
                     tag: *b"XBG7",
-                    desc: build_descriptor(&inp, &mut gen).bytes,
+                    desc,
                     name: r.name.as_bytes().to_vec(),
                 }
             }
@@ -536,7 +595,7 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
             What::Res(k) => {
                 let r = &spec.resources[k];
                 let b = &built[k];
-                let expected = r.category.expectation();
+                let expected = r.expectation();
                 resources.push(TruthResource {
                     index: i as u32,
                     name: r.name.clone(),
@@ -559,6 +618,7 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                     digest: (expected != Expectation::Rejected).then(|| b.mesh.digest()),
                     skybox: r.category == Category::StageSkybox,
                     duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
+                    family: r.family.map(|f| f.name().to_string()),
                     mesh: Some(b.mesh.clone()),
                 });
             }

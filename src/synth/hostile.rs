@@ -621,6 +621,7 @@ mod tests {
         let src = sources(&SynthOptions {
             seed: 1,
             scale: super::super::Scale::Demo,
+            realism: false,
         });
         let (e, d) = disassemble(&src.model.bytes);
         let again = assemble(&e, &d);

@@ -5,13 +5,15 @@
 //!
 //! Submodules: `plan` (file list, categories, structural choices), `geom` (real meshes),
 //! `vformat` (declarations, vertex encoding), `descriptor` (XBG7), `texture` (TX2D),
-//! `build` (container assembly), `truth` (ground-truth types), `rng` (seeded streams).
+//! `build` (container assembly), `truth` (ground-truth types), `rng` (seeded streams),
+//! `realism` (the imperfection families of `synth --realism`).
 
 pub mod build;
 pub mod descriptor;
 pub mod geom;
 pub mod hostile;
 pub mod plan;
+pub mod realism;
 pub mod rng;
 pub mod texture;
 pub mod truth;
@@ -25,6 +27,7 @@ use thiserror::Error;
 
 pub use build::{build_file, SynthFile};
 pub use plan::{file_plan, Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
+pub use realism::Family;
 pub use truth::{TruthBlock, TruthContainer, TruthDisc, TruthResource, TruthTexture, TRUTH_SCHEMA};
 
 /// Errors of writing or reading a synthetic disc.
@@ -72,6 +75,7 @@ pub fn write_disc(dir: &Path, opts: &SynthOptions) -> Result<TruthDisc, SynthErr
         schema: TRUTH_SCHEMA.to_string(),
         seed: opts.seed,
         scale: opts.scale.to_string(),
+        realism: opts.realism,
         containers,
     };
     let path = dir.join("truth.json");

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::geom::{PartPlan, ShapeKind};
+use super::realism::{self, Family};
 use super::rng::{derive_seed, Gen};
 use super::texture::{TexFormat, TexPlan};
 use super::vformat::{usage, ElemSpec, EncType, VertexFormat};
@@ -44,6 +45,9 @@ impl FromStr for Scale {
 pub struct SynthOptions {
     pub seed: u64,
     pub scale: Scale,
+    /// Add the imperfection families of [`super::realism`] (off: the perfect reference
+    /// disc, byte-identical to the disc before the families existed).
+    pub realism: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,11 +164,26 @@ pub struct ResourcePlan {
     pub share_block: bool,
     /// Indices into the file's textures used as material names.
     pub materials: Vec<usize>,
+    /// The imperfection family (`realism` discs only).
+    pub family: Option<Family>,
 }
 
 impl ResourcePlan {
     pub fn vertex_count(&self) -> u32 {
-        self.parts.iter().map(PartPlan::vertex_count).sum()
+        let extra = match self.family {
+            Some(Family::UnreferencedShare { extra }) => extra,
+            _ => 0,
+        };
+        self.parts.iter().map(PartPlan::vertex_count).sum::<u32>() + extra
+    }
+
+    /// What a correct decoder does with this resource (its family's override, else its
+    /// category's expectation).
+    pub fn expectation(&self) -> Expectation {
+        match self.family {
+            Some(f) => f.expectation(self.category),
+            None => self.category.expectation(),
+        }
     }
 
     pub fn index_count(&self) -> u32 {
@@ -368,6 +387,12 @@ pub fn file_plan(opts: &SynthOptions) -> Vec<FileSpec> {
     for (s, count) in stage_counts(opts).into_iter().enumerate() {
         let index = (166 + s) as u32;
         out.push(plan_stage(opts, index, s as u32 + 1, count));
+    }
+    if opts.realism {
+        // Its own random stream: the perfect plan above does not move.
+        for spec in out.iter_mut() {
+            realism::apply_plan(spec, opts);
+        }
     }
     out
 }
@@ -701,6 +726,7 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 duplicate_of: None,
                 share_block: false,
                 materials: vec![0, 1, 2],
+                family: None,
             });
         }
         Category::MultiSubmesh => {
@@ -728,6 +754,7 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                 duplicate_of: None,
                 share_block: false,
                 materials: (0..textures.len()).collect(),
+                family: None,
             });
         }
         Category::Body => {
@@ -779,6 +806,7 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                     duplicate_of: None,
                     share_block: false,
                     materials: (0..textures.len()).collect(),
+                    family: None,
                 });
             }
         }
@@ -810,6 +838,7 @@ fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> Fil
                     duplicate_of: None,
                     share_block: false,
                     materials: (0..textures.len()).collect(),
+                    family: None,
                 });
             }
         }
@@ -1016,6 +1045,7 @@ fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) -> FileSpec {
             duplicate_of: None,
             share_block: false,
             materials: Vec::new(),
+            family: None,
         });
     }
     // Exact duplicates of decodable originals.
@@ -1139,6 +1169,7 @@ mod tests {
         let full = stage_counts(&SynthOptions {
             seed: 42,
             scale: Scale::Full,
+            realism: false,
         });
         assert_eq!(full.len(), 22);
         assert_eq!(full[6], 378);
@@ -1153,6 +1184,7 @@ mod tests {
         let demo = stage_counts(&SynthOptions {
             seed: 42,
             scale: Scale::Demo,
+            realism: false,
         });
         assert_eq!((demo[6], demo[9]), (40, 9));
     }

@@ -14,6 +14,9 @@ pub struct TruthDisc {
     pub schema: String,
     pub seed: u64,
     pub scale: String,
+    /// Generated with the imperfection families (`synth --realism`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub realism: bool,
     pub containers: Vec<TruthContainer>,
 }
 
@@ -53,6 +56,11 @@ pub struct TruthResource {
     pub skybox: bool,
     /// Directory index of the original when this is an exact duplicate.
     pub duplicate_of: Option<u32>,
+    /// Imperfection family (`synth --realism`): `imperfect_normals`, `degenerate_share`,
+    /// `flipped_share`, `unreferenced_share`, `owner_trap_owner`, `owner_trap_sibling`,
+    /// `owner_trap_damaged`, `record_filler`, `record_order` or `per_record_blocks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
     /// The geometry a correct decoder produces (in memory only).
     #[serde(skip)]
     pub mesh: Option<Mesh>,
@@ -125,6 +133,7 @@ mod tests {
             digest: Some("ab".into()),
             skybox: false,
             duplicate_of: None,
+            family: None,
             mesh: Some(Mesh::default()),
         };
         let c = TruthContainer {

@@ -11,6 +11,7 @@ pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {
         &SynthOptions {
             seed: 1,
             scale: Scale::Demo,
+            realism: false,
         },
     )
     .unwrap();

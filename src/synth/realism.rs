@@ -1,0 +1,858 @@
+//! Imperfection families of the realistic synthetic disc (`synth --realism`, issue #14).
+//!
+//! The perfect disc has regularities FORMAT.md does not promise: every normal is unit, no
+//! triangle is degenerate or flipped, every vertex is referenced, every block's owner is
+//! decodable, no filler word looks like a sub-mesh record, records come in index order and
+//! bodies keep their sub-meshes in one block. With `realism` on, a modest seeded share of
+//! the resources breaks exactly one of them (its `family`, recorded in `truth.json`):
+//!
+//! - `imperfect_normals`: 1–3 vertices of a block get a zero normal or a normal of length
+//!   in [0.95, 0.98] ∪ [1.02, 1.05] (direction kept); in ~30 % one of them is vertex 0;
+//! - `degenerate_share`: 1–4 % of the triangles get a repeated index; in ~20 % the first
+//!   triangle is one of them;
+//! - `flipped_share`: 1–7 % of the triangles with two indices swapped;
+//! - `unreferenced_share`: 1–6 % extra vertices (near the mesh, unit normals) inserted at
+//!   random places of the vertex buffer, referenced by no index (counted in V);
+//! - `owner_trap_owner` / `owner_trap_sibling` / `owner_trap_damaged`: an undecodable owner
+//!   A (multi-stream with stream 0 exactly `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`, a
+//!   quantized stride-20 position, or a documented block failing a hard gate) next to a
+//!   documented stride-20 sibling B with the same (or, honestly constructed, a smaller)
+//!   vertex count and fewer indices; in ~1/3 of the pairs B's own index buffer is damaged
+//!   (B then must be rejected: A's bytes are not B's);
+//! - `record_filler`: one or two record-shaped tuples before and/or after the real records;
+//! - `record_order`: the records of a shared index buffer written in another order;
+//! - `per_record_blocks`: a body with several records stored as one block per record,
+//!   scattered.
+//!
+//! Every draw comes from streams of their own (`PURPOSE_REALISM_*`), so the perfect disc
+//! (`realism == false`) is byte-identical to the one before the families existed.
+
+use std::collections::HashSet;
+
+use super::descriptor::{scan_markers, BuiltDescriptor};
+use super::geom::{is_degenerate, Geometry, PartPlan, ShapeKind};
+use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
+use super::rng::{derive_seed, Gen};
+use super::vformat::{usage, ElemSpec, EncType, VertexFormat};
+
+/// Purpose of the plan-level realism stream (families, trap pairs).
+pub const PURPOSE_REALISM_PLAN: u64 = 0x5EA1_0001;
+/// Purpose of the byte-level realism stream (which triangles, vertices, tuples).
+pub const PURPOSE_REALISM_BUILD: u64 = 0x5EA1_0002;
+
+/// Why the owner of a trap pair cannot be decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TrapKind {
+    /// Stream 0 exactly `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`, the rest on stream 1.
+    MultiStream,
+    /// `SHORT4N` POSITION with `NORMAL FLOAT16_4 @12`, stride 20.
+    Quantized,
+    /// Documented format, > 20 % degenerate triangles.
+    Degenerate,
+    /// Documented format, one |coordinate| > 1e8.
+    HugeCoordinate,
+}
+
+/// One resource's imperfection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    ImperfectNormals,
+    DegenerateShare,
+    FlippedShare,
+    /// `extra` vertices referenced by no index.
+    UnreferencedShare {
+        extra: u32,
+    },
+    /// `tail_below`: the owner's last triangles only use vertices below this count (the
+    /// smaller sibling's V), so that a window of the sibling's size there is valid.
+    OwnerTrapOwner {
+        kind: TrapKind,
+        tail_below: Option<u32>,
+    },
+    /// `owner`: plan index of A; `adjacent`: B's block directly after A's; `damaged`: B's
+    /// own index buffer is overwritten with values ≥ V.
+    OwnerTrapSibling {
+        owner: usize,
+        adjacent: bool,
+        damaged: bool,
+    },
+    RecordFiller,
+    RecordOrder,
+    PerRecordBlocks,
+}
+
+/// Every family name, in report order.
+pub const FAMILY_NAMES: [&str; 10] = [
+    "imperfect_normals",
+    "degenerate_share",
+    "flipped_share",
+    "unreferenced_share",
+    "owner_trap_owner",
+    "owner_trap_sibling",
+    "owner_trap_damaged",
+    "record_filler",
+    "record_order",
+    "per_record_blocks",
+];
+
+impl Family {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::ImperfectNormals => "imperfect_normals",
+            Family::DegenerateShare => "degenerate_share",
+            Family::FlippedShare => "flipped_share",
+            Family::UnreferencedShare { .. } => "unreferenced_share",
+            Family::OwnerTrapOwner { .. } => "owner_trap_owner",
+            Family::OwnerTrapSibling { damaged: false, .. } => "owner_trap_sibling",
+            Family::OwnerTrapSibling { damaged: true, .. } => "owner_trap_damaged",
+            Family::RecordFiller => "record_filler",
+            Family::RecordOrder => "record_order",
+            Family::PerRecordBlocks => "per_record_blocks",
+        }
+    }
+
+    /// What a correct decoder does with a resource of this family and category: trap
+    /// owners and damaged siblings must be rejected, everything else as its category.
+    pub const fn expectation(self, category: Category) -> Expectation {
+        match self {
+            Family::OwnerTrapOwner { .. } | Family::OwnerTrapSibling { damaged: true, .. } => Expectation::Rejected,
+            _ => category.expectation(),
+        }
+    }
+}
+
+/// Share of the eligible resources that get each family.
+const SHARE: f64 = 0.06;
+
+fn tris(r: &ResourcePlan) -> u32 {
+    r.parts.iter().map(|p| p.index_count() / 3).min().unwrap_or(0)
+}
+
+fn normal_ok(f: &VertexFormat) -> bool {
+    f.find(usage::NORMAL, 0)
+        .is_some_and(|e| e.stream == 0 && matches!(e.ty, EncType::Float16_4 | EncType::Float3 | EncType::Dec3N))
+}
+
+/// Families `r` may get (before the draw), with the per-family share.
+fn eligible(r: &ResourcePlan) -> Vec<(Family, f64)> {
+    let mut out = Vec::new();
+    if !r.category.expected_decoded() {
+        return out;
+    }
+    if normal_ok(&r.format) {
+        out.push((Family::ImperfectNormals, SHARE));
+    }
+    let t = tris(r);
+    if t >= 25 {
+        out.push((Family::DegenerateShare, SHARE));
+    }
+    if t >= 15 {
+        out.push((Family::FlippedShare, SHARE));
+    }
+    if r.records != RecordLayout::SeparateBlocks && r.parts.iter().all(|p| p.vertex_count() >= 20) {
+        out.push((Family::UnreferencedShare { extra: 0 }, SHARE));
+    }
+    out.push((Family::RecordFiller, SHARE));
+    let shared_records = match &r.records {
+        RecordLayout::PerPart => r.parts.len() >= 2,
+        RecordLayout::Split(v) => v.len() >= 2,
+        RecordLayout::SeparateBlocks => false,
+    };
+    if shared_records {
+        out.push((Family::RecordOrder, 2.0 * SHARE));
+    }
+    if r.category == Category::Body && r.records == RecordLayout::PerPart && r.parts.len() >= 2 {
+        out.push((Family::PerRecordBlocks, 2.0 * SHARE));
+    }
+    out
+}
+
+fn counts_of(r: &ResourcePlan) -> (u32, u32) {
+    (r.vertex_count(), r.index_count())
+}
+
+/// Assign families to the resources of `spec` and add its owner-trap pairs (plan level).
+pub fn apply_plan(spec: &mut FileSpec, opts: &SynthOptions) {
+    let mut gen = Gen::new(derive_seed(opts.seed, spec.index as u64, PURPOSE_REALISM_PLAN));
+    let twins: HashSet<usize> = spec
+        .resources
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.duplicate_of.map(|o| [k, o]))
+        .flatten()
+        .collect();
+    let mut used: HashSet<(u32, u32)> = spec.resources.iter().map(counts_of).collect();
+    for k in 0..spec.resources.len() {
+        if twins.contains(&k) {
+            continue;
+        }
+        let mut options = eligible(&spec.resources[k]);
+        gen.shuffle(&mut options);
+        let Some(&(fam, _)) = options.iter().find(|(_, p)| gen.chance(*p)) else {
+            continue;
+        };
+        let r = &mut spec.resources[k];
+        match fam {
+            Family::UnreferencedShare { .. } => {
+                let v = r.vertex_count();
+                let frac = gen.f32_in(0.01, 0.06);
+                let extra = ((frac * v as f32).round() as u32).clamp(1, (v * 6 / 100).max(1));
+                let new = (v + extra, r.index_count());
+                if v + extra > 65535 || used.contains(&new) {
+                    continue;
+                }
+                used.insert(new);
+                r.family = Some(Family::UnreferencedShare { extra });
+            }
+            Family::PerRecordBlocks => {
+                r.records = RecordLayout::SeparateBlocks;
+                r.family = Some(fam);
+            }
+            _ => r.family = Some(fam),
+        }
+    }
+    let pairs = match spec.kind {
+        FileKind::Stage => {
+            let n = spec.resources.len() as f32;
+            (n * 0.03 + gen.unit()).floor() as usize
+        }
+        FileKind::Model => match spec.category {
+            Category::OpaqueMultistream | Category::OpaqueQuantized | Category::OpaqueNoNormal => {
+                usize::from(gen.chance(0.35))
+            }
+            _ => 0,
+        },
+    };
+    for p in 0..pairs {
+        add_trap_pair(spec, p, &mut used, &mut gen);
+    }
+}
+
+fn log_size(gen: &mut Gen, lo: f32, hi: f32) -> f32 {
+    (lo.ln() + (hi.ln() - lo.ln()) * gen.unit()).exp()
+}
+
+fn elem(stream: u16, offset: u16, ty: EncType, usage: u8) -> ElemSpec {
+    ElemSpec {
+        stream,
+        offset,
+        ty,
+        usage,
+        usage_index: 0,
+    }
+}
+
+/// The owner's declaration for `kind` (stream 0 always has stride 20).
+fn trap_format(kind: TrapKind, gen: &mut Gen) -> VertexFormat {
+    let mut e = Vec::new();
+    match kind {
+        TrapKind::MultiStream => {
+            e.push(elem(0, 0, EncType::Float3, usage::POSITION));
+            e.push(elem(0, 12, EncType::Float16_4, usage::NORMAL));
+            match gen.range(0, 2) {
+                0 => e.push(elem(1, 0, EncType::Float16_2, usage::TEXCOORD)),
+                1 => {
+                    e.push(elem(1, 0, EncType::Float16_2, usage::TEXCOORD));
+                    e.push(elem(1, 4, EncType::D3dColor, usage::COLOR));
+                }
+                _ => e.push(elem(1, 0, EncType::D3dColor, usage::COLOR)),
+            }
+        }
+        TrapKind::Quantized => {
+            e.push(elem(0, 12, EncType::Float16_4, usage::NORMAL));
+            if gen.chance(0.5) {
+                e.push(elem(0, 4, EncType::Short4N, usage::POSITION));
+            } else {
+                e.push(elem(0, 0, EncType::Short4N, usage::POSITION));
+                if gen.chance(0.6) {
+                    e.push(elem(0, 8, EncType::Float16_2, usage::TEXCOORD));
+                }
+            }
+        }
+        TrapKind::Degenerate | TrapKind::HugeCoordinate => return VertexFormat::documented(false),
+    }
+    gen.shuffle(&mut e);
+    VertexFormat { elements: e }
+}
+
+/// Add one owner-trap pair (A, then B) at the end of `spec.resources`.
+fn add_trap_pair(spec: &mut FileSpec, p: usize, used: &mut HashSet<(u32, u32)>, gen: &mut Gen) {
+    let stage = spec.kind == FileKind::Stage;
+    let vrange = match (spec.scale, stage) {
+        (Scale::Demo, true) => (20u32, 1500u32),
+        (Scale::Demo, false) => (60, 600),
+        (Scale::Full, true) => (90, 12000),
+        (Scale::Full, false) => (400, 6000),
+    };
+    let kind = [
+        TrapKind::MultiStream,
+        TrapKind::Quantized,
+        TrapKind::Degenerate,
+        TrapKind::HugeCoordinate,
+    ][gen.weighted(&[35, 35, 15, 15])];
+    for _ in 0..100 {
+        let v = gen.log_range(vrange.0, vrange.1);
+        let aspect = gen.f32_in(0.5, 2.5);
+        let nu = ((v as f32 * aspect).sqrt().round() as u32).clamp(3, 200);
+        let nv = (v / nu).max(3);
+        let a_kind = if gen.chance(0.7) {
+            ShapeKind::Torus
+        } else {
+            ShapeKind::Tube
+        };
+        let size_a = log_size(gen, 1.0, 60.0);
+        let size_b = log_size(gen, 1.0, 60.0);
+        let a = PartPlan {
+            kind: a_kind,
+            nu,
+            nv,
+            size: size_a,
+        }
+        .normalized();
+        let decl_trap = matches!(kind, TrapKind::MultiStream | TrapKind::Quantized);
+        let smaller = decl_trap && a_kind == ShapeKind::Torus && a.nv >= 3 && gen.chance(0.3);
+        let (b, tail_below) = if smaller {
+            let k = gen.range(2, a.nv - 1);
+            let b = PartPlan {
+                kind: ShapeKind::Plate,
+                nu: a.nu,
+                nv: k,
+                size: size_b,
+            }
+            .normalized();
+            (b, Some(b.vertex_count()))
+        } else {
+            let options: &[(ShapeKind, bool)] = if a_kind == ShapeKind::Torus {
+                &[
+                    (ShapeKind::Tube, false),
+                    (ShapeKind::Tube, true),
+                    (ShapeKind::Plate, false),
+                ]
+            } else {
+                &[(ShapeKind::Plate, false), (ShapeKind::Plate, true)]
+            };
+            let &(bk, swap) = gen.pick(options).unwrap_or(&(ShapeKind::Plate, false));
+            let (bu, bv) = if swap { (a.nv, a.nu) } else { (a.nu, a.nv) };
+            let b = PartPlan {
+                kind: bk,
+                nu: bu,
+                nv: bv,
+                size: size_b,
+            }
+            .normalized();
+            (b, None)
+        };
+        let (ca, cb) = ((a.vertex_count(), a.index_count()), (b.vertex_count(), b.index_count()));
+        if ca.0 > 65535
+            || cb.0 > ca.0
+            || cb.1 >= ca.1
+            || (tail_below.is_none() && cb.0 != ca.0)
+            || used.contains(&ca)
+            || used.contains(&cb)
+        {
+            continue;
+        }
+        used.insert(ca);
+        used.insert(cb);
+        let cat_a = match (kind, stage) {
+            (TrapKind::MultiStream, _) => Category::OpaqueMultistream,
+            (TrapKind::Quantized, true) => Category::StageQuantized,
+            (TrapKind::Quantized, false) => Category::OpaqueQuantized,
+            (_, true) => Category::Stage,
+            (_, false) => Category::Body,
+        };
+        let cat_b = if stage { Category::Stage } else { Category::Body };
+        let ntex = spec.textures.len();
+        let materials = |gen: &mut Gen| {
+            if stage {
+                vec![gen.range_usize(0, ntex.saturating_sub(1))]
+            } else {
+                (0..ntex).collect::<Vec<usize>>()
+            }
+        };
+        let base = spec
+            .rel_path
+            .rsplit('/')
+            .next()
+            .unwrap_or("x")
+            .trim_end_matches(".xpr")
+            .to_string();
+        let names: HashSet<String> = spec.resources.iter().map(|r| r.name.clone()).collect();
+        let fresh = |want: String, gen: &mut Gen| {
+            let mut n = want;
+            while names.contains(&n) {
+                n = format!("{n}_{}", gen.range(0, 9));
+            }
+            n
+        };
+        let (name_a, name_b) = if stage {
+            let s = base.trim_start_matches("Stage_S").to_string();
+            (
+                fresh(format!("obj_s{s}_{:03}", 600 + 2 * p), gen),
+                fresh(format!("obj_s{s}_{:03}", 601 + 2 * p), gen),
+            )
+        } else {
+            (
+                fresh(format!("{base}_p{}", 2 * p), gen),
+                fresh(format!("{base}_p{}", 2 * p + 1), gen),
+            )
+        };
+        let owner = spec.resources.len();
+        let mats_a = materials(gen);
+        spec.resources.push(ResourcePlan {
+            name: name_a,
+            category: cat_a,
+            parts: vec![a],
+            records: RecordLayout::PerPart,
+            format: trap_format(kind, gen),
+            duplicate_of: None,
+            share_block: false,
+            materials: mats_a,
+            family: Some(Family::OwnerTrapOwner { kind, tail_below }),
+        });
+        let adjacent = gen.chance(0.4);
+        let damaged = gen.chance(1.0 / 3.0);
+        let mats_b = materials(gen);
+        spec.resources.push(ResourcePlan {
+            name: name_b,
+            category: cat_b,
+            parts: vec![b],
+            records: RecordLayout::PerPart,
+            format: VertexFormat::documented(false),
+            duplicate_of: None,
+            share_block: false,
+            materials: mats_b,
+            family: Some(Family::OwnerTrapSibling {
+                owner,
+                adjacent,
+                damaged,
+            }),
+        });
+        return;
+    }
+}
+
+/// Per-part geometry edits of `family` (before the parts are assembled into blocks, so
+/// record ranges and vertex counts are computed from the edited geometry).
+pub fn edit_parts(family: Family, geoms: &mut [Geometry], gen: &mut Gen) {
+    match family {
+        Family::DegenerateShare => {
+            let frac = gen.f32_in(0.01, 0.04);
+            let first = gen.chance(0.2);
+            for (j, g) in geoms.iter_mut().enumerate() {
+                let t = g.indices.len() / 3;
+                let max = (t * 45 / 1000).max(1);
+                let n = ((frac * t as f32).round() as usize).clamp(usize::from(j == 0), max);
+                degenerate(g, n, first && j == 0, gen);
+            }
+        }
+        Family::FlippedShare => {
+            let frac = gen.f32_in(0.01, 0.07);
+            for (j, g) in geoms.iter_mut().enumerate() {
+                let t = g.indices.len() / 3;
+                let max = (t * 7 / 100).max(1);
+                let n = ((frac * t as f32).round() as usize).clamp(usize::from(j == 0), max);
+                let mut order: Vec<usize> = (0..t).collect();
+                gen.shuffle(&mut order);
+                for &k in &order[..n.min(t)] {
+                    g.indices.swap(3 * k + 1, 3 * k + 2);
+                }
+            }
+        }
+        Family::UnreferencedShare { extra } => {
+            let weights: Vec<u32> = geoms.iter().map(|g| g.positions.len() as u32).collect();
+            let mut per = vec![0usize; geoms.len()];
+            for _ in 0..extra {
+                per[gen.weighted(&weights)] += 1;
+            }
+            for (g, n) in geoms.iter_mut().zip(per) {
+                unreferenced(g, n, gen);
+            }
+        }
+        Family::OwnerTrapOwner {
+            kind: TrapKind::Degenerate,
+            ..
+        } => {
+            for g in geoms.iter_mut() {
+                let t = g.indices.len() / 3;
+                let n = ((gen.f32_in(0.22, 0.35) * t as f32).round() as usize).clamp(1, t.saturating_sub(1).max(1));
+                degenerate(g, n, false, gen);
+            }
+        }
+        Family::OwnerTrapOwner {
+            kind: TrapKind::HugeCoordinate,
+            ..
+        } => {
+            for g in geoms.iter_mut() {
+                let v = gen.range_usize(0, g.positions.len().saturating_sub(1));
+                let c = gen.range_usize(0, 2);
+                let big = gen.f32_in(1.5e8, 1.0e9) * if gen.chance(0.5) { -1.0 } else { 1.0 };
+                if let Some(p) = g.positions.get_mut(v) {
+                    p[c] = big;
+                }
+            }
+        }
+        Family::OwnerTrapOwner {
+            tail_below: Some(vb), ..
+        } => {
+            // The triangles that only use vertices below `vb` go last (the grid numbering
+            // is kept for this owner), so the sibling-sized window there is valid.
+            for g in geoms.iter_mut() {
+                let tri: Vec<[u32; 3]> = g.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+                let (low, high): (Vec<[u32; 3]>, Vec<[u32; 3]>) =
+                    tri.into_iter().partition(|t| t.iter().all(|&i| i < vb));
+                g.indices = high.into_iter().chain(low).flatten().collect();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Make `n` triangles degenerate (a repeated index); the first one too when `first`.
+fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen) {
+    let t = g.indices.len() / 3;
+    if t == 0 || n == 0 {
+        return;
+    }
+    let mut order: Vec<usize> = (1..t).collect();
+    gen.shuffle(&mut order);
+    let mut pick: Vec<usize> = order.into_iter().take(n - usize::from(first)).collect();
+    if first {
+        pick.push(0);
+    }
+    for k in pick {
+        let (a, b) = (g.indices[3 * k], g.indices[3 * k + 1]);
+        let tri = match gen.range(0, 2) {
+            0 => [a, a, b],
+            1 => [a, b, b],
+            _ => [a, b, a],
+        };
+        g.indices[3 * k..3 * k + 3].copy_from_slice(&tri);
+    }
+}
+
+/// Insert `n` unreferenced vertices at random places (copies of random vertices moved a
+/// little along their normal: plausible positions, unit normals); indices renumbered.
+fn unreferenced(g: &mut Geometry, n: usize, gen: &mut Gen) {
+    for _ in 0..n {
+        let v = g.positions.len();
+        if v == 0 {
+            return;
+        }
+        let src = gen.range_usize(0, v - 1);
+        let at = gen.range_usize(0, v);
+        let (lo, hi) = bbox(&g.positions);
+        let diag = ((0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>()).sqrt().max(1e-3);
+        let nrm = g.normals.get(src).copied().unwrap_or([0.0, 0.0, 1.0]);
+        let d = diag * gen.f32_in(0.005, 0.03);
+        let p = g.positions[src];
+        g.positions
+            .insert(at, [p[0] + nrm[0] * d, p[1] + nrm[1] * d, p[2] + nrm[2] * d]);
+        if g.normals.len() == v {
+            g.normals.insert(at, nrm);
+        }
+        if g.tangents.len() == v {
+            let t = g.tangents[src];
+            g.tangents.insert(at, t);
+        }
+        if g.uvs.len() == v {
+            let uv = g.uvs[src];
+            g.uvs.insert(at, uv);
+        }
+        for i in g.indices.iter_mut() {
+            if *i as usize >= at {
+                *i += 1;
+            }
+        }
+    }
+}
+
+fn bbox(p: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for q in p {
+        for (k, &c) in q.iter().enumerate() {
+            lo[k] = lo[k].min(c);
+            hi[k] = hi[k].max(c);
+        }
+    }
+    (lo, hi)
+}
+
+/// `imperfect_normals` on one block's geometry (source normals before encoding, so the
+/// truth is what the encoded bytes decode to).
+pub fn edit_normals(g: &mut Geometry, gen: &mut Gen) {
+    let v = g.normals.len();
+    if v == 0 {
+        return;
+    }
+    let n = gen.range_usize(1, 3).min((v / 8).max(1));
+    let mut order: Vec<usize> = (1..v).collect();
+    gen.shuffle(&mut order);
+    let mut pick: Vec<usize> = order.into_iter().take(n).collect();
+    if pick.is_empty() {
+        pick.push(0);
+    } else if gen.chance(0.3) {
+        pick[0] = 0;
+    }
+    for k in pick {
+        let s = match gen.range(0, 2) {
+            0 => 0.0,
+            1 => gen.f32_in(0.95, 0.98),
+            _ => gen.f32_in(1.02, 1.05),
+        };
+        let nn = &mut g.normals[k];
+        // Keep a scaled normal representable in [-1, 1] per component (DEC3N clamps).
+        let m = nn.iter().fold(0.0f32, |a, c| a.max(c.abs()));
+        let s = if s > 1.0 && m * s > 1.0 { 2.0 - s } else { s };
+        *nn = [nn[0] * s, nn[1] * s, nn[2] * s];
+    }
+}
+
+/// Whether the first triangle of `g` is a real one (for the tests).
+pub fn first_triangle_real(g: &Geometry) -> bool {
+    g.indices.len() >= 3 && !is_degenerate(&g.positions, [g.indices[0], g.indices[1], g.indices[2]])
+}
+
+/// Overwrite a damaged sibling's index buffer with values ≥ `v` (its own block can no
+/// longer be anchored).
+pub fn damage_indices(index_bytes: &mut [u8], v: u32, gen: &mut Gen) {
+    for c in index_bytes.chunks_exact_mut(2) {
+        let x = gen.range(v.min(65535), 65535) as u16;
+        c.copy_from_slice(&x.to_be_bytes());
+    }
+}
+
+/// A non-identity permutation of `records` (≥ 2 of them).
+pub fn permute_records(records: &mut [[u32; 4]], gen: &mut Gen) {
+    if records.len() < 2 {
+        return;
+    }
+    let orig = records.to_vec();
+    for _ in 0..16 {
+        gen.shuffle(records);
+        if records != orig.as_slice() {
+            return;
+        }
+    }
+    records.rotate_left(1);
+}
+
+fn word(b: &[u8], off: usize) -> u32 {
+    b.get(off..off + 4)
+        .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+        .unwrap_or(0)
+}
+
+/// One record-shaped tuple: `[4, 0, 6, 1]` or a random `[v, 0, i, t]`.
+fn record_tuple(gen: &mut Gen) -> [u32; 4] {
+    if gen.chance(0.4) {
+        [4, 0, 6, 1]
+    } else {
+        [
+            gen.log_range(3, 65535),
+            0,
+            3 * gen.log_range(1, 20000),
+            gen.range(1, 64),
+        ]
+    }
+}
+
+/// `record_filler`: insert one or two record-shaped tuples before the first real record
+/// (at the start, or among the filler words between the declaration and the first
+/// record) and/or right after the last one (or at the very end). The documented marker
+/// stays the only marker, and the real records stay the only run of scanned records
+/// that adds up to the marker's index count.
+pub fn insert_record_filler(d: &BuiltDescriptor, decl_len: usize, gen: &mut Gen) -> Vec<u8> {
+    let first = d.record_offsets.first().copied().unwrap_or(d.bytes.len());
+    let last_end = d.record_offsets.last().map(|&o| o + 16).unwrap_or(d.bytes.len());
+    let decl_end = d.marker_offset + 8 + decl_len;
+    let before_slots: Vec<usize> = std::iter::once(0)
+        .chain((decl_end..=first).step_by(4).filter(|o| o % 4 == 0))
+        .collect();
+    let after_slots = [last_end, d.bytes.len()];
+    let (n_before, n_after) = match gen.range(0, 4) {
+        0 => (1, 0),
+        1 => (0, 1),
+        2 => (1, 1),
+        3 => (2, 0),
+        _ => (0, 2),
+    };
+    let mut inserts: Vec<usize> = Vec::new();
+    for _ in 0..n_before {
+        inserts.push(*gen.pick(&before_slots).unwrap_or(&0));
+    }
+    for _ in 0..n_after {
+        inserts.push(*gen.pick(&after_slots).unwrap_or(&d.bytes.len()));
+    }
+    inserts.sort_unstable();
+    let total = word(&d.bytes, d.marker_offset + 4);
+    for attempt in 0..33 {
+        let tuples: Vec<[u32; 4]> = inserts
+            .iter()
+            .map(|_| {
+                let mut t = record_tuple(gen);
+                if attempt == 32 {
+                    // More indices than the resource has: no run through it adds up.
+                    t[2] = total + 3 * gen.range(1, 1000);
+                }
+                t
+            })
+            .collect();
+        let out = splice(&d.bytes, &inserts, &tuples);
+        if scan_markers(&out, 4).len() == 1 && unique_run(&out, total) {
+            return out;
+        }
+    }
+    d.bytes.clone()
+}
+
+/// Exactly one contiguous run of scanned records adds up to `total` (the real records):
+/// the filler never makes the documented rule ambiguous.
+fn unique_run(b: &[u8], total: u32) -> bool {
+    let counts: Vec<u64> = super::descriptor::scan_records(b, 4)
+        .iter()
+        .map(|&o| word(b, o + 8) as u64)
+        .collect();
+    let mut runs = 0;
+    for i in 0..counts.len() {
+        let mut sum = 0u64;
+        for c in &counts[i..] {
+            sum += c;
+            if sum == total as u64 {
+                runs += 1;
+            }
+            if sum >= total as u64 {
+                break;
+            }
+        }
+    }
+    runs == 1
+}
+
+fn splice(b: &[u8], at: &[usize], tuples: &[[u32; 4]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len() + 16 * at.len());
+    let mut prev = 0;
+    for (&o, t) in at.iter().zip(tuples) {
+        out.extend_from_slice(&b[prev..o]);
+        for w in t {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        prev = o;
+    }
+    out.extend_from_slice(&b[prev..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::descriptor::{build_descriptor, scan_records, DescInput};
+    use crate::synth::geom::build_part;
+
+    #[test]
+    fn filler_tuples_sit_outside_the_documented_range() {
+        let mut g = Gen::new(5);
+        for k in 0..200u32 {
+            let (v, i) = (100 + k, 3 * (200 + k));
+            let decl = VertexFormat::documented(k % 2 == 0).decl_bytes();
+            let inp = DescInput {
+                bound: 10.0,
+                node_names: vec!["n_root".into()],
+                material_names: vec!["n_col".into()],
+                vertex_count: v,
+                index_count: i,
+                vertex_bytes: v * 20,
+                decl: decl.clone(),
+                records: vec![[v - 10, 0, i - 30, 4], [10, 0, 30, 1 + k % 64]],
+            };
+            let d = build_descriptor(&inp, &mut g);
+            let out = insert_record_filler(&d, decl.len(), &mut g);
+            let m = scan_markers(&out, 4);
+            assert_eq!(m.len(), 1);
+            let m = m[0];
+            assert_eq!(word(&out, m - 32), v);
+            assert_eq!(&out[m + 8..m + 8 + decl.len()], &decl[..]);
+            let recs = scan_records(&out, 4);
+            assert!(recs.len() > 2, "{recs:?}");
+            // The real records are still there, contiguous in scan order.
+            let vals: Vec<[u32; 4]> = recs
+                .iter()
+                .map(|&o| [word(&out, o), word(&out, o + 4), word(&out, o + 8), word(&out, o + 12)])
+                .collect();
+            let p = vals.iter().position(|r| *r == [v - 10, 0, i - 30, 4]).unwrap();
+            assert_eq!(vals[p + 1], [10, 0, 30, 1 + k % 64]);
+        }
+    }
+
+    #[test]
+    fn owner_tail_fits_the_smaller_sibling() {
+        let mut g = Gen::new(11);
+        for nu in 3..12u32 {
+            for nv in 3..10u32 {
+                for k in 2..nv {
+                    let a = PartPlan {
+                        kind: ShapeKind::Torus,
+                        nu,
+                        nv,
+                        size: 5.0,
+                    };
+                    let b = PartPlan {
+                        kind: ShapeKind::Plate,
+                        nu,
+                        nv: k,
+                        size: 5.0,
+                    };
+                    let mut geo = vec![build_part(&a, &mut g)];
+                    let vb = b.vertex_count();
+                    edit_parts(
+                        Family::OwnerTrapOwner {
+                            kind: TrapKind::MultiStream,
+                            tail_below: Some(vb),
+                        },
+                        &mut geo,
+                        &mut g,
+                    );
+                    let ib = b.index_count() as usize;
+                    let idx = &geo[0].indices;
+                    assert!(idx[idx.len() - ib..].iter().all(|&i| i < vb), "nu {nu} nv {nv} k {k}");
+                    assert!(first_triangle_real(&geo[0]));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shares_stay_inside_the_gate_limits() {
+        let mut g = Gen::new(3);
+        for s in 0..100 {
+            let p = PartPlan {
+                kind: ShapeKind::Capsule,
+                nu: 3 + s % 20,
+                nv: 2 + s / 20,
+                size: 4.0,
+            };
+            let base = build_part(&p, &mut g);
+            let t = base.indices.len() / 3;
+            if t < 25 {
+                continue;
+            }
+            let mut d = vec![base.clone()];
+            edit_parts(Family::DegenerateShare, &mut d, &mut g);
+            let deg = d[0]
+                .indices
+                .chunks_exact(3)
+                .filter(|x| x[0] == x[1] || x[1] == x[2] || x[0] == x[2])
+                .count();
+            assert!(deg >= 1 && deg as f64 <= 0.045 * t as f64, "{deg}/{t}");
+            let mut u = vec![base.clone()];
+            let extra = (base.positions.len() as u32 * 3 / 100).max(1);
+            edit_parts(Family::UnreferencedShare { extra }, &mut u, &mut g);
+            assert_eq!(u[0].positions.len(), base.positions.len() + extra as usize);
+            assert_eq!(u[0].normals.len(), u[0].positions.len());
+            let mut used = vec![false; u[0].positions.len()];
+            u[0].indices.iter().for_each(|&i| used[i as usize] = true);
+            assert_eq!(used.iter().filter(|&&x| !x).count(), extra as usize);
+        }
+    }
+}
