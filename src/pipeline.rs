@@ -142,8 +142,9 @@ struct Described {
     undecodable: Option<Reason>,
     /// The stream-0 part of a multi-stream declaration, to locate its block by.
     stream0: Option<(Declaration, AttributeMap)>,
-    /// The real sub-mesh records ([`records::select`]), or why they are undecidable.
-    records: Result<Vec<SubmeshRecord>, Reason>,
+    /// The candidate runs of real sub-mesh records ([`records::select`]): one when the
+    /// file decides them; several when their sums cannot (the ranges may still).
+    records: Vec<Vec<SubmeshRecord>>,
 }
 
 impl Described {
@@ -186,16 +187,16 @@ fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Parsed<'a> {
                     (decl, map)
                 });
                 let records = match records::select(&d.records, d.index_count, d.vertex_count) {
-                    Selection::Unique(rs) => Ok(rs),
+                    Selection::Unique(rs) => vec![rs],
                     // A model without usable records is one block of the marker's totals.
-                    Selection::None if kind == Kind::Model => Ok(vec![SubmeshRecord {
+                    Selection::None if kind == Kind::Model => vec![vec![SubmeshRecord {
                         offset: 0,
                         vtx_count: d.vertex_count,
                         idx_count: d.index_count,
                         tail: 0,
-                    }]),
-                    Selection::None => Ok(Vec::new()),
-                    Selection::Ambiguous(why) => Err(Reason::new(Code::AmbiguousSubmeshRecords, why)),
+                    }]],
+                    Selection::None => vec![Vec::new()],
+                    Selection::Ambiguous(runs) => runs,
                 };
                 Described {
                     d,
@@ -252,10 +253,28 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
         };
         let d = &r.d;
         let mut plan = None;
-        if let (Kind::Model, false, None, Ok(records)) = (kind, start_taken, &r.undecodable, &r.records) {
-            if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, &r.map, &cfg.gates) {
+        if let (Kind::Model, false, None) = (kind, start_taken, &r.undecodable) {
+            // Every candidate run of records whose first block decodes at the data start;
+            // several that chain differently are undecidable.
+            let mut chains: Vec<Result<Vec<Decoded>, Reason>> = Vec::new();
+            for records in &r.records {
+                if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, &r.map, &cfg.gates) {
+                    chains.push(sequence(&mut scanner, first, records, d, &r.map, &cfg.gates));
+                }
+            }
+            let placements = |c: &Result<Vec<Decoded>, Reason>| -> Option<Vec<Placement>> {
+                c.as_ref().ok().map(|bs| bs.iter().map(|b| b.placement).collect())
+            };
+            let ok: Vec<&Result<Vec<Decoded>, Reason>> = chains.iter().filter(|c| c.is_ok()).collect();
+            let blocks = match (chains.len(), ok.as_slice()) {
+                (0, _) => None,
+                (1, _) => chains.pop(),
+                (_, [one, rest @ ..]) if rest.iter().all(|c| placements(c) == placements(one)) => Some((*one).clone()),
+                (_, []) => chains.into_iter().next(),
+                _ => Some(Err(records::ambiguous(&r.records, d.index_count))),
+            };
+            if let Some(blocks) = blocks {
                 start_taken = true;
-                let blocks = sequence(&mut scanner, first, records, d, &r.map, &cfg.gates);
                 if let Ok(bs) = &blocks {
                     claimed.extend(bs.iter().map(|b| b.placement.range(d.decl.stride)));
                 }
@@ -288,10 +307,9 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &Config) -> ContainerDecode
         let result = match (plan, &p.desc) {
             (None, Err(r)) => Err(r.clone()),
             (Some(_), Ok(r)) if r.undecodable.is_some() => Err(r.undecodable.clone().expect("checked")),
-            (Some(plan), Ok(r)) => match (&per_record[k], &r.records) {
-                (Some(blocks), _) => assemble_blocks(blocks.clone(), r, SplitKind::PerRecordBlocks, cfg),
-                (None, Err(why)) => Err(why.clone()),
-                (None, Ok(records)) => assemble(plan, records, r, &mut placed, cfg),
+            (Some(plan), Ok(r)) => match &per_record[k] {
+                Some(blocks) => assemble_blocks(blocks.clone(), r, SplitKind::PerRecordBlocks, cfg),
+                None => assemble(plan, r, &mut placed, cfg),
             },
             _ => unreachable!("a plan exists exactly when the descriptor parsed"),
         };
@@ -341,7 +359,7 @@ fn per_record_blocks(
         let (Ok(r), Some(Plan::Whole { unit })) = (&p.desc, plan) else {
             continue;
         };
-        let Ok(records) = &r.records else { continue };
+        let [records] = r.records.as_slice() else { continue };
         let not_found =
             matches!(&placed[*unit], Some(Err(e)) if matches!(e.code, Code::NoValidAnchor | Code::NoAnchorElement));
         let vsum: u64 = records.iter().map(|x| x.vtx_count as u64).sum();
@@ -386,7 +404,6 @@ fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Deco
 
 fn assemble(
     plan: Plan,
-    records: &[SubmeshRecord],
     r: &Described,
     placed: &mut [Option<Result<Decoded, Reason>>],
     cfg: &Config,
@@ -398,14 +415,24 @@ fn assemble(
             let mut mesh = b.mesh;
             let mut split = None;
             // The records split the one index buffer when their counts add up to it.
-            let total: u64 = records.iter().map(|x| x.idx_count as u64).sum();
-            if records.len() >= 2 && total == mesh.indices.len() as u64 {
-                let (counts, order) = records::order_split(&mesh.indices, records)?;
-                split_by_counts(&mut mesh, &counts);
-                split = Some(match order {
-                    SplitOrder::Records => SplitKind::Records,
-                    SplitOrder::Inferred => SplitKind::InferredOrder,
-                });
+            let total = |rs: &[SubmeshRecord]| rs.iter().map(|x| x.idx_count as u64).sum::<u64>();
+            let runs: Vec<Vec<SubmeshRecord>> = r
+                .records
+                .iter()
+                .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
+                .cloned()
+                .collect();
+            if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
+                let (counts, order) = records::order_split_any(&mesh.indices, &runs)?;
+                if counts.len() >= 2 {
+                    split_by_counts(&mut mesh, &counts);
+                    split = Some(match order {
+                        SplitOrder::Records => SplitKind::Records,
+                        SplitOrder::Inferred => SplitKind::InferredOrder,
+                    });
+                }
+            } else if r.records.len() > 1 {
+                return Err(records::ambiguous(&r.records, r.d.index_count));
             }
             finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)
         }

@@ -22,7 +22,7 @@ use xbg7_export::synth::hostile::{assemble, RawEntry};
 use xbg7_export::synth::rng::Gen;
 use xbg7_export::synth::vformat::{usage, EncType, VertexFormat};
 use xbg7_export::synth::{build_file, file_plan, FileSpec, Scale, SynthFile, SynthOptions, TruthContainer};
-use xbg7_export::verify::{check_container, Report};
+use xbg7_export::verify::{check_container, Report, Tally};
 
 const SEED: u64 = 7;
 
@@ -550,7 +550,6 @@ fn mutation_table() {
 }
 
 #[test]
-#[ignore = "needs the #14 decoder"]
 fn mutations_never_decode_wrong() {
     for (which, r, _) in results() {
         let wrong: Vec<&String> = r.categories.values().flat_map(|t| &t.wrong).collect();
@@ -559,8 +558,15 @@ fn mutations_never_decode_wrong() {
 }
 
 #[test]
-#[ignore = "needs the #14 decoder"]
 fn mutation_coverage() {
+    // Splits that several orders of the records fit exactly are undecidable whatever the
+    // mutation (FORMAT.md does not document the records' order): left out of the shares.
+    let undecidable = |t: &Tally| {
+        t.missed
+            .iter()
+            .filter(|m| m.contains("ambiguous_submesh_split: "))
+            .count()
+    };
     for (which, r, _) in results() {
         match *which {
             "zero_normal_vertex_0"
@@ -569,17 +575,19 @@ fn mutation_coverage() {
             | "degenerate_3pct"
             | "flipped_5pct" => {
                 let t = family(r, which);
+                let decidable = t.expected_decoded - undecidable(&t);
                 assert!(
-                    t.decoded_exact as f64 >= 0.98 * t.expected_decoded as f64,
-                    "{which}: {}/{} exact",
+                    t.decoded_exact as f64 >= 0.98 * decidable as f64,
+                    "{which}: {}/{} exact: {:?}",
                     t.decoded_exact,
-                    t.expected_decoded
+                    decidable,
+                    t.missed
                 );
             }
             "tuple_after_records" | "tuple_before_records" | "record_order_reversed" => {
-                // The same resources decode as without the change: all of them.
+                // The same resources decode as without the change: all decidable ones.
                 let t = family(r, which);
-                assert_eq!(t.decoded_exact, t.expected_decoded, "{which}: {:?}", t.missed);
+                assert_eq!(undecidable(&t), t.missed.len(), "{which}: {:?}", t.missed);
                 for cat in ["documented", "multi_submesh"] {
                     if let Some(c) = r.categories.get(cat) {
                         assert_eq!(c.decoded_exact, c.expected_decoded, "{which}: {cat} {:?}", c.missed);
@@ -590,7 +598,12 @@ fn mutation_coverage() {
                 // Every sibling whose own block is intact decodes; damaged ones and the
                 // owners are rejected (0 wrong is checked above).
                 let t = family(r, &format!("{which}:sibling_zero_normal"));
-                assert_eq!(t.decoded_exact, t.expected_decoded, "{which}: {:?}", t.missed);
+                assert_eq!(
+                    t.decoded_exact + undecidable(&t),
+                    t.expected_decoded,
+                    "{which}: {:?}",
+                    t.missed
+                );
             }
         }
     }

@@ -299,6 +299,9 @@ fn claim(
         vertex_offset: p,
         vertex_count: unit.vertex_count,
     };
+    if pl.range(unit.decl.stride).end > data.len() {
+        return None; // the last vertex's undeclared bytes run past the data
+    }
     let n = referenced(data, w, i, v, seen);
     if (n as f64) < cfg.min_referenced_fraction * v as f64 {
         if failures.len() < MAX_CANDIDATES {

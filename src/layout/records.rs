@@ -26,8 +26,9 @@ pub enum Selection {
     None,
     /// The one run (or several runs with the same counts) that adds up.
     Unique(Vec<SubmeshRecord>),
-    /// Runs with different counts add up: which records are real is undecidable.
-    Ambiguous(String),
+    /// Runs with different counts add up: which records are real is undecided here
+    /// (every run, in file order; the ranges of the index buffer may still decide).
+    Ambiguous(Vec<Vec<SubmeshRecord>>),
 }
 
 /// The records to trust among `scanned` (file order): the contiguous runs whose index
@@ -55,15 +56,56 @@ pub fn select(scanned: &[SubmeshRecord], index_total: u32, vertex_total: u32) ->
     match runs.as_slice() {
         [] => Selection::None,
         [first, rest @ ..] if rest.iter().all(|r| counts(r) == counts(first)) => Selection::Unique(first.to_vec()),
-        _ => Selection::Ambiguous(format!(
+        _ => Selection::Ambiguous(runs.iter().map(|r| r.to_vec()).collect()),
+    }
+}
+
+/// Why several runs of records cannot be told apart.
+pub fn ambiguous(runs: &[Vec<SubmeshRecord>], index_total: u32) -> Reason {
+    let counts = |r: &[SubmeshRecord]| -> Vec<(u32, u32)> { r.iter().map(|x| (x.vtx_count, x.idx_count)).collect() };
+    Reason::new(
+        Code::AmbiguousSubmeshRecords,
+        format!(
             "{} different runs of sub-mesh records add up to the {index_total} indices: {}",
             runs.len(),
             runs.iter()
                 .map(|r| format!("{:?}", counts(r)))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
+        ),
+    )
+}
+
+/// [`order_split`] for each candidate run of records: the split when every run that
+/// splits the buffer at all gives the same ranges.
+pub fn order_split_any(indices: &[u32], runs: &[Vec<SubmeshRecord>]) -> Result<(Vec<u32>, SplitOrder), Reason> {
+    let mut found: Option<(Vec<u32>, SplitOrder)> = None;
+    let mut first_err = None;
+    for r in runs {
+        match order_split(indices, r) {
+            Ok((counts, order)) => match &mut found {
+                None => found = Some((counts, order)),
+                Some((c, o)) if *c == counts => {
+                    if order == SplitOrder::Records {
+                        *o = SplitOrder::Records;
+                    }
+                }
+                Some(_) => {
+                    return Err(Reason::new(
+                        Code::AmbiguousSubmeshSplit,
+                        format!(
+                            "{} runs of sub-mesh records split the index buffer differently",
+                            runs.len()
+                        ),
+                    ))
+                }
+            },
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
     }
+    found.ok_or_else(|| first_err.unwrap_or_else(|| Reason::new(Code::AmbiguousSubmeshSplit, "no records")))
 }
 
 /// How a shared index buffer was split into primitives.
@@ -98,9 +140,6 @@ pub fn order_split(indices: &[u32], records: &[SubmeshRecord]) -> Result<(Vec<u3
     };
     let file: Vec<usize> = (0..records.len()).collect();
     let counts_of = |order: &[usize]| -> Vec<u32> { order.iter().map(|&k| records[k].idx_count).collect() };
-    if fits(&mut distinct, &file, true) {
-        return Ok((counts_of(&file), SplitOrder::Records));
-    }
     let undecided = |why: String| Reason::new(Code::AmbiguousSubmeshSplit, why);
     if records.len() > MAX_ORDER_SEARCH {
         if fits(&mut distinct, &file, false) {
@@ -113,30 +152,49 @@ pub fn order_split(indices: &[u32], records: &[SubmeshRecord]) -> Result<(Vec<u3
         )));
     }
     let mut exact: Vec<Vec<u32>> = Vec::new();
-    search_orders(records, &mut distinct, &mut Vec::new(), 0, &mut exact);
+    search_orders(records, &mut distinct, &mut Vec::new(), 0, true, &mut exact);
     exact.sort();
     exact.dedup();
     match exact.len() {
-        1 => Ok((exact.remove(0), SplitOrder::Inferred)),
-        0 if fits(&mut distinct, &file, false) => Ok((counts_of(&file), SplitOrder::Records)),
-        0 => Err(undecided(format!(
+        1 if exact[0] == counts_of(&file) => return Ok((exact.remove(0), SplitOrder::Records)),
+        1 => return Ok((exact.remove(0), SplitOrder::Inferred)),
+        0 => {}
+        n => {
+            return Err(undecided(format!(
+                "{n} different orders of the {} sub-mesh records fit their index ranges",
+                records.len()
+            )))
+        }
+    }
+    // No order fits exactly: record order stands when it is the only order in which no
+    // range references more vertices than its record has.
+    let mut loose: Vec<Vec<u32>> = Vec::new();
+    search_orders(records, &mut distinct, &mut Vec::new(), 0, false, &mut loose);
+    loose.sort();
+    loose.dedup();
+    match loose.as_slice() {
+        [only] if *only == counts_of(&file) => Ok((counts_of(&file), SplitOrder::Records)),
+        [] => Err(undecided(format!(
             "no order of the {} sub-mesh records fits their index ranges",
             records.len()
         ))),
-        n => Err(undecided(format!(
-            "{n} different orders of the {} sub-mesh records fit their index ranges",
-            records.len()
+        _ => Err(undecided(format!(
+            "no order of the {} sub-mesh records fits their index ranges exactly, and {} fit loosely",
+            records.len(),
+            loose.len()
         ))),
     }
 }
 
 /// Every order of the unused records that continues `prefix` (ending at index `start`)
-/// with ranges referencing exactly their record's vertex count; the count sequences.
+/// with ranges referencing exactly (`exact`) or at most their record's vertex count; the
+/// count sequences.
 fn search_orders(
     records: &[SubmeshRecord],
     distinct: &mut Distinct,
     prefix: &mut Vec<usize>,
     start: usize,
+    exact: bool,
     out: &mut Vec<Vec<u32>>,
 ) {
     if prefix.len() == records.len() {
@@ -154,11 +212,12 @@ fn search_orders(
         {
             continue;
         }
-        if distinct.count(start, r.idx_count as usize) != r.vtx_count as usize {
+        let n = distinct.count(start, r.idx_count as usize);
+        if (exact && n != r.vtx_count as usize) || (!exact && (n == 0 || n > r.vtx_count as usize)) {
             continue;
         }
         prefix.push(k);
-        search_orders(records, distinct, prefix, start + r.idx_count as usize, out);
+        search_orders(records, distinct, prefix, start + r.idx_count as usize, exact, out);
         prefix.pop();
     }
 }
@@ -239,10 +298,10 @@ mod tests {
             Selection::None,
             "more vertices than the resource"
         );
-        assert!(matches!(
+        assert_eq!(
             select(&[rec(10, 6), rec(20, 6)], 6, 20),
-            Selection::Ambiguous(_)
-        ));
+            Selection::Ambiguous(vec![vec![rec(10, 6)], vec![rec(20, 6)]])
+        );
     }
 
     /// Two ranges: 0..6 uses vertices {0,1,2,3} (4), 6..9 uses {4,5,6} (3).
@@ -270,19 +329,39 @@ mod tests {
         // than its record.
         let r = order_split(&IDX, &[rec(2, 3), rec(2, 6)]).unwrap_err();
         assert_eq!(r.code, Code::AmbiguousSubmeshSplit);
-        // Both orders fit exactly: [0,1,2 | 0,1,2,…] style coincidence.
-        let idx = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 8];
-        // ranges (6, 9) → 6 and 9 distinct; (9, 6) → 6 and 6: with records (6,6),(6,9)…
-        let r = order_split(&idx[..12], &[rec(6, 6), rec(6, 6)]);
-        assert_eq!(r, Ok((vec![6, 6], SplitOrder::Records)));
+        // Equal records: every order is the same split.
+        let idx = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5];
+        assert_eq!(
+            order_split(&idx, &[rec(6, 6), rec(6, 6)]),
+            Ok((vec![6, 6], SplitOrder::Records))
+        );
+        // Both orders fit exactly, with different ranges: record order is no proof.
+        let idx = [0, 1, 2, 0, 1, 2, 0, 1, 2];
+        let r = order_split(&idx, &[rec(3, 3), rec(3, 6)]).unwrap_err();
+        assert_eq!(r.code, Code::AmbiguousSubmeshSplit);
     }
 
     #[test]
-    fn no_exact_order_keeps_record_order_when_nothing_contradicts_it() {
-        // Record vertex counts above the referenced ones (unreferenced vertices).
+    fn no_exact_order_keeps_record_order_only_when_no_other_order_fits() {
+        // Record vertex counts above the referenced ones (unreferenced vertices): the
+        // other order would put 6 indices (4 vertices) under a 3-vertex record.
         assert_eq!(
-            order_split(&IDX, &[rec(5, 6), rec(4, 3)]),
+            order_split(&IDX, &[rec(5, 6), rec(3, 3)]),
             Ok((vec![6, 3], SplitOrder::Records))
         );
+        // Both orders fit loosely: undecidable.
+        let r = order_split(&IDX, &[rec(6, 6), rec(6, 3)]).unwrap_err();
+        assert_eq!(r.code, Code::AmbiguousSubmeshSplit);
+    }
+
+    #[test]
+    fn runs_that_split_alike_agree() {
+        let a = vec![rec(4, 6), rec(3, 3)];
+        let b = vec![rec(3, 3), rec(4, 6)];
+        assert_eq!(
+            order_split_any(&IDX, &[a.clone(), b]),
+            Ok((vec![6, 3], SplitOrder::Records))
+        );
+        assert_eq!(order_split_any(&IDX, &[a]), Ok((vec![6, 3], SplitOrder::Records)));
     }
 }
