@@ -262,7 +262,6 @@ fn apply_textures(
                     specular_color_texture: Some(info),
                     extras: None,
                 }),
-                ..Default::default()
             });
         }
         if let Some(info) = col {

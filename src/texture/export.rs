@@ -94,6 +94,10 @@ pub fn export_textures(
     (entries, links)
 }
 
+/// One texture's export: its entry, its PNG's URI, what `albedo` made of it, the URI of
+/// its derived roughness map.
+type Exported<T> = (TextureEntry, Option<String>, Option<T>, Option<String>);
+
 /// Suffix of a `_gls` texture's derived roughness map, in its link key
 /// (`<name>~roughness`) and its file (`textures/<file>~roughness.png`; `~` never comes
 /// out of [`names`], so it cannot collide with a texture's own file).
@@ -131,7 +135,7 @@ pub fn export_textures_with_albedos<T: Send>(
     let files = names::unique_names(&raw);
     let dir = container_dir.join(TEXTURE_DIR);
     let derive_roughness = mode == SpecularGloss::Pbr;
-    let done: Vec<(TextureEntry, Option<String>, Option<T>, Option<String>)> = tex
+    let done: Vec<Exported<T>> = tex
         .par_iter()
         .zip(files.par_iter())
         .map(|(r, file)| {
