@@ -175,11 +175,12 @@ pub fn export_textures_with_albedos<T: Send>(
     let mut entries = Vec::with_capacity(done.len());
     let mut links = TextureLinks::new();
     let mut albedos = BTreeMap::new();
-    for (e, uri, kept, rough) in done {
+    for (mut e, uri, kept, rough) in done {
         if let Some(uri) = uri {
             links.insert(e.name.clone(), uri);
         }
         if let Some(uri) = rough {
+            e.roughness_png = Some(format!("{dir_rel}/{uri}"));
             links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri);
         }
         if let Some(k) = kept {
