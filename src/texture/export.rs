@@ -6,7 +6,7 @@
 //! albedos), so nothing is decoded twice. [`decode_albedos`] decodes only the `_col`
 //! images, for a preview without an export. With [`SpecularGloss::Pbr`] each `_gls`
 //! texture also gets a derived roughness map (`textures/<file>~roughness.png`, linked
-//! as `<name>~roughness`; not a manifest entry: it is not a texture of the disc).
+//! as `<name>~roughness`, listed as the texture entry's `roughness_png`).
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
