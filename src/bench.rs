@@ -411,3 +411,129 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
         ns_per_triangle: grid_ms_min * 1e6 / triangles.max(1) as f64,
     })
 }
+
+/// One PNG encoder setting measured over a set of images (see [`png_settings`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct PngRow {
+    pub set: String,
+    pub settings: raster::PngSettings,
+    pub images: usize,
+    pub rgba_mb: f64,
+    pub png_mb: f64,
+    /// Single-threaded encoding time, the best of [`PNG_RUNS`].
+    pub encode_s: f64,
+    /// RGBA megabytes encoded per second.
+    pub mb_per_s: f64,
+}
+
+/// Runs per setting of [`png_settings`] (the fastest counts).
+pub const PNG_RUNS: usize = 3;
+
+/// The settings [`png_settings`] compares: the `png` crate's fast path (`fdeflate`) and
+/// zlib levels 1 and 6, each with the row filters that matter, and stored (no
+/// compression) as the floor.
+pub fn png_candidates() -> Vec<raster::PngSettings> {
+    use raster::{PngDeflate, PngSettings};
+    let mut v = vec![PngSettings {
+        deflate: PngDeflate::Stored,
+        filter: "none",
+    }];
+    for deflate in [PngDeflate::Fdeflate, PngDeflate::Level(1), PngDeflate::Level(6)] {
+        for filter in ["none", "sub", "up", "paeth", "adaptive"] {
+            v.push(PngSettings { deflate, filter });
+        }
+    }
+    v
+}
+
+/// High-entropy textures: random DXT1 / DXT4_5 / DXN blocks decoded (what a texture
+/// with fine detail looks like after BCn), `count` images of `side²` pixels.
+pub fn noisy_textures(count: usize, side: u32) -> Vec<raster::Image> {
+    use crate::texture::{bcn, Format};
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count)
+        .map(|k| {
+            let f = [Format::Dxt1, Format::Dxt4_5, Format::Dxn][k % 3];
+            let mut rgba = vec![0u8; (side * side * 4) as usize];
+            let mut px = [[0u8; 4]; 16];
+            for by in 0..side / 4 {
+                for bx in 0..side / 4 {
+                    let block: Vec<u8> = (0..2).flat_map(|_| next().to_le_bytes()).collect();
+                    bcn::decode_block(f, &block[..f.block_bytes() as usize], &mut px);
+                    for (i, p) in px.iter().enumerate() {
+                        let (x, y) = (bx * 4 + i as u32 % 4, by * 4 + i as u32 / 4);
+                        let o = 4 * (y * side + x) as usize;
+                        rgba[o..o + 4].copy_from_slice(&bcn::swizzle(*p, [0, 1, 2, 3]));
+                    }
+                }
+            }
+            raster::Image {
+                width: side,
+                height: side,
+                rgba,
+            }
+        })
+        .collect()
+}
+
+/// Every decoded texture of `disc` (at most `limit_mb` of RGBA), as the export encodes them.
+pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, BenchError> {
+    let mut out = Vec::new();
+    let mut bytes = 0usize;
+    for f in walker::discover(disc)? {
+        let data = std::fs::read(&f.abs)?;
+        let Ok(c) = pipeline::parse_container(&data) else {
+            continue;
+        };
+        for r in c.resources.iter().filter(|r| r.is(crate::container::TAG_TX2D)) {
+            if let (_, Some(img)) = crate::texture::export::decode_resource(r, c.data) {
+                bytes += img.rgba.len();
+                out.push(raster::Image {
+                    width: img.width,
+                    height: img.height,
+                    rgba: img.rgba,
+                });
+            }
+            if bytes as f64 > limit_mb * 1e6 {
+                return Ok(out);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Encode `images` with every [`png_candidates`] setting on the calling thread: size
+/// against time.
+pub fn png_settings(set: &str, images: &[raster::Image]) -> Vec<PngRow> {
+    let rgba: usize = images.iter().map(|i| i.rgba.len()).sum();
+    png_candidates()
+        .into_iter()
+        .map(|settings| {
+            let mut best = f64::INFINITY;
+            let mut size = 0;
+            for _ in 0..PNG_RUNS {
+                let t = Instant::now();
+                size = images
+                    .iter()
+                    .map(|img| raster::try_encode_png_with(img, settings).map_or(0, |p| p.len()))
+                    .sum::<usize>();
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            PngRow {
+                set: set.to_string(),
+                settings,
+                images: images.len(),
+                rgba_mb: rgba as f64 / 1e6,
+                png_mb: size as f64 / 1e6,
+                encode_s: best,
+                mb_per_s: rgba as f64 / 1e6 / best,
+            }
+        })
+        .collect()
+}

@@ -2,7 +2,7 @@
 //! that name the key (serde `deny_unknown_fields` at every level).
 
 use crate::gates::GateConfig;
-use crate::gltf_out::{Axis, VertexColor};
+use crate::gltf_out::{Axis, SpecularGloss, VertexColor};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
@@ -35,6 +35,9 @@ pub struct OutputConfig {
     pub axis: Axis,
     /// `"color_0"`, `"custom"` (`_VERTEXCOLOR`) or `"drop"`.
     pub vertex_color: VertexColor,
+    /// `"pbr"` (`_gls` → roughness texture, `_spc` → `KHR_materials_specular`) or
+    /// `"extras"` (both only listed in the material's extras).
+    pub specular_gloss: SpecularGloss,
     /// Write PNG previews.
     pub previews: bool,
     /// Model preview size in pixels.
@@ -51,6 +54,7 @@ impl Default for OutputConfig {
             format: Format::Gltf,
             axis: Axis::FlipZ,
             vertex_color: VertexColor::Custom,
+            specular_gloss: SpecularGloss::Pbr,
             previews: true,
             preview_size: 512,
             stage_cell: 128,
@@ -120,6 +124,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("sideways"), "{e}");
+        let e = Config::from_toml("[output]\nspecular_gloss = \"shiny\"\n", "x.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("shiny"), "{e}");
+        let c = Config::from_toml("[output]\nspecular_gloss = \"extras\"\n", "x.toml").unwrap();
+        assert_eq!(c.output.specular_gloss, SpecularGloss::Extras);
     }
 
     #[test]

@@ -74,10 +74,25 @@ pub enum VertexColor {
     Drop,
 }
 
+/// How a material's `_spc` (specular) and `_gls` (gloss) maps are written
+/// (`pipeline.toml` `output.specular_gloss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecularGloss {
+    /// `_gls` → roughness (`1 − gloss`, a derived `<gls>~roughness.png` in the green
+    /// channel of `metallicRoughnessTexture`, roughness factor 1); `_spc` →
+    /// `KHR_materials_specular` `specularColorTexture`. The default.
+    #[default]
+    Pbr,
+    /// Only listed in the material's `extras.maps` (plain roughness 0.8, no specular).
+    Extras,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct GltfOptions {
     pub axis: Axis,
     pub vertex_color: VertexColor,
+    pub specular_gloss: SpecularGloss,
 }
 
 /// Where the resource came from (goes into `extras`).
@@ -160,7 +175,11 @@ pub fn try_build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_
 /// relative to the `.gltf`): each primitive's material named after a TX2D name gets its
 /// `<base>_col` as `baseColorTexture` and `<base>_lum` as `emissiveTexture` (emissive
 /// factor 1) when the mesh has `TEXCOORD_0`, and every linked map of its base
-/// (`col`/`spc`/`gls`/`lum` → URI) in `extras.maps`. Images are shared per URI.
+/// (`col`/`spc`/`gls`/`lum` → URI) in `extras.maps`. With [`SpecularGloss::Pbr`] also
+/// the derived roughness of `<base>_gls` (link `<base>_gls~roughness`, see
+/// [`crate::texture::export::ROUGHNESS_KEY`]) as `metallicRoughnessTexture` (roughness
+/// factor 1) and `<base>_spc` as `KHR_materials_specular`'s `specularColorTexture`.
+/// Images are shared per URI.
 pub fn try_build_textured(
     mesh: &Mesh,
     bin_uri: &str,
@@ -170,15 +189,22 @@ pub fn try_build_textured(
 ) -> Result<GltfFiles, GltfError> {
     let encoded = encode(mesh, opts)?;
     let mut root = document(&encoded, Some(bin_uri), mesh, src);
-    apply_textures(&mut root, mesh, src, links);
+    apply_textures(&mut root, mesh, src, links, opts.specular_gloss);
     let gltf = json::serialize::to_vec_pretty(&root).map_err(|e| GltfError::Json(e.to_string()))?;
     Ok(GltfFiles { gltf, bin: encoded.bin })
 }
 
 /// Add images, textures and material texture references (see [`try_build_textured`]).
 /// `root.materials[k]` is primitive `k`'s material, as [`document`] writes them.
-fn apply_textures(root: &mut json::Root, mesh: &Mesh, src: &Source<'_>, links: &crate::texture::export::TextureLinks) {
+fn apply_textures(
+    root: &mut json::Root,
+    mesh: &Mesh,
+    src: &Source<'_>,
+    links: &crate::texture::export::TextureLinks,
+    mode: SpecularGloss,
+) {
     let has_uv = !mesh.texcoords.is_empty();
+    let pbr = mode == SpecularGloss::Pbr && has_uv;
     let mut by_uri: BTreeMap<String, json::Index<json::Texture>> = BTreeMap::new();
     for (k, prim) in mesh.primitives.iter().enumerate() {
         let Some(name) = &prim.material else { continue };
@@ -213,7 +239,31 @@ fn apply_textures(root: &mut json::Root, mesh: &Mesh, src: &Source<'_>, links: &
         };
         let col = maps.get("col").filter(|_| has_uv).map(|u| texture(root, u));
         let lum = maps.get("lum").filter(|_| has_uv).map(|u| texture(root, u));
+        let base = crate::texture::export::map_base(name);
+        let rough = links
+            .get(&format!("{base}_gls{}", crate::texture::export::ROUGHNESS_KEY))
+            .filter(|_| pbr)
+            .map(|u| texture(root, u));
+        let spc = maps.get("spc").filter(|_| pbr).map(|u| texture(root, u));
+        if spc.is_some() && !root.extensions_used.iter().any(|e| e == SPECULAR_EXT) {
+            root.extensions_used.push(SPECULAR_EXT.to_string());
+        }
         let m = &mut root.materials[k];
+        if let Some(info) = rough {
+            m.pbr_metallic_roughness.metallic_roughness_texture = Some(info);
+            m.pbr_metallic_roughness.roughness_factor = json::material::StrengthFactor(1.0);
+        }
+        if let Some(info) = spc {
+            m.extensions = Some(json::extensions::material::Material {
+                specular: Some(json::extensions::material::Specular {
+                    specular_factor: Default::default(),
+                    specular_texture: None,
+                    specular_color_factor: Default::default(),
+                    specular_color_texture: Some(info),
+                    extras: None,
+                }),
+            });
+        }
         if let Some(info) = col {
             m.pbr_metallic_roughness.base_color_texture = Some(info);
         }
@@ -224,6 +274,9 @@ fn apply_textures(root: &mut json::Root, mesh: &Mesh, src: &Source<'_>, links: &
         m.extras = raw(&serde_json::json!({ "textures": src.textures, "maps": maps }));
     }
 }
+
+/// The glTF extension `_spc` maps are written with.
+pub const SPECULAR_EXT: &str = "KHR_materials_specular";
 
 /// Build one binary `.glb` (same document, buffer embedded).
 ///
@@ -243,6 +296,51 @@ pub fn try_build_glb(mesh: &Mesh, opts: &GltfOptions, src: &Source<'_>) -> Resul
     let root = document(&encoded, None, mesh, src);
     let json = json::serialize::to_vec(&root).map_err(|e| GltfError::Json(e.to_string()))?;
     glb_container(&json, &encoded.bin)
+}
+
+/// [`try_build_glb`] with the materials of [`try_build_textured`]: the same images,
+/// textures, samplers and extras as the `.gltf`, each image embedded in the BIN chunk
+/// (a `bufferView` after the mesh's, 4-byte aligned, and `mimeType` `image/png`) instead
+/// of referenced by URI. `png(uri)` returns the bytes of a linked image (URI relative to
+/// the model's folder, as in `links`); an image it cannot supply keeps its URI (still
+/// valid glTF, then not self-contained).
+pub fn try_build_glb_textured(
+    mesh: &Mesh,
+    opts: &GltfOptions,
+    src: &Source<'_>,
+    links: &crate::texture::export::TextureLinks,
+    png: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Vec<u8>, GltfError> {
+    let encoded = encode(mesh, opts)?;
+    let mut root = document(&encoded, None, mesh, src);
+    apply_textures(&mut root, mesh, src, links, opts.specular_gloss);
+    let mut bin = encoded.bin;
+    let buffer = json::Index::new(0);
+    for k in 0..root.images.len() {
+        let Some(bytes) = root.images[k].uri.as_deref().and_then(png) else {
+            continue;
+        };
+        bin.resize(pad4(bin.len()), 0);
+        let view = root.push(json::buffer::View {
+            buffer,
+            byte_length: USize64::from(bytes.len()),
+            byte_offset: Some(USize64::from(bin.len())),
+            byte_stride: None,
+            name: None,
+            target: None,
+            extensions: None,
+            extras: None,
+        });
+        bin.extend_from_slice(&bytes);
+        let im = &mut root.images[k];
+        im.uri = None;
+        im.buffer_view = Some(view);
+    }
+    if let Some(b) = root.buffers.first_mut() {
+        b.byte_length = USize64::from(bin.len());
+    }
+    let json = json::serialize::to_vec(&root).map_err(|e| GltfError::Json(e.to_string()))?;
+    glb_container(&json, &bin)
 }
 
 /// Assemble a GLB from its JSON text and binary buffer.

@@ -102,7 +102,7 @@ enum Cmd {
     /// Measure decode and export time as ratios to the I/O floor (see docs/performance.md).
     Bench {
         /// Disc to measure (generate one with `synth --scale full`).
-        #[arg(long, required_unless_present = "raster")]
+        #[arg(long, required_unless_present_any = ["raster", "png"])]
         disc: Option<PathBuf>,
         /// Scratch folder for the output trees (default: a temp dir).
         #[arg(long)]
@@ -122,6 +122,10 @@ enum Cmd {
         /// one thread; no disc needed. With --disc, also the largest stage's preview grid.
         #[arg(long)]
         raster: bool,
+        /// Measure the PNG encoder's settings (size against time, one thread) on
+        /// high-entropy textures and, with --disc, on the disc's decoded textures.
+        #[arg(long)]
+        png: bool,
     },
     /// Decode a synthetic disc and compare every resource with its truth.json
     /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
@@ -298,7 +302,18 @@ fn run(cli: Cli) -> Result<()> {
             decode_only,
             rounds,
             raster,
+            png,
         }) => {
+            if png {
+                let mut rows =
+                    xbg7_export::bench::png_settings("high_entropy", &xbg7_export::bench::noisy_textures(24, 512));
+                if let Some(disc) = &disc {
+                    let images = xbg7_export::bench::disc_textures(disc, 400.0)?;
+                    rows.extend(xbg7_export::bench::png_settings("disc", &images));
+                }
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+                return Ok(());
+            }
             if raster {
                 println!("{}", serde_json::to_string_pretty(&xbg7_export::bench::raster())?);
                 if let Some(disc) = disc {

@@ -199,6 +199,10 @@ pub struct TextureEntry {
     /// The PNG (relative to OUT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub png: Option<String>,
+    /// The roughness map derived from a `_gls` texture (`output.specular_gloss = "pbr"`),
+    /// relative to OUT: an output of the run like `png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roughness_png: Option<String>,
     /// BLAKE3 of the decoded base level (`crate::texture::export::digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
@@ -217,6 +221,7 @@ impl TextureEntry {
             height: None,
             tiled: None,
             png: None,
+            roughness_png: None,
             digest: None,
         }
     }
@@ -266,6 +271,7 @@ impl Manifest {
             }
             for t in &c.textures {
                 out.extend(t.png.as_deref());
+                out.extend(t.roughness_png.as_deref());
             }
         }
         out

@@ -896,6 +896,7 @@ fn export_container(
                     &abs,
                     dir,
                     previews.then_some(&prepare),
+                    cfg.output.specular_gloss,
                 );
                 entry.textures = textures;
                 (links, prepared)
@@ -957,6 +958,7 @@ fn write_container(
     let gopts = GltfOptions {
         axis: cfg.output.axis,
         vertex_color: cfg.output.vertex_color,
+        specular_gloss: cfg.output.specular_gloss,
     };
     let writer = ModelWriter {
         out,
@@ -1093,7 +1095,9 @@ impl ModelWriter<'_> {
                 }))
             }
             Format::Glb => {
-                let glb = match gltf_out::try_build_glb(m, self.gopts, src) {
+                // The linked PNGs were written into this folder before the models.
+                let png = |uri: &str| std::fs::read(out.join(dir).join(uri)).ok();
+                let glb = match gltf_out::try_build_glb_textured(m, self.gopts, src, self.links, &png) {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };

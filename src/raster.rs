@@ -57,6 +57,7 @@
 //! literals, so the same input gives identical bytes.
 
 use crate::mesh::Mesh;
+use serde::Serialize;
 
 /// Camera yaw in degrees: rotation around +Y (glTF frame) from +Z towards +X.
 pub const YAW_DEG: f64 = 35.0;
@@ -1559,8 +1560,51 @@ fn shade_sample(t: &Tri, cx: f32, cy: f32, surf: &Surface<'_>, shader: &Shader, 
     surf.shade(t, shader, shader.intensity(surf.face_normal(t)), [b0, b1, b2])
 }
 
+/// DEFLATE setting of a PNG encoding (see [`PngSettings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PngDeflate {
+    /// Stored blocks, no compression (the `png` crate then forces no filter).
+    Stored,
+    /// The `png` crate's fast path (`fdeflate`, "ultra fast").
+    Fdeflate,
+    /// zlib (`flate2`) level 1–9.
+    Level(u8),
+}
+
+/// PNG encoder settings: DEFLATE and row filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PngSettings {
+    pub deflate: PngDeflate,
+    /// `none`, `sub`, `up`, `avg`, `paeth`, `adaptive`.
+    pub filter: &'static str,
+}
+
+/// The settings every PNG of the tool is written with (measured, size against time, by
+/// `xbg7-export bench --png`; docs/performance.md).
+pub const PNG_SETTINGS: PngSettings = PngSettings {
+    deflate: PngDeflate::Fdeflate,
+    filter: "paeth",
+};
+
+fn png_filter(name: &str) -> png::Filter {
+    match name {
+        "none" => png::Filter::NoFilter,
+        "sub" => png::Filter::Sub,
+        "up" => png::Filter::Up,
+        "avg" => png::Filter::Avg,
+        "adaptive" => png::Filter::Adaptive,
+        _ => png::Filter::Paeth,
+    }
+}
+
 /// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).
 pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
+    try_encode_png_with(img, PNG_SETTINGS)
+}
+
+/// [`try_encode_png`] with explicit encoder settings (for measuring them).
+pub fn try_encode_png_with(img: &Image, settings: PngSettings) -> Result<Vec<u8>, RasterError> {
     if img.width == 0 || img.height == 0 {
         return Err(RasterError::Empty {
             width: img.width,
@@ -1583,8 +1627,12 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
         let mut enc = png::Encoder::new(&mut out, img.width, img.height);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        enc.set_filter(png::Filter::Paeth);
+        enc.set_deflate_compression(match settings.deflate {
+            PngDeflate::Stored => png::DeflateCompression::NoCompression,
+            PngDeflate::Fdeflate => png::DeflateCompression::FdeflateUltraFast,
+            PngDeflate::Level(l) => png::DeflateCompression::Level(l),
+        });
+        enc.set_filter(png_filter(settings.filter));
         let mut w = enc.write_header().map_err(|e| RasterError::Png(e.to_string()))?;
         w.write_image_data(&img.rgba)
             .map_err(|e| RasterError::Png(e.to_string()))?;

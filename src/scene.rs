@@ -416,6 +416,15 @@ fn merge(
             if let Some(t) = &mut m.occlusion_texture {
                 t.index = tex(t.index)?;
             }
+            // KHR_materials_specular (the writer's `_spc` mapping) names textures too.
+            if let Some(sp) = m.extensions.as_mut().and_then(|e| e.specular.as_mut()) {
+                for info in [&mut sp.specular_texture, &mut sp.specular_color_texture]
+                    .into_iter()
+                    .flatten()
+                {
+                    info.index = tex(info.index)?;
+                }
+            }
             material_map.push(push_dedup(&mut out.materials, &mut material_keys, m));
         }
         let mesh_base = out.meshes.len();

@@ -8,8 +8,11 @@
 //! bit-identically or rejected; decoded and different is wrong like anywhere else.
 //! Textures likewise, per format: how many decoded to exactly the generator's reference
 //! image (digest), how many decoded to a different image (wrong) and how many were
-//! rejected. On a `--realism` disc the resources are tallied a second time per
-//! imperfection family (`truth.json`'s `family`).
+//! rejected; and the same per layout *shape* the Xenos rules treat specially (a tiled
+//! extent past the whole tiles, a padded linear row pitch, each 8_8_8_8 swizzle, CTX1
+//! blocks with equal endpoints ≥ 129), read from each texture's own descriptor and data.
+//! On a `--realism` disc the resources are tallied a second time per imperfection
+//! family (`truth.json`'s `family`).
 
 use crate::config::Config;
 use crate::container::{self, TAG_TX2D};
@@ -71,6 +74,8 @@ pub struct Report {
     pub families: BTreeMap<String, Tally>,
     /// Per texture format (`DXT1`, `8_8_8_8`, …).
     pub textures: BTreeMap<String, TexTally>,
+    /// Per special layout shape ([`texture_shapes`]); a texture may count in several.
+    pub texture_shapes: BTreeMap<String, TexTally>,
     pub container_errors: Vec<String>,
 }
 
@@ -143,13 +148,18 @@ impl Report {
         for (k, t) in other.families {
             sum(self.families.entry(k).or_default(), t);
         }
-        for (k, t) in other.textures {
-            let me = self.textures.entry(k).or_default();
-            me.expected += t.expected;
-            me.exact += t.exact;
-            me.exact_tiled += t.exact_tiled;
-            me.wrong.extend(t.wrong);
-            me.rejected.extend(t.rejected);
+        for (mine, theirs) in [
+            (&mut self.textures, other.textures),
+            (&mut self.texture_shapes, other.texture_shapes),
+        ] {
+            for (k, t) in theirs {
+                let me = mine.entry(k).or_default();
+                me.expected += t.expected;
+                me.exact += t.exact;
+                me.exact_tiled += t.exact_tiled;
+                me.wrong.extend(t.wrong);
+                me.rejected.extend(t.rejected);
+            }
         }
         self.container_errors.extend(other.container_errors);
         self
@@ -171,30 +181,15 @@ impl Report {
             );
             tally_rows(&mut s, &self.families);
         }
-        let _ = writeln!(
-            s,
-            "{:22} {:>17} {:>17} {:>7}",
-            "texture format", "decoded exact", "(tiled)", "wrong"
-        );
-        for (fmt, t) in &self.textures {
-            let pct = if t.expected == 0 {
-                100.0
-            } else {
-                100.0 * t.exact as f64 / t.expected as f64
-            };
-            let _ = writeln!(
-                s,
-                "{fmt:22} {:>7}/{:<6} {pct:>3.0}% {:>17} {:>7}{}",
-                t.exact,
-                t.expected,
-                t.exact_tiled,
-                t.wrong.len(),
-                if t.rejected.is_empty() {
-                    String::new()
-                } else {
-                    format!("  ({} rejected)", t.rejected.len())
-                }
-            );
+        for (title, rows) in [
+            ("texture format", &self.textures),
+            ("texture shape", &self.texture_shapes),
+        ] {
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "{title:22} {:>17} {:>17} {:>7}", "decoded exact", "(tiled)", "wrong");
+            tex_rows(&mut s, rows);
         }
         let _ = writeln!(
             s,
@@ -237,6 +232,89 @@ fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
             }
         );
     }
+}
+
+fn tex_rows(s: &mut String, rows: &BTreeMap<String, TexTally>) {
+    for (fmt, t) in rows {
+        let pct = if t.expected == 0 {
+            100.0
+        } else {
+            100.0 * t.exact as f64 / t.expected as f64
+        };
+        let _ = writeln!(
+            s,
+            "{fmt:22} {:>7}/{:<6} {pct:>3.0}% {:>17} {:>7}{}",
+            t.exact,
+            t.expected,
+            t.exact_tiled,
+            t.wrong.len(),
+            if t.rejected.is_empty() {
+                String::new()
+            } else {
+                format!("  ({} rejected)", t.rejected.len())
+            }
+        );
+    }
+}
+
+/// The special layout shapes of a texture, from its descriptor and data: `tiled extent
+/// past whole tiles` (2-byte texels, odd tile counts: the level spans more than
+/// pitch × rows × bytes), `linear pitch padded` (a linear level whose width is not a
+/// multiple of 32 blocks), `8_8_8_8 <swizzle>` (e.g. `ZYXW` = A8R8G8B8, `XYZW` =
+/// A8B8G8R8, `ZYX1` = X8R8G8B8) and `CTX1 equal endpoints >= 129` (a block whose two
+/// endpoints are equal and at least 129 in a component, at an interpolated index).
+pub fn texture_shapes(desc: &[u8], data: &[u8]) -> Vec<String> {
+    use crate::texture::{header, tiling, Format};
+    let Ok(h) = header::parse(desc) else {
+        return vec![];
+    };
+    let Ok(f) = h.check() else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    let (wb, hb) = h.blocks(f);
+    let pitch = h.pitch_blocks(f);
+    let bpb = f.block_bytes();
+    if h.tiled && h.base_size(f) > pitch as u64 * hb.div_ceil(32) as u64 * 32 * bpb as u64 {
+        out.push("tiled extent past whole tiles".to_string());
+    }
+    if !h.tiled && wb % 32 != 0 {
+        out.push("linear pitch padded".to_string());
+    }
+    if f == Format::Argb8888 {
+        let name: String = h
+            .swizzle_channels()
+            .iter()
+            .map(|&c| b"XYZW01??"[c as usize] as char)
+            .collect();
+        out.push(format!("8_8_8_8 {name}"));
+    }
+    if f == Format::Ctx1 {
+        let base = h.base_address as usize;
+        let log2 = tiling::bpb_log2(bpb);
+        let hit = (0..hb).any(|y| {
+            (0..wb).any(|x| {
+                let off = base
+                    + if h.tiled {
+                        tiling::tiled_offset(x, y, pitch, log2) as usize
+                    } else {
+                        (y * pitch + x) as usize * 8
+                    };
+                let Some(b) = data.get(off..off + 8) else {
+                    return false;
+                };
+                let mut b: [u8; 8] = b.try_into().unwrap_or([0; 8]);
+                tiling::endian_swap(&mut b, h.endian);
+                let idx = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+                let interpolated = (0..16).any(|i| (idx >> (2 * i)) & 2 != 0);
+                b[..2] == b[2..4] && b[..2].iter().any(|&v| v >= 129) && interpolated
+            })
+        });
+        if hit {
+            out.push("CTX1 equal endpoints >= 129".to_string());
+        }
+    }
+    out
 }
 
 /// What the truth expects of one resource (`truth.json`'s `expected`).
@@ -326,24 +404,32 @@ fn check_textures(bytes: &[u8], truth: &TruthContainer, name: &str, report: &mut
             (None, Some(f)) => f.clone(),
             (None, None) => "unknown".to_string(),
         };
-        let t = report.textures.entry(format).or_default();
         let label = format!("{name}#{} {}", r.index, entry.name);
         let Some(want) = want else {
+            let t = report.textures.entry(format).or_default();
             t.wrong.push(format!("{label}: a texture the truth does not list"));
             continue;
         };
         seen += 1;
-        t.expected += 1;
-        match (&entry.reason, &entry.digest) {
-            (Some(reason), _) => t.rejected.push(format!("{label}: {reason}")),
-            (None, Some(d)) if want.digest.as_ref() == Some(d) => {
-                t.exact += 1;
-                t.exact_tiled += usize::from(want.tiled);
+        let shapes = texture_shapes(r.descriptor, c.data);
+        for key in std::iter::once(&format).chain(&shapes) {
+            let t = if *key == format {
+                report.textures.entry(format.clone()).or_default()
+            } else {
+                report.texture_shapes.entry(key.clone()).or_default()
+            };
+            t.expected += 1;
+            match (&entry.reason, &entry.digest) {
+                (Some(reason), _) => t.rejected.push(format!("{label}: {reason}")),
+                (None, Some(d)) if want.digest.as_ref() == Some(d) => {
+                    t.exact += 1;
+                    t.exact_tiled += usize::from(want.tiled);
+                }
+                (None, _) => t.wrong.push(format!(
+                    "{label}: decoded image differs from the reference ({} {}×{}, tiled {})",
+                    want.format, want.width, want.height, want.tiled
+                )),
             }
-            (None, _) => t.wrong.push(format!(
-                "{label}: decoded image differs from the reference ({} {}×{}, tiled {})",
-                want.format, want.width, want.height, want.tiled
-            )),
         }
     }
     if seen != truth.textures.len() {

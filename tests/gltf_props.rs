@@ -57,7 +57,11 @@ proptest! {
     #[test]
     fn glb_round_trip(m in mesh(), flip in any::<bool>()) {
         let axis = if flip { Axis::FlipZ } else { Axis::Keep };
-        let opts = GltfOptions { axis, vertex_color: VertexColor::Color0 };
+        let opts = GltfOptions {
+            axis,
+            vertex_color: VertexColor::Color0,
+            specular_gloss: Default::default(),
+        };
         let tex = vec!["t_col".to_string()];
         let src = Source { container: "c.xpr", directory_index: 1, name: "r", textures: &tex };
         let glb = try_build_glb(&m, &opts, &src).unwrap();

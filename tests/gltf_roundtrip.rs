@@ -10,7 +10,11 @@ use xbg7_export::gltf_out::{
 use xbg7_export::mesh::{Mesh, Primitive};
 
 fn opts(axis: Axis, vertex_color: VertexColor) -> GltfOptions {
-    GltfOptions { axis, vertex_color }
+    GltfOptions {
+        axis,
+        vertex_color,
+        specular_gloss: Default::default(),
+    }
 }
 
 fn textures() -> Vec<String> {

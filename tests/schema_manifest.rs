@@ -155,6 +155,7 @@ fn full_container() -> ContainerEntry {
                 height: Some(16),
                 tiled: Some(true),
                 png: Some("Stage_S01/textures/rou_f001_body_00_col.png".into()),
+                roughness_png: Some("Stage_S01/textures/rou_f001_body_00_gls~roughness.png".into()),
                 digest: Some("0".repeat(64)),
             },
             TextureEntry::new(1, "rou_f001_body_00_spc".into()),

@@ -409,17 +409,29 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
         assert_eq!(tx.data_offset % 4096, 0);
         assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));
-        // Tiled: row pitch and height padded to 32 blocks (the header's pitch is the
-        // padded one); linear: exactly the blocks, pitch = the width.
-        let (wb, hb) = ((tx.width / bd) as u64, (tx.height / bd) as u64);
+        // Row pitch padded to 32 blocks, tiled and linear (the header's pitch is the
+        // padded one). Tiled: height padded to 32 blocks too, and with 2-byte texels an
+        // odd number of tiles spans 1 KiB more (tiles pair up in the tiled order: the
+        // last one reaches 0xC00 bytes past its start); linear: pitch × rows.
+        let (wb, hb) = (tx.width.div_ceil(bd) as u64, tx.height.div_ceil(bd) as u64);
         let pitch_blocks = ((f0 >> 22) & 0x1FF) as u64 * 32 / bd as u64;
+        assert_eq!(pitch_blocks, wb.div_ceil(32) * 32, "{}: pitch", tx.name);
         let size = if tx.tiled {
-            assert_eq!(pitch_blocks, wb.div_ceil(32) * 32, "{}: pitch", tx.name);
-            pitch_blocks * hb.div_ceil(32) * 32 * bpb
+            let tiles = (pitch_blocks / 32) * hb.div_ceil(32);
+            pitch_blocks * hb.div_ceil(32) * 32 * bpb + if bpb == 2 && tiles % 2 == 1 { 1024 } else { 0 }
         } else {
-            assert_eq!(pitch_blocks, wb, "{}: pitch", tx.name);
-            wb * hb * bpb
+            pitch_blocks * hb * bpb
         };
+        // The swizzle (dword3 bits 1–12) the XDK writes for the format.
+        let swz = (u32be(d, 0x28) >> 1) & 0xFFF;
+        let allowed: &[u32] = match fmt {
+            6 => &[0x60A, 0x688, 0xA0A],
+            4 => &[0xA0A],
+            49 | 60 => &[0xB08],
+            59 => &[0xA00],
+            _ => &[0x688],
+        };
+        assert!(allowed.contains(&swz), "{}: swizzle {swz:#x}", tx.name);
         assert_eq!(size, tx.data_size);
         assert!(tx.data_offset + size <= data.len() as u64);
         let payload = &data[tx.data_offset as usize..(tx.data_offset + size) as usize];

@@ -103,7 +103,7 @@ fn every_format_exports_a_png_and_rejects_carry_codes() {
 
     let c = container::parse(&file).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let (es, links) = export_textures(&c, tmp.path(), "box");
+    let (es, links) = export_textures(&c, tmp.path(), "box", Default::default());
     assert_eq!(es.len(), 10);
     for (e, t) in es.iter().zip(&plans) {
         assert_eq!(e.status, Some(Status::Decoded), "{}: {:?}", t.name, e.reason);
@@ -199,6 +199,134 @@ fn pipeline_writes_pngs_and_textured_materials() {
     }
     assert!(textured > 0, "no textured material in the sample");
     eprintln!("textured materials {textured}, without UVs {untextured}");
+}
+
+/// The first four model files of the seed-3 demo plan, exported with `cfg`.
+fn export_models(cfg: &Config, tmp: &Path) -> (std::path::PathBuf, xbg7_export::manifest::Manifest) {
+    let plan = file_plan(&SynthOptions {
+        seed: 3,
+        scale: Scale::Demo,
+    });
+    let disc = tmp.join("disc");
+    let res = disc.join("hidden/resource3d");
+    std::fs::create_dir_all(&res).unwrap();
+    for spec in plan.iter().filter(|f| f.kind == FileKind::Model).take(4) {
+        let f = build_file(spec);
+        std::fs::write(disc.join(&f.rel_path), &f.bytes).unwrap();
+    }
+    let out = tmp.join("out");
+    let opts = ExportOptions {
+        jobs: Some(1),
+        only: None,
+        previews: false,
+        progress: false,
+    };
+    let m = export(&disc, &out, cfg, &opts).unwrap();
+    (out, m)
+}
+
+/// The JSON chunk of a `.glb` and its BIN chunk.
+fn glb_parts(bytes: &[u8]) -> (Value, Vec<u8>) {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(&bytes[..4], b"glTF");
+    let jlen = u32_at(12);
+    let json: Value = serde_json::from_slice(&bytes[20..20 + jlen]).unwrap();
+    let at = 20 + jlen;
+    let blen = u32_at(at);
+    (json, bytes[at + 8..at + 8 + blen].to_vec())
+}
+
+#[test]
+fn glb_embeds_the_same_textured_materials_as_the_gltf() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (gl_out, gl_m) = export_models(&Config::default(), &tmp.path().join("a"));
+    let mut cfg = Config::default();
+    cfg.output.format = xbg7_export::config::Format::Glb;
+    let (glb_out, glb_m) = export_models(&cfg, &tmp.path().join("b"));
+    let (mut images, mut roughness, mut specular) = (0, 0, 0);
+    for (gc, bc) in gl_m.containers.iter().zip(&glb_m.containers) {
+        for (gr, br) in gc.resources.iter().zip(&bc.resources) {
+            let (Some(gp), Some(bp)) = (&gr.gltf, &br.gltf) else {
+                continue;
+            };
+            assert!(bp.ends_with(".glb") && br.bin.is_none());
+            let g = load(&gl_out.join(gp));
+            let (b, bin) = glb_parts(&std::fs::read(glb_out.join(bp)).unwrap());
+            // Same materials, textures, samplers and extensions; images embedded.
+            for key in ["materials", "textures", "samplers", "extensionsUsed", "extras"] {
+                assert_eq!(g.get(key), b.get(key), "{bp}: {key}");
+            }
+            let gi = g["images"].as_array().cloned().unwrap_or_default();
+            let bi = b["images"].as_array().cloned().unwrap_or_default();
+            assert_eq!(gi.len(), bi.len(), "{bp}: images");
+            for (gim, bim) in gi.iter().zip(&bi) {
+                assert!(bim.get("uri").is_none(), "{bp}: an image by URI");
+                assert_eq!(bim["mimeType"], "image/png");
+                let view = &b["bufferViews"][bim["bufferView"].as_u64().unwrap() as usize];
+                assert!(view.get("target").is_none());
+                let off = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+                assert_eq!(off % 4, 0);
+                let len = view["byteLength"].as_u64().unwrap() as usize;
+                let dir = gl_out.join(gp);
+                let png = std::fs::read(dir.parent().unwrap().join(gim["uri"].as_str().unwrap())).unwrap();
+                assert!(
+                    bin[off..off + len] == png[..],
+                    "{bp}: embedded bytes differ from the PNG"
+                );
+                images += 1;
+            }
+            // The gltf crate accepts the embedded images.
+            let doc = gltf::Gltf::from_slice(&std::fs::read(glb_out.join(bp)).unwrap()).unwrap();
+            for im in doc.images() {
+                assert!(matches!(im.source(), gltf::image::Source::View { .. }));
+            }
+            // "pbr" (the default): gloss → roughness texture, specular → KHR_materials_specular.
+            for mat in g["materials"].as_array().unwrap() {
+                let maps = &mat["extras"]["maps"];
+                let uv = mat["pbrMetallicRoughness"].get("baseColorTexture").is_some();
+                if maps.get("gls").is_some() && uv {
+                    let t = mat["pbrMetallicRoughness"]["metallicRoughnessTexture"]["index"]
+                        .as_u64()
+                        .unwrap();
+                    let img = g["textures"][t as usize]["source"].as_u64().unwrap() as usize;
+                    let uri = g["images"][img]["uri"].as_str().unwrap();
+                    assert!(uri.ends_with("~roughness.png"), "{uri}");
+                    assert_eq!(mat["pbrMetallicRoughness"]["roughnessFactor"], 1.0);
+                    let gls = read_png(&gl_out.join(gp).parent().unwrap().join(maps["gls"].as_str().unwrap()));
+                    let rough = read_png(&gl_out.join(gp).parent().unwrap().join(uri));
+                    for (a, b) in gls.rgba.chunks_exact(4).zip(rough.rgba.chunks_exact(4)) {
+                        assert_eq!(b, [255, 255 - a[0], 0, 255]);
+                    }
+                    roughness += 1;
+                }
+                if maps.get("spc").is_some() && uv {
+                    let sp = &mat["extensions"]["KHR_materials_specular"]["specularColorTexture"];
+                    assert!(sp["index"].is_u64(), "{mat}");
+                    assert!(g["extensionsUsed"]
+                        .as_array()
+                        .unwrap()
+                        .contains(&Value::from("KHR_materials_specular")));
+                    specular += 1;
+                }
+            }
+        }
+    }
+    eprintln!("embedded images {images}, roughness maps {roughness}, specular maps {specular}");
+    assert!(images > 0 && roughness > 0 && specular > 0);
+
+    // "extras": no derived maps, no extension.
+    let mut cfg = Config::default();
+    cfg.output.specular_gloss = xbg7_export::gltf_out::SpecularGloss::Extras;
+    let (out, m) = export_models(&cfg, &tmp.path().join("c"));
+    for c in &m.containers {
+        for r in c.resources.iter().filter_map(|r| r.gltf.as_ref()) {
+            let g = load(&out.join(r));
+            assert!(g.get("extensionsUsed").is_none());
+            for mat in g["materials"].as_array().unwrap() {
+                assert!(mat["pbrMetallicRoughness"].get("metallicRoughnessTexture").is_none());
+            }
+        }
+    }
 }
 
 /// Not a check: exports the disc at `$XBG7_TEX_DISC` into `$XBG7_TEX_OUT` (for the Khronos

@@ -228,6 +228,7 @@ fn primitives_with_one_material_name_share_one_material() {
     let opts = GltfOptions {
         axis: Axis::Keep,
         vertex_color: VertexColor::Custom,
+        specular_gloss: Default::default(),
     };
     let textures = ["a_col".to_string(), "b_col".to_string()];
     let src = Source {

@@ -671,15 +671,11 @@ impl TexFamily {
     }
 }
 
-/// A planned texture of `family`: concrete format and tiling from its name.
+/// A planned texture of `family`: concrete format, tiling and layout shape from its name
+/// ([`TexPlan::on_disc`]).
 fn tex_plan(name: String, family: TexFamily, width: u32, height: u32) -> TexPlan {
-    TexPlan {
-        format: family.pick(&name),
-        tiled: TexPlan::tiled_by_name(&name),
-        name,
-        width,
-        height,
-    }
+    let format = family.pick(&name);
+    TexPlan::on_disc(name, format, width, height)
 }
 
 fn model_textures(base: &str, suffixes: &[&str], range: (u32, u32), gen: &mut Gen) -> Vec<TexPlan> {

@@ -10,10 +10,19 @@
 //!
 //! Layout: as on the console, a texture is normally stored **tiled**, its footprint padded
 //! to whole 32×32-block tiles (row pitch and height aligned to 32 blocks, the header's
-//! pitch is the aligned pitch; padding bytes are zero); a plan with `tiled: false` is
-//! stored linear, rows of the header's pitch (the width rounded up to 32 texels; the disc keeps
-//! a deliberate fraction linear, see [`TexPlan::tiled_by_name`]). Endian: 8in32 for
-//! 8_8_8_8 (file bytes A, R, G, B), 8in16 for everything else.
+//! pitch is the aligned pitch; padding bytes are zero) and as long as the tiled address
+//! of its last tile reaches ([`TexPlan::payload_size`]: with 2-byte texels and an odd
+//! number of tiles that is 0x400 bytes more than pitch × rows × 2); a plan with
+//! `tiled: false` is stored linear, rows of the header's pitch (the width rounded up to 32
+//! *blocks*, the GPU's rule for linear rows too; the disc keeps a deliberate fraction
+//! linear, see [`TexPlan::tiled_by_name`]). Endian: 8in32 for 8_8_8_8, 8in16 for
+//! everything else.
+//!
+//! Components and swizzle: every descriptor carries the fetch constant's swizzle (dword3
+//! bits 1–12) the XDK would write for its format; 8_8_8_8 textures come in three byte
+//! orders ([`Argb8Order`]: A8R8G8B8, A8B8G8R8, X8R8G8B8, by name), each stored with its
+//! own swizzle. The reference decoder reads the components as stored and applies the
+//! swizzle like the GPU.
 
 use super::rng::Gen;
 
@@ -120,6 +129,31 @@ impl TexFormat {
     }
 }
 
+/// The byte order of an 8_8_8_8 texture (the XDK's D3DFMT names) and the swizzle that
+/// goes with it. Component x is the low byte of the little-endian texel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Argb8Order {
+    /// Texel `0xAARRGGBB`, swizzle `ZYXW`.
+    Argb,
+    /// Texel `0xAABBGGRR`, swizzle `XYZW`.
+    Abgr,
+    /// Texel `0x??RRGGBB` (the top byte is not alpha), swizzle `ZYX1`.
+    Xrgb,
+}
+
+/// A swizzle field (12 bits) from four selectors: 0–3 = component x, y, z, w; 4 = 0,
+/// 5 = 1.
+pub const fn swizzle_field(sel: [u32; 4]) -> u32 {
+    sel[0] | (sel[1] << 3) | (sel[2] << 6) | (sel[3] << 9)
+}
+
+const SW_X: u32 = 0;
+const SW_Y: u32 = 1;
+const SW_Z: u32 = 2;
+const SW_W: u32 = 3;
+const SW_0: u32 = 4;
+const SW_1: u32 = 5;
+
 /// One planned texture.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TexPlan {
@@ -142,6 +176,11 @@ pub fn name_hash(name: &str) -> u64 {
     mix(h)
 }
 
+/// Sizes the disc gives some 2-byte-texel (5_6_5) textures: odd numbers of tiles both
+/// ways, reaching into the lower half of the last tile (the tiled extent exceeds
+/// pitch × rows × 2 for them).
+pub const ODD_TILE_SHAPES: [(u32, u32); 7] = [(32, 32), (17, 17), (32, 20), (96, 32), (32, 96), (96, 96), (160, 17)];
+
 impl TexPlan {
     /// The disc's tiling policy: tiled, except one name in eight (by [`name_hash`]) kept
     /// linear so both storage paths stay covered.
@@ -149,24 +188,87 @@ impl TexPlan {
         (name_hash(name) >> 40) % 8 != 0
     }
 
+    /// A texture of the disc: the planned name, format and power-of-two size, then, by
+    /// the name's hash (never the plan's random stream, so nothing else moves), the
+    /// shapes the Xenos layout rules make special: half the 5_6_5 textures get an
+    /// [`ODD_TILE_SHAPES`] size (tiled), and half the linear block-compressed textures
+    /// lose 64 texels of width (16 blocks past a multiple of 32: the padded row pitch
+    /// matters).
+    pub fn on_disc(name: String, format: TexFormat, width: u32, height: u32) -> TexPlan {
+        let h = name_hash(&name);
+        let mut t = TexPlan {
+            tiled: TexPlan::tiled_by_name(&name),
+            name,
+            format,
+            width,
+            height,
+        };
+        if format == TexFormat::Rgb565 && (h >> 12) % 2 == 0 {
+            (t.width, t.height) = ODD_TILE_SHAPES[((h >> 16) % ODD_TILE_SHAPES.len() as u64) as usize];
+            t.tiled = true;
+        } else if !t.tiled && format.block_dim() == 4 && width >= 128 && (h >> 12) % 2 == 0 {
+            t.width = width - 64;
+        }
+        t
+    }
+
+    /// The byte order of an 8_8_8_8 texture, by name: a third each.
+    pub fn argb8_order(&self) -> Argb8Order {
+        match (name_hash(&self.name) >> 24) % 3 {
+            0 => Argb8Order::Argb,
+            1 => Argb8Order::Abgr,
+            _ => Argb8Order::Xrgb,
+        }
+    }
+
+    /// The fetch constant's swizzle (12 bits) for this texture: what the XDK writes for
+    /// the format (BCn colour `XYZW`, DXN / CTX1 `XY01`, DXT5A `XXX1`, 5_6_5 `ZYX1`, and
+    /// per [`Argb8Order`] for 8_8_8_8).
+    pub fn swizzle(&self) -> u32 {
+        swizzle_field(match self.format {
+            TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => [SW_X, SW_Y, SW_Z, SW_W],
+            TexFormat::Dxn | TexFormat::Ctx1 => [SW_X, SW_Y, SW_0, SW_1],
+            TexFormat::Dxt5a => [SW_X, SW_X, SW_X, SW_1],
+            TexFormat::Rgb565 => [SW_Z, SW_Y, SW_X, SW_1],
+            TexFormat::Argb8 => match self.argb8_order() {
+                Argb8Order::Argb => [SW_Z, SW_Y, SW_X, SW_W],
+                Argb8Order::Abgr => [SW_X, SW_Y, SW_Z, SW_W],
+                Argb8Order::Xrgb => [SW_Z, SW_Y, SW_X, SW_1],
+            },
+        })
+    }
+
     /// Row pitch and rows of the stored base level, in blocks: tiled, both aligned to 32
-    /// blocks; linear, the width rounded up to 32 texels and exactly the rows.
+    /// blocks; linear, the width in blocks rounded up to 32 and exactly the rows.
     pub fn stored_blocks(&self) -> (u32, u32) {
         let f = self.format;
         if self.tiled {
             f.tiled_blocks(self.width, self.height)
         } else {
-            (
-                self.width.div_ceil(32) * 32 / f.block_dim(),
-                f.blocks(self.width, self.height).1,
-            )
+            let (wb, hb) = f.blocks(self.width, self.height);
+            (wb.div_ceil(32) * 32, hb)
         }
     }
 
-    /// Payload bytes (base level): the padded tiled footprint, or pitch × rows linear.
+    /// Payload bytes (base level). Linear: pitch × rows. Tiled: up to the end of the
+    /// highest tiled address of the last (highest-numbered) 32×32-block tile of the
+    /// padded footprint, found by walking that tile's 1 024 block positions through
+    /// [`tiled_block_index`] — which for 2-byte blocks and an odd tile count lies past
+    /// pitch × rows × 2 (the tiling pairs tiles up).
     pub fn payload_size(&self) -> usize {
         let (pitch, rows) = self.stored_blocks();
-        (pitch * rows * self.format.block_bytes()) as usize
+        let bpb = self.format.block_bytes();
+        if !self.tiled {
+            return (pitch * rows * bpb) as usize;
+        }
+        let (wb, _) = self.format.blocks(self.width, self.height);
+        let log = bpb.trailing_zeros();
+        let (x0, y0) = (pitch - 32, rows - 32);
+        let last = (0..32)
+            .flat_map(|dy| (0..32).map(move |dx| tiled_block_index(x0 + dx, y0 + dy, wb, log)))
+            .max()
+            .unwrap_or(0);
+        ((last + 1) * bpb) as usize
     }
 
     /// The header's row pitch in texels (a multiple of 32).
@@ -193,7 +295,7 @@ pub fn tx2d_descriptor(t: &TexPlan, data_offset: u32) -> [u8; TX2D_DESC_SIZE] {
         2 | (pitch << 22) | (tiled << 31),                                   // dword0: type 2, pitch, tiled
         (data_offset & !0xFFF) | (t.format.endian() << 6) | t.format.code(), // dword1: base, endian, format
         ((t.width - 1) & 0x1FFF) | (((t.height - 1) & 0x1FFF) << 13),        // dword2: size
-        0xD10,                                                               // dword3: swizzle xyzw
+        t.swizzle() << 1,                                                    // dword3: swizzle
         0,                                                                   // dword4
         1 << 9,                                                              // dword5: dimension 2D, no packed mips
     ];
@@ -290,14 +392,15 @@ pub fn source_image(t: &TexPlan) -> Vec<[u8; 4]> {
             };
             let alpha = 255.0 - 160.0 * fy;
             let p = [px[0], px[1], px[2], alpha].map(|v| v.round().clamp(0.0, 255.0) as u8);
-            out.push(representable(t.format, p));
+            out.push(representable(t, p));
         }
     }
     out
 }
 
-fn representable(f: TexFormat, [r, g, b, a]: [u8; 4]) -> [u8; 4] {
-    match f {
+fn representable(t: &TexPlan, [r, g, b, a]: [u8; 4]) -> [u8; 4] {
+    match t.format {
+        TexFormat::Argb8 if t.argb8_order() == Argb8Order::Xrgb => [r, g, b, 255],
         TexFormat::Dxn | TexFormat::Ctx1 => [r, g, 0, 255],
         TexFormat::Dxt5a => [r, r, r, 255],
         TexFormat::Dxt1 => [r, g, b, 255],
@@ -410,6 +513,15 @@ fn ctx1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
     let mut block = [px[a][1], px[a][0], px[b][1], px[b][0], 0, 0, 0, 0];
     let pal = ref_ctx1_palette(&block);
     let mut bits = 0u32;
+    if block[..2] == block[2..4] {
+        // A flat block: every index means the same colour; use all four (the thirds of
+        // equal endpoints must come out equal, also at 129 and above).
+        for i in 0..16 {
+            bits |= ((i as u32 * 7 + 1) % 4) << (2 * i);
+        }
+        block[4..8].copy_from_slice(&bits.to_le_bytes());
+        return block;
+    }
     for (i, p) in px.iter().enumerate() {
         let (j, _) = pal
             .iter()
@@ -422,13 +534,18 @@ fn ctx1_block(px: &[[u8; 4]; 16]) -> [u8; 8] {
     block
 }
 
-/// One block (or texel) of `f` in the GPU's little-endian layout (before the endian swap).
-fn encode_block(f: TexFormat, px: &[[u8; 4]; 16]) -> Vec<u8> {
+/// One block (or texel) of `t`'s format in the GPU's little-endian layout (before the
+/// endian swap). `spare` is what an X8R8G8B8 texel keeps in its unused top byte.
+fn encode_block(t: &TexPlan, px: &[[u8; 4]; 16], spare: u8) -> Vec<u8> {
     let chan = |k: usize| -> [u8; 16] { std::array::from_fn(|i| px[i][k]) };
-    match f {
+    match t.format {
         TexFormat::Argb8 => {
             let [r, g, b, a] = px[0];
-            u32::from_be_bytes([a, r, g, b]).to_le_bytes().to_vec()
+            match t.argb8_order() {
+                Argb8Order::Argb => vec![b, g, r, a],
+                Argb8Order::Abgr => vec![r, g, b, a],
+                Argb8Order::Xrgb => vec![b, g, r, spare],
+            }
         }
         TexFormat::Rgb565 => to565(px[0]).to_le_bytes().to_vec(),
         TexFormat::Dxt1 => bc1_block(px).to_vec(),
@@ -502,9 +619,10 @@ fn ref_bc3_alpha_palette(a0: u8, a1: u8) -> [u8; 8] {
     p
 }
 
+/// CTX1's palette in (x, y): the thirds in integers, truncated (FORMAT.md §8).
 fn ref_ctx1_palette(b: &[u8]) -> [[u8; 2]; 4] {
     let (g0, r0, g1, r1) = (b[0] as u32, b[1] as u32, b[2] as u32, b[3] as u32);
-    let t = |a: u32, b: u32| (((2 * a + b) * 85 + 128) >> 8) as u8;
+    let t = |a: u32, b: u32| ((2 * a + b) / 3) as u8;
     [
         [r0 as u8, g0 as u8],
         [r1 as u8, g1 as u8],
@@ -524,14 +642,44 @@ fn ref_indices(block: &[u8], bits_per: u32, count: usize) -> Vec<usize> {
 }
 
 /// Decode one of this generator's blocks (GPU little-endian layout) to 16 RGBA pixels
-/// (the first only for uncompressed formats).
-pub fn reference_decode_block(f: TexFormat, b: &[u8]) -> [[u8; 4]; 16] {
+/// (the first only for uncompressed formats), with the swizzle `swizzle` (12 bits).
+pub fn reference_decode_block(f: TexFormat, b: &[u8], swizzle: u32) -> [[u8; 4]; 16] {
+    let mut comps = reference_components(f, b);
+    for p in comps.iter_mut() {
+        let c = *p;
+        for (k, v) in p.iter_mut().enumerate() {
+            *v = match (swizzle >> (3 * k)) & 7 {
+                s @ 0..=3 => c[s as usize],
+                4 | 6 => 0,
+                _ => 255,
+            };
+        }
+    }
+    comps
+}
+
+/// The stored components (x, y, z, w) of a block: BCn colour R, G, B, A; one- and
+/// two-component formats repeat their last component; 8_8_8_8 x = the texel's low byte;
+/// 5_6_5 x = bits 0–4, z = bits 11–15 (w repeats z).
+fn reference_components(f: TexFormat, b: &[u8]) -> [[u8; 4]; 16] {
+    let mut out = reference_rgba(f, b);
+    for p in out.iter_mut() {
+        *p = match f {
+            TexFormat::Dxn | TexFormat::Ctx1 => [p[0], p[1], p[1], p[1]],
+            TexFormat::Dxt5a => [p[0]; 4],
+            _ => *p,
+        };
+    }
+    out
+}
+
+fn reference_rgba(f: TexFormat, b: &[u8]) -> [[u8; 4]; 16] {
     let mut out = [[0u8; 4]; 16];
     match f {
-        TexFormat::Argb8 => out[0] = [b[2], b[1], b[0], b[3]],
+        TexFormat::Argb8 => out[0] = [b[0], b[1], b[2], b[3]],
         TexFormat::Rgb565 => {
-            let [r, g, bl] = from565(u16::from_le_bytes([b[0], b[1]])).map(|c| c as u8);
-            out[0] = [r, g, bl, 255];
+            let [hi, mid, lo] = from565(u16::from_le_bytes([b[0], b[1]])).map(|c| c as u8);
+            out[0] = [lo, mid, hi, hi];
         }
         TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => {
             let colour = if f == TexFormat::Dxt1 { b } else { &b[8..] };
@@ -586,13 +734,15 @@ fn linear_blocks(t: &TexPlan, img: &[[u8; 4]]) -> Vec<Vec<u8>> {
     let (wb, hb) = f.blocks(t.width, t.height);
     let mut out = Vec::with_capacity((wb * hb) as usize);
     let mut px = [[0u8; 4]; 16];
+    let salt = name_hash(&t.name) as u32;
     for by in 0..hb {
         for bx in 0..wb {
             for (i, p) in px.iter_mut().enumerate().take((d * d) as usize) {
                 let (x, y) = (bx * d + i as u32 % d, by * d + i as u32 / d);
                 *p = img[(y.min(t.height - 1) * t.width + x.min(t.width - 1)) as usize];
             }
-            out.push(encode_block(f, &px));
+            let spare = (salt ^ (bx * 31 + by * 17)) as u8 & 0x7F;
+            out.push(encode_block(t, &px, spare));
         }
     }
     out
@@ -690,7 +840,7 @@ fn reference_from_blocks(t: &TexPlan, blocks: &[Vec<u8>]) -> Vec<[u8; 4]> {
     let (wb, _) = f.blocks(t.width, t.height);
     let mut out = vec![[0u8; 4]; (t.width * t.height) as usize];
     for (i, b) in blocks.iter().enumerate() {
-        let px = reference_decode_block(f, b);
+        let px = reference_decode_block(f, b, t.swizzle());
         let (bx, by) = (i as u32 % wb, i as u32 / wb);
         for k in 0..(d * d) {
             let (x, y) = (bx * d + k % d, by * d + k / d);
@@ -756,7 +906,13 @@ mod tests {
             ..plan(TexFormat::Dxt1, 64, 64)
         };
         let w0 = u32::from_be_bytes(tx2d_descriptor(&linear, 0)[0x1C..0x20].try_into().unwrap());
-        assert_eq!((w0 >> 31, (w0 >> 22) & 0x1FF), (0, 2), "linear: pitch 64 texels");
+        assert_eq!(
+            (w0 >> 31, (w0 >> 22) & 0x1FF),
+            (0, 4),
+            "linear: pitch 32 blocks = 128 texels"
+        );
+        let w3 = u32::from_be_bytes(small[0x28..0x2C].try_into().unwrap());
+        assert_eq!(w3, 0xD10, "DXT1: swizzle XYZW");
         let argb = tx2d_descriptor(&plan(TexFormat::Argb8, 64, 64), 0);
         assert_eq!(argb[0x1C] >> 7, 1, "64×64 texels: tiled");
         assert_eq!((argb[0x23] >> 6) & 3, 2, "8in32");
@@ -782,8 +938,13 @@ mod tests {
                 ..plan(f, w, h)
             };
             let p = encode_texture(&linear);
-            assert_eq!(p.len(), size);
-            assert!(p.iter().filter(|&&c| c == 0).count() < p.len() / 2);
+            assert_eq!(p.len(), linear.payload_size());
+            let (wb, hb) = f.blocks(w, h);
+            assert_eq!(p.len() as u32, wb.div_ceil(32) * 32 * hb * f.block_bytes());
+            assert!(
+                p.iter().filter(|&&c| c != 0).count() > size / 2,
+                "padding aside, real content"
+            );
         }
     }
 
@@ -820,10 +981,67 @@ mod tests {
             let t = plan(f, 64, 32);
             assert_eq!(reference_image(&t), source_image(&t));
         }
-        let mut b = vec![0u8; 4];
-        b.copy_from_slice(&encode_block(TexFormat::Argb8, &[[1, 2, 3, 4]; 16]));
-        apply_endian(&mut b, 2);
-        assert_eq!(b, [4, 1, 2, 3], "file bytes A, R, G, B");
+        // Every 8_8_8_8 byte order, with its swizzle, round-trips; each stores other bytes.
+        let mut stored = std::collections::BTreeMap::new();
+        for k in 0..40 {
+            let t = TexPlan {
+                name: format!("n{k}_col"),
+                ..plan(TexFormat::Argb8, 32, 20)
+            };
+            assert_eq!(reference_image(&t), source_image(&t), "{}", t.name);
+            let mut b = encode_block(&t, &[[1, 2, 3, 4]; 16], 9);
+            apply_endian(&mut b, 2);
+            stored.insert(format!("{:?}", t.argb8_order()), b);
+        }
+        assert_eq!(stored["Argb"], [4, 1, 2, 3], "file bytes A, R, G, B");
+        assert_eq!(stored["Abgr"], [4, 3, 2, 1], "file bytes A, B, G, R");
+        assert_eq!(stored["Xrgb"], [9, 1, 2, 3], "file bytes X, R, G, B");
+    }
+
+    #[test]
+    fn tiled_extent_follows_the_last_tile() {
+        // 2-byte texels, one tile each way: 0xC00 bytes; two tile columns: 2 × 2048.
+        assert_eq!(plan(TexFormat::Rgb565, 32, 32).payload_size(), 3072);
+        assert_eq!(plan(TexFormat::Rgb565, 17, 17).payload_size(), 3072);
+        assert_eq!(plan(TexFormat::Rgb565, 64, 32).payload_size(), 4096);
+        assert_eq!(plan(TexFormat::Rgb565, 96, 96).payload_size(), 8 * 2048 + 3072);
+        assert_eq!(plan(TexFormat::Argb8, 32, 32).payload_size(), 4096);
+        assert_eq!(plan(TexFormat::Dxt1, 128, 128).payload_size(), 8192);
+        for (w, h) in ODD_TILE_SHAPES {
+            let t = plan(TexFormat::Rgb565, w, h);
+            assert_eq!(reference_image(&t), source_image(&t));
+            assert_eq!(encode_texture(&t).len(), t.payload_size());
+        }
+    }
+
+    #[test]
+    fn ctx1_flat_blocks_use_every_index() {
+        let b = ctx1_block(&[[200, 150, 0, 255]; 16]);
+        assert_eq!(&b[..4], &[150, 200, 150, 200]);
+        let bits = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+        assert!((0..16).any(|i| (bits >> (2 * i)) & 3 == 2) && (0..16).any(|i| (bits >> (2 * i)) & 3 == 3));
+        let px = reference_decode_block(TexFormat::Ctx1, &b, swizzle_field([SW_X, SW_Y, SW_0, SW_1]));
+        assert!(px.iter().all(|p| *p == [200, 150, 0, 255]));
+    }
+
+    #[test]
+    fn disc_shapes_by_name() {
+        let mut odd = 0;
+        let mut narrowed = 0;
+        for k in 0..200 {
+            let t = TexPlan::on_disc(format!("s{k}_spc"), TexFormat::Rgb565, 64, 64);
+            if (t.width, t.height) != (64, 64) {
+                assert!(t.tiled && ODD_TILE_SHAPES.contains(&(t.width, t.height)));
+                odd += 1;
+            }
+            let t = TexPlan::on_disc(format!("s{k}_col"), TexFormat::Dxn, 256, 256);
+            if t.width != 256 {
+                assert!(!t.tiled && t.width == 192);
+                narrowed += 1;
+            }
+        }
+        assert!((60..140).contains(&odd), "{odd}");
+        assert!((3..25).contains(&narrowed), "{narrowed}");
     }
 
     #[test]

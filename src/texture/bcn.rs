@@ -1,28 +1,31 @@
-//! Block and texel decoding to RGBA8: BC1–BC5 through `bcdec_rs` (a port of the public
-//! `bcdec` reference decoder), CTX1 and the uncompressed formats by hand. Input is one
-//! block (or texel) already endian-swapped to the GPU's little-endian layout.
+//! Block and texel decoding to the four stored components (x, y, z, w) the fetch
+//! constant's swizzle then selects from ([`swizzle`]): BC1–BC5 through `bcdec_rs` (a port
+//! of the public `bcdec` reference decoder), CTX1 and the uncompressed formats by hand.
+//! Input is one block (or texel) already endian-swapped to the GPU's little-endian layout.
+//!
+//! Components follow the Xenos order (xenia `d3d12_texture_cache.cc` host formats and
+//! `xenos.h`): `8_8_8_8` x = the low byte of the little-endian texel; `5_6_5` x = bits
+//! 0–4, y = 5–10, z = 11–15; BCn x, y, z, w = R, G, B, A; formats with fewer components
+//! replicate their last one into the rest (DXN and CTX1 `x y y y`, DXT5A and `5_6_5`'s w
+//! `x x x x` / `z`), as the GPU does before the swizzle.
 
 use super::header::Format;
 
 /// Decode one block of `format` (`block.len() == format.block_bytes()`) into `out`:
-/// 16 RGBA pixels row-major for 4×4 formats, the first pixel for 1×1 formats.
+/// 16 texels of components (x, y, z, w) row-major for 4×4 formats, the first texel
+/// for 1×1 formats. [`swizzle`] turns them into RGBA.
 pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
     let mut flat = [0u8; 64];
     match format {
         Format::Rgb565 => {
             let v = u16::from_le_bytes([block[0], block[1]]);
-            let (r, g, b) = ((v >> 11) & 31, (v >> 5) & 63, v & 31);
-            out[0] = [
-                ((r << 3) | (r >> 2)) as u8,
-                ((g << 2) | (g >> 4)) as u8,
-                ((b << 3) | (b >> 2)) as u8,
-                255,
-            ];
+            let (lo, mid, hi) = (v & 31, (v >> 5) & 63, (v >> 11) & 31);
+            let hi = ((hi << 3) | (hi >> 2)) as u8;
+            out[0] = [((lo << 3) | (lo >> 2)) as u8, ((mid << 2) | (mid >> 4)) as u8, hi, hi];
             return;
         }
         Format::Argb8888 => {
-            // Little-endian 0xAARRGGBB: bytes B, G, R, A.
-            out[0] = [block[2], block[1], block[0], block[3]];
+            out[0] = [block[0], block[1], block[2], block[3]];
             return;
         }
         Format::Dxt1 => bcdec_rs::bc1(block, &mut flat, 16),
@@ -32,7 +35,7 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             let mut rg = [0u8; 32];
             bcdec_rs::bc5(block, &mut rg, 8, false);
             for (p, c) in out.iter_mut().zip(rg.chunks_exact(2)) {
-                *p = [c[0], c[1], 0, 255];
+                *p = [c[0], c[1], c[1], c[1]];
             }
             return;
         }
@@ -40,7 +43,7 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             let mut r = [0u8; 16];
             bcdec_rs::bc4(block, &mut r, 4, false);
             for (p, v) in out.iter_mut().zip(r) {
-                *p = [v, v, v, 255];
+                *p = [v; 4];
             }
             return;
         }
@@ -54,19 +57,31 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
     }
 }
 
-/// CTX1 (Xenos): bytes `g0 r0 g1 r1`, then a little-endian u32 of 2-bit indices (pixel
-/// `i` at bits `2i`); palette `e0, e1, (2·e0 + e1)/3, (e0 + 2·e1)/3` per channel, the
-/// thirds rounded as xenia does (`((2a + b)·85 + 128) >> 8`). Red and green out, blue 0.
+/// CTX1 (Xenos): bytes `y0 x0 y1 x1`, then a little-endian u32 of 2-bit indices (pixel
+/// `i` at bits `2i`); palette `e0, e1, (2·e0 + e1)/3, (e0 + 2·e1)/3` per component in
+/// integers, truncated (FORMAT.md §8; xenia's `XeCTX1TwoBlocksRowToR8G8` divides the
+/// weighted sum by 3). Components `x y y y`.
 pub fn ctx1(block: &[u8], out: &mut [[u8; 4]; 16]) {
-    let (g0, r0, g1, r1) = (block[0] as u32, block[1] as u32, block[2] as u32, block[3] as u32);
-    let third = |a: u32, b: u32| (((2 * a + b) * 85 + 128) >> 8) as u8;
-    let r = [r0 as u8, r1 as u8, third(r0, r1), third(r1, r0)];
-    let g = [g0 as u8, g1 as u8, third(g0, g1), third(g1, g0)];
+    let (y0, x0, y1, x1) = (block[0] as u32, block[1] as u32, block[2] as u32, block[3] as u32);
+    let third = |a: u32, b: u32| ((2 * a + b) / 3) as u8;
+    let x = [x0 as u8, x1 as u8, third(x0, x1), third(x1, x0)];
+    let y = [y0 as u8, y1 as u8, third(y0, y1), third(y1, y0)];
     let bits = u32::from_le_bytes([block[4], block[5], block[6], block[7]]);
     for (i, p) in out.iter_mut().enumerate() {
         let k = ((bits >> (2 * i)) & 3) as usize;
-        *p = [r[k], g[k], 0, 255];
+        *p = [x[k], y[k], y[k], y[k]];
     }
+}
+
+/// Apply the fetch constant's swizzle (`[red, green, blue, alpha]` selectors, see
+/// [`crate::texture::header::SWIZZLE_ZERO`]) to one texel of components.
+#[inline]
+pub fn swizzle(c: [u8; 4], sel: [u8; 4]) -> [u8; 4] {
+    sel.map(|s| match s {
+        0..=3 => c[s as usize],
+        s if s & 1 == 0 => 0,
+        _ => 255,
+    })
 }
 
 #[cfg(test)]
@@ -75,13 +90,22 @@ mod tests {
 
     #[test]
     fn uncompressed_texels() {
+        const ARGB: [u8; 4] = [2, 1, 0, 3];
+        const ABGR: [u8; 4] = [0, 1, 2, 3];
+        const XRGB: [u8; 4] = [2, 1, 0, 5];
+        const RGB565: [u8; 4] = [2, 1, 0, 5];
         let mut out = [[0u8; 4]; 16];
         decode_block(Format::Argb8888, &[0x30, 0x20, 0x10, 0x80], &mut out);
-        assert_eq!(out[0], [0x10, 0x20, 0x30, 0x80]);
+        assert_eq!(swizzle(out[0], ARGB), [0x10, 0x20, 0x30, 0x80]);
+        assert_eq!(swizzle(out[0], ABGR), [0x30, 0x20, 0x10, 0x80]);
+        assert_eq!(swizzle(out[0], XRGB), [0x10, 0x20, 0x30, 0xFF]);
         decode_block(Format::Rgb565, &0xF81Fu16.to_le_bytes(), &mut out);
-        assert_eq!(out[0], [255, 0, 255, 255]);
+        assert_eq!(swizzle(out[0], RGB565), [255, 0, 255, 255]);
         decode_block(Format::Rgb565, &0x07E0u16.to_le_bytes(), &mut out);
-        assert_eq!(out[0], [0, 255, 0, 255]);
+        assert_eq!(swizzle(out[0], RGB565), [0, 255, 0, 255]);
+        decode_block(Format::Rgb565, &0xF800u16.to_le_bytes(), &mut out);
+        assert_eq!(swizzle(out[0], RGB565), [255, 0, 0, 255]);
+        assert_eq!(swizzle([1, 2, 3, 4], [4, 5, 6, 7]), [0, 255, 0, 255]);
     }
 
     #[test]
@@ -92,11 +116,16 @@ mod tests {
         let mut b = vec![0, 255, 255, 0];
         b.extend(bits.to_le_bytes());
         ctx1(&b, &mut out);
-        assert_eq!(out[0], [255, 0, 0, 255]);
-        assert_eq!(out[1], [0, 255, 0, 255]);
-        assert_eq!(out[2], [169, 85, 0, 255]);
-        assert_eq!(out[3], [85, 169, 0, 255]);
+        assert_eq!(out[0], [255, 0, 0, 0]);
+        assert_eq!(out[1], [0, 255, 255, 255]);
+        assert_eq!(out[2], [170, 85, 85, 85]);
+        assert_eq!(out[3], [85, 170, 170, 170]);
         assert_eq!(out[7], out[3]);
+        // Equal endpoints stay equal at every index (200, not 199).
+        let mut b = vec![200, 200, 200, 200];
+        b.extend(0xFFFF_FFFFu32.to_le_bytes());
+        ctx1(&b, &mut out);
+        assert!(out.iter().all(|p| *p == [200; 4]));
     }
 
     #[test]
@@ -107,13 +136,13 @@ mod tests {
         assert!(out.iter().all(|p| *p == [255, 0, 0, 255]));
         // BC4 with a0 = 200 everywhere.
         decode_block(Format::Dxt5a, &[200, 100, 0, 0, 0, 0, 0, 0], &mut out);
-        assert!(out.iter().all(|p| *p == [200, 200, 200, 255]));
+        assert!(out.iter().all(|p| *p == [200; 4]));
         // BC5: red 10, green 250.
         let mut b = [0u8; 16];
         b[0] = 10;
         b[8] = 250;
         decode_block(Format::Dxn, &b, &mut out);
-        assert!(out.iter().all(|p| *p == [10, 250, 0, 255]));
+        assert!(out.iter().all(|p| *p == [10, 250, 250, 250]));
         // BC3 alpha 77, colour white.
         let mut b = [0u8; 16];
         b[0] = 77;

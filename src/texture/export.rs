@@ -4,7 +4,9 @@
 //! [`TextureLinks`] the glTF writer turns into material textures, and whatever the
 //! caller makes of each decoded `_col` image while it is in memory (the previews' prepared
 //! albedos), so nothing is decoded twice. [`decode_albedos`] decodes only the `_col`
-//! images, for a preview without an export.
+//! images, for a preview without an export. With [`SpecularGloss::Pbr`] each `_gls`
+//! texture also gets a derived roughness map (`textures/<file>~roughness.png`, linked
+//! as `<name>~roughness`, listed as the texture entry's `roughness_png`).
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -15,6 +17,7 @@ use crate::manifest::{Status, TextureEntry};
 use crate::names;
 
 use super::{decode, Image, Reject, TextureCode};
+use crate::gltf_out::SpecularGloss;
 
 /// TX2D resource name (lossy UTF-8) → image URI relative to the container's output
 /// folder (`textures/<name>.png`), for decoded textures only.
@@ -80,10 +83,40 @@ pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<I
 /// Decode every TX2D resource of `c`; write decoded ones as PNGs into
 /// `container_dir/textures/` (created when needed) with `dir_rel/textures/<name>.png` in
 /// the manifest entry. Returns the entries in directory order and the material links.
-pub fn export_textures(c: &Container<'_>, container_dir: &Path, dir_rel: &str) -> (Vec<TextureEntry>, TextureLinks) {
+pub fn export_textures(
+    c: &Container<'_>,
+    container_dir: &Path,
+    dir_rel: &str,
+    mode: SpecularGloss,
+) -> (Vec<TextureEntry>, TextureLinks) {
     let (entries, links, _) =
-        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&str, &Image) -> Option<()>>);
+        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&str, &Image) -> Option<()>>, mode);
     (entries, links)
+}
+
+/// One texture's export: its entry, its PNG's URI, what `albedo` made of it, the URI of
+/// its derived roughness map.
+type Exported<T> = (TextureEntry, Option<String>, Option<T>, Option<String>);
+
+/// Suffix of a `_gls` texture's derived roughness map, in its link key
+/// (`<name>~roughness`) and its file (`textures/<file>~roughness.png`; `~` never comes
+/// out of [`names`], so it cannot collide with a texture's own file).
+pub const ROUGHNESS_KEY: &str = "~roughness";
+
+/// The roughness map of a gloss image, for glTF's `metallicRoughnessTexture`: green =
+/// `255 − gloss` (gloss = the image's red channel: grey for DXT5A, the first channel
+/// otherwise), blue (metallic) 0, red (occlusion, unused) 255, opaque.
+pub fn roughness_from_gloss(gloss: &Image) -> Image {
+    let rgba = gloss
+        .rgba
+        .chunks_exact(4)
+        .flat_map(|p| [255, 255 - p[0], 0, 255])
+        .collect();
+    Image {
+        width: gloss.width,
+        height: gloss.height,
+        rgba,
+    }
 }
 
 /// [`export_textures`], also turning each written `_col` image into a `T` with
@@ -95,18 +128,20 @@ pub fn export_textures_with_albedos<T: Send>(
     container_dir: &Path,
     dir_rel: &str,
     albedo: Option<&(impl Fn(&str, &Image) -> Option<T> + Sync)>,
+    mode: SpecularGloss,
 ) -> (Vec<TextureEntry>, TextureLinks, BTreeMap<String, T>) {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
     let files = names::unique_names(&raw);
     let dir = container_dir.join(TEXTURE_DIR);
-    let done: Vec<(TextureEntry, Option<String>, Option<T>)> = tex
+    let derive_roughness = mode == SpecularGloss::Pbr;
+    let done: Vec<Exported<T>> = tex
         .par_iter()
         .zip(files.par_iter())
         .map(|(r, file)| {
             let (mut e, img) = decode_resource(r, c.data);
             let Some(img) = img else {
-                return (e, None, None);
+                return (e, None, None, None);
             };
             let written = std::fs::create_dir_all(&dir)
                 .and_then(|()| crate::pipeline::write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
@@ -117,13 +152,22 @@ pub fn export_textures_with_albedos<T: Send>(
                     let kept = albedo
                         .filter(|_| e.name.ends_with(ALBEDO_SUFFIX))
                         .and_then(|f| f(&e.name, &img));
-                    (e, Some(uri), kept)
+                    // A derived map that cannot be written is left out of the material
+                    // (the texture itself is fine).
+                    let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
+                        .then(|| format!("{file}{ROUGHNESS_KEY}.png"))
+                        .filter(|f| {
+                            crate::pipeline::write_atomic(&dir.join(f), &encode_png(&roughness_from_gloss(&img)))
+                                .is_ok()
+                        })
+                        .map(|f| format!("{TEXTURE_DIR}/{f}"));
+                    (e, Some(uri), kept, rough)
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
                     e.reason = Some(Reject::new(TextureCode::Io, format!("writing the PNG: {err}")));
                     e.digest = None;
-                    (e, None, None)
+                    (e, None, None, None)
                 }
             }
         })
@@ -131,9 +175,13 @@ pub fn export_textures_with_albedos<T: Send>(
     let mut entries = Vec::with_capacity(done.len());
     let mut links = TextureLinks::new();
     let mut albedos = BTreeMap::new();
-    for (e, uri, kept) in done {
+    for (mut e, uri, kept, rough) in done {
         if let Some(uri) = uri {
             links.insert(e.name.clone(), uri);
+        }
+        if let Some(uri) = rough {
+            e.roughness_png = Some(format!("{dir_rel}/{uri}"));
+            links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri);
         }
         if let Some(k) = kept {
             albedos.insert(e.name.clone(), k);
@@ -145,6 +193,16 @@ pub fn export_textures_with_albedos<T: Send>(
 
 /// Suffix of the albedo (colour) map.
 pub const ALBEDO_SUFFIX: &str = "_col";
+/// Suffix of the gloss map.
+pub const GLOSS_SUFFIX: &str = "_gls";
+
+/// A material's (TX2D) name without its map suffix.
+pub fn map_base(material: &str) -> &str {
+    MAP_SUFFIXES
+        .iter()
+        .find_map(|s| material.strip_suffix(s))
+        .unwrap_or(material)
+}
 
 /// Decode only the `_col` textures of `c` (for a preview without an export).
 pub fn decode_albedos(c: &Container<'_>) -> Albedos {

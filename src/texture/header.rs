@@ -150,7 +150,20 @@ pub struct TextureHeader {
     pub packed_mips: bool,
     /// dword5 bits 9–10 (1 = 2D).
     pub dimension: u32,
+    /// dword3 bits 1–12: the destination swizzle, 3 bits per output channel (x = red
+    /// in bits 0–2, then y, z, w). See [`TextureHeader::swizzle_channels`].
+    pub swizzle: u32,
 }
+
+/// A swizzle selector (3 bits): 0–3 pick the stored component x, y, z, w; 4 = constant
+/// 0, 5 = constant 1. 6 and 7 are not defined by the public sources: read as 0 and 1
+/// like 4 and 5 (their low bit), so no input panics.
+pub const SWIZZLE_ZERO: u8 = 4;
+/// See [`SWIZZLE_ZERO`].
+pub const SWIZZLE_ONE: u8 = 5;
+
+/// The identity swizzle `XYZW` as a 12-bit field.
+pub const SWIZZLE_XYZW: u32 = (1 << 3) | (2 << 6) | (3 << 9);
 
 fn be32(d: &[u8], off: usize) -> u32 {
     u32::from_be_bytes([d[off], d[off + 1], d[off + 2], d[off + 3]])
@@ -169,7 +182,7 @@ pub fn parse(desc: &[u8]) -> Result<TextureHeader, Reject> {
     }
     let common = be32(desc, 0);
     let f = |k: usize| be32(desc, FETCH_OFFSET + 4 * k);
-    let (d0, d1, d2, d5) = (f(0), f(1), f(2), f(5));
+    let (d0, d1, d2, d3, d5) = (f(0), f(1), f(2), f(3), f(5));
     let format_code = d1 & 0x3F;
     Ok(TextureHeader {
         common,
@@ -185,6 +198,7 @@ pub fn parse(desc: &[u8]) -> Result<TextureHeader, Reject> {
         mip_address: d5 & !0xFFF,
         packed_mips: (d5 >> 11) & 1 == 1,
         dimension: (d5 >> 9) & 3,
+        swizzle: (d3 >> 1) & 0xFFF,
     })
 }
 
@@ -235,23 +249,42 @@ impl TextureHeader {
         (self.width.div_ceil(d), self.height.div_ceil(d))
     }
 
-    /// Row pitch in blocks: the header's pitch, at least the width; aligned to 32 blocks
-    /// when tiled.
+    /// Row pitch in blocks: the header's pitch (at least the width), aligned to 32 blocks
+    /// — tiled *and* linear: the GPU rounds every base level's row pitch up to 32 blocks
+    /// (xenia `texture_util.cc` `GetGuestTextureLayout`: `row_pitch_blocks_tile_aligned`
+    /// is used for linear base levels too). With 16-byte blocks a 64-texel-wide linear
+    /// texture has 512-byte rows, not 256.
     pub fn pitch_blocks(&self, format: Format) -> u32 {
         let (wb, _) = self.blocks(format);
         let p = (self.pitch / format.block_dim()).max(wb);
+        p.div_ceil(32) * 32
+    }
+
+    /// Bytes the base level spans from its base address. Tiled: up to the end of the
+    /// 32×32-block tile holding the last block, which for 2-byte blocks is 0xC00 bytes
+    /// past the tile's tiled origin (the tiling interleaves pairs of tiles), not 0x800 —
+    /// so it can exceed pitch × aligned rows × bytes per block (xenia
+    /// `GetTiledAddressUpperBound2D`: a 32×32 `5_6_5` level spans 3 072 bytes). Linear:
+    /// `pitch × (rows − 1)` plus the last row's blocks.
+    pub fn base_size(&self, format: Format) -> u64 {
+        let (wb, hb) = self.blocks(format);
+        let bpb = format.block_bytes() as u64;
+        let pitch = self.pitch_blocks(format);
+        if wb == 0 || hb == 0 {
+            return 0;
+        }
         if self.tiled {
-            p.div_ceil(32) * 32
+            let log2 = super::tiling::bpb_log2(format.block_bytes());
+            let origin = super::tiling::tiled_offset((wb - 1) & !31, (hb - 1) & !31, pitch, log2) as u64;
+            origin + super::tiling::tile_span(log2) as u64
         } else {
-            p
+            pitch as u64 * (hb as u64 - 1) * bpb + wb as u64 * bpb
         }
     }
 
-    /// Bytes the base level occupies: tiled surfaces span whole 32×32-block tiles.
-    pub fn base_size(&self, format: Format) -> u64 {
-        let (_, hb) = self.blocks(format);
-        let rows = if self.tiled { hb.div_ceil(32) * 32 } else { hb };
-        self.pitch_blocks(format) as u64 * rows as u64 * format.block_bytes() as u64
+    /// The output channel selectors (red, green, blue, alpha) of the swizzle field.
+    pub fn swizzle_channels(&self) -> [u8; 4] {
+        std::array::from_fn(|c| ((self.swizzle >> (3 * c)) & 7) as u8)
     }
 }
 
@@ -289,6 +322,7 @@ mod tests {
         assert_eq!(h.blocks(Format::Dxt4_5), (32, 16));
         assert_eq!(h.pitch_blocks(Format::Dxt4_5), 32);
         assert_eq!(h.base_size(Format::Dxt4_5), 32 * 32 * 16);
+        assert_eq!(h.swizzle_channels(), [0, 0, 0, 0], "dword3 = 0: XXXX");
     }
 
     #[test]
@@ -309,12 +343,43 @@ mod tests {
     }
 
     #[test]
-    fn untiled_pitch_is_the_header_pitch() {
+    fn linear_pitch_is_aligned_to_32_blocks() {
+        // 64×64 DXT1, header pitch 64 texels = 16 blocks: rows are 32 blocks apart.
         let h = parse(&desc(2 | (2 << 22), 18, 63 | (63 << 13), 1 << 9)).unwrap();
-        assert_eq!(h.pitch_blocks(Format::Dxt1), 16);
-        assert_eq!(h.base_size(Format::Dxt1), 16 * 16 * 8);
+        assert_eq!(h.pitch_blocks(Format::Dxt1), 32);
+        assert_eq!(h.base_size(Format::Dxt1), 15 * 32 * 8 + 16 * 8);
+        // A wider header pitch is kept (rounded up to 32 blocks).
+        let wide = parse(&desc(2 | (5 << 22), 18, 63 | (63 << 13), 1 << 9)).unwrap();
+        assert_eq!(wide.pitch_blocks(Format::Dxt1), 64);
         for f in Format::ALL {
             assert_eq!(Format::from_code(f.code()), Some(f));
         }
+    }
+
+    #[test]
+    fn tiled_extent_of_odd_tile_counts_with_2_byte_texels() {
+        // 32×32 5_6_5 tiled: one tile of 2-byte blocks spans 0xC00 bytes.
+        let h = parse(&desc(2 | (1 << 22) | (1 << 31), 4, 31 | (31 << 13), 1 << 9)).unwrap();
+        assert_eq!(h.base_size(Format::Rgb565), 3072);
+        // 64×32: two tiles interleave into exactly 2 × 2048.
+        let h = parse(&desc(2 | (2 << 22) | (1 << 31), 4, 63 | (31 << 13), 1 << 9)).unwrap();
+        assert_eq!(h.base_size(Format::Rgb565), 4096);
+        // 32×16 reaches only the upper half of its tile.
+        let h = parse(&desc(2 | (1 << 22) | (1 << 31), 4, 31 | (15 << 13), 1 << 9)).unwrap();
+        assert_eq!(h.base_size(Format::Rgb565), 3072);
+        // 4-byte texels: one tile is exactly 4096 bytes.
+        let h = parse(&desc(2 | (1 << 22) | (1 << 31), 6, 31 | (31 << 13), 1 << 9)).unwrap();
+        assert_eq!(h.base_size(Format::Argb8888), 4096);
+    }
+
+    #[test]
+    fn swizzle_field_is_dword3_bits_1_to_12() {
+        let mut d = desc(2, 6, 63 | (63 << 13), 1 << 9);
+        // X8R8G8B8: z, y, x, 1.
+        let sw: u32 = 2 | (1 << 3) | (5 << 9);
+        d[0x28..0x2C].copy_from_slice(&((sw << 1) | 1).to_be_bytes());
+        let h = parse(&d).unwrap();
+        assert_eq!(h.swizzle_channels(), [2, 1, 0, 5]);
+        assert_eq!(SWIZZLE_XYZW, 0x688);
     }
 }

@@ -2,8 +2,9 @@
 //! Xenos 2D untiling (`tiling`), block decoding (`bcn`), and the export to PNG with the
 //! manifest entry and the material links the glTF writer uses (`export`).
 //!
-//! Decoding is pure over the descriptor and data-section bytes: only the base mip level
-//! is decoded; a base level in the packed mip tail, an unknown format, a non-2D texture
+//! Decoding is pure over the descriptor and data-section bytes: blocks decode to their
+//! stored components, which the fetch constant's swizzle maps to RGBA; only the base mip
+//! level is decoded; a base level in the packed mip tail, an unknown format, a non-2D texture
 //! or data outside the data section is a reject with a [`TextureCode`], never a panic,
 //! and no allocation is sized by the header before the data is known to be there.
 
@@ -123,6 +124,7 @@ pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject>
     let mut rgba = vec![0u8; w * h * 4];
     let dim = format.block_dim() as usize;
     let log2 = tiling::bpb_log2(bpb);
+    let sel = header.swizzle_channels();
     let mut px = [[0u8; 4]; 16];
     for by in 0..hb {
         let row = if header.tiled {
@@ -154,7 +156,7 @@ pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject>
                         break;
                     }
                     let o = 4 * (y * w + x);
-                    rgba[o..o + 4].copy_from_slice(&px[dy * dim + dx]);
+                    rgba[o..o + 4].copy_from_slice(&bcn::swizzle(px[dy * dim + dx], sel));
                 }
             }
         }

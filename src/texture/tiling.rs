@@ -36,6 +36,18 @@ pub fn tiled_offset(x: u32, y: u32, pitch: u32, log2: u32) -> u32 {
     tiled_column(x, y, log2, tiled_row(y, pitch, log2))
 }
 
+/// Bytes a 32×32-block tile spans from its tiled origin: 1 024 blocks, except for
+/// 2-byte blocks, whose tiles interleave in pairs (the bank bit, `(y & 16) << 7`, is
+/// 2 048 bytes, a whole tile) so one tile reaches 0xC00 bytes past its origin (xenia
+/// `texture_util.cc` `GetTiledAddressUpperBound2D`).
+pub fn tile_span(log2: u32) -> u32 {
+    if log2 == 1 {
+        0xC00
+    } else {
+        0x400 << log2
+    }
+}
+
 /// Undo (= apply: every mode is an involution) a GPU endian swap in place. Trailing
 /// bytes that do not fill a whole unit are left as they are.
 pub fn endian_swap(buf: &mut [u8], endian: Endian) {
@@ -77,6 +89,20 @@ mod tests {
                     seen[b] = true;
                 }
             }
+        }
+    }
+
+    #[test]
+    fn one_tile_of_2_byte_blocks_spans_0xc00_bytes() {
+        let end = (0..32)
+            .flat_map(|y| (0..32).map(move |x| tiled_offset(x, y, 32, 1) + 2))
+            .max();
+        assert_eq!(end, Some(tile_span(1)));
+        for log2 in 2..=4 {
+            let end = (0..32)
+                .flat_map(|y| (0..32).map(move |x| tiled_offset(x, y, 32, log2) + (1 << log2)))
+                .max();
+            assert_eq!(end, Some(tile_span(log2)));
         }
     }
 

@@ -23,6 +23,9 @@ it checks, against the manifest and the glTF file the manifest names:
   TX2D name of the container (or the writer's `<resource>_mat<k>` fallback), and each
   material's `textures` custom property (the material extras) lists the container's
   TX2D names;
+- every material whose glTF material has a `baseColorTexture` (and an `emissiveTexture`)
+  gets an image texture node in Blender whose image loaded (non-zero size; for `.glb`
+  files the image is packed in the .blend, i.e. it came from the file's BIN chunk);
 - the import raised no warning or error: the operator finished and nothing written to
   stdout/stderr during the import (captured at the file-descriptor level, so C-level
   reports count too) matches WARNING/ERROR.
@@ -241,9 +244,26 @@ def check_file(rel, out, container, members, is_scene):
             fallback = re.fullmatch(re.escape(r["name"]) + r"_mat\d+", m)
             if m not in textures and not fallback:
                 problems.append(f"{r['name']}: material {m!r} is neither a TX2D name nor the fallback")
+        gl_materials = {m.get("name"): m for m in doc.get("materials", [])}
         for s in obj.material_slots:
             if s.material is None:
                 continue
+            gm = gl_materials.get(re.sub(r"\.\d{3}$", "", s.material.name), {})
+            wanted = ("baseColorTexture" in gm.get("pbrMetallicRoughness", {})) + ("emissiveTexture" in gm)
+            if wanted:
+                images = [
+                    n.image for n in (s.material.node_tree.nodes if s.material.node_tree else [])
+                    if n.type == "TEX_IMAGE" and n.image is not None
+                ]
+                loaded = [im for im in images if im.size[0] > 0 and im.size[1] > 0]
+                packed = [im for im in loaded if im.packed_file is not None]
+                row.setdefault("images", 0)
+                row["images"] += len(loaded)
+                if len(loaded) < wanted:
+                    problems.append(f"{r['name']}: material {s.material.name!r} has {len(loaded)} loaded image "
+                                    f"textures, the glTF {wanted}")
+                if rel.endswith(".glb") and len(packed) < len(loaded):
+                    problems.append(f"{r['name']}: material {s.material.name!r}: image not embedded (glb)")
             extra = s.material.get("textures")
             listed = sorted(extra) if extra is not None else None
             if listed != textures:
@@ -305,6 +325,7 @@ def main():
           f"vertices / {total(scene, 'manifest', 'triangles')} triangles; expected in Blender "
           f"{total(scene, 'expected', 'vertices')} / {total(scene, 'expected', 'faces')}; Blender "
           f"{total(scene, 'blender', 'vertices')} / {total(scene, 'blender', 'faces')}")
+    print(f"image textures loaded in Blender materials: {sum(r.get('images', 0) for r in all_rows)}")
     differ = [r for r in all_rows if (r["manifest"]["vertices"], r["manifest"]["triangles"])
               != (r["expected"]["vertices"], r["expected"]["faces"])]
     print(f"objects whose Blender counts differ from the manifest's (unreferenced vertices, vertices shared "
