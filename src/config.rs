@@ -156,7 +156,10 @@ mod tests {
     fn image_sizes_out_of_range_are_errors_naming_the_key() {
         // Regression: preview_size = 0 wrote 1×1 PNGs.
         let e = Config::from_toml("[output]\npreview_size = 0\n", "x.toml").unwrap_err();
-        assert_eq!(e.to_string(), "x.toml: output.preview_size = 0 is out of range (16 to 4096)");
+        assert_eq!(
+            e.to_string(),
+            "x.toml: output.preview_size = 0 is out of range (16 to 4096)"
+        );
         assert!(Config::from_toml("[output]\nstage_max_width = 100000\n", "x").is_err());
         assert!(Config::from_toml("[output]\nstage_cell = 64\n", "x").is_ok());
     }

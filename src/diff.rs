@@ -81,7 +81,10 @@ fn check_unique(m: &Manifest) -> Result<(), ManifestError> {
     let mut paths = std::collections::BTreeSet::new();
     for c in &m.containers {
         if !paths.insert(c.path.as_str()) {
-            return Err(ManifestError::Duplicate(format!("container {:?} is listed twice", c.path)));
+            return Err(ManifestError::Duplicate(format!(
+                "container {:?} is listed twice",
+                c.path
+            )));
         }
         let mut idx = std::collections::BTreeSet::new();
         for r in &c.resources {
@@ -124,7 +127,9 @@ pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {
             .map_err(io)?;
     }
     if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-        return Err(io(std::io::Error::other("grew past the manifest size limit while read")));
+        return Err(io(std::io::Error::other(
+            "grew past the manifest size limit while read",
+        )));
     }
     parse(&bytes).map_err(|error| DiffError::Manifest { path: shown, error })
 }

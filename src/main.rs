@@ -389,9 +389,7 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    spinner.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("static template"),
-    );
+    spinner.set_style(indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("static template"));
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     // The generator reports nothing itself: show what it has written so far.
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -603,7 +601,9 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
         let range = xbg7_export::config::PREVIEW_SIZE;
         let opts = raster::RenderOptions {
-            size: size.unwrap_or(cfg.output.preview_size).clamp(*range.start(), *range.end()),
+            size: size
+                .unwrap_or(cfg.output.preview_size)
+                .clamp(*range.start(), *range.end()),
             ..Default::default()
         };
         let m = &decoded[0].mesh;
@@ -612,7 +612,9 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         let mut cells = pipeline::textured_grid_cells(picked.iter().copied(), &albedos);
         let opts = raster::RenderOptions::default();
         let range = xbg7_export::config::STAGE_CELL;
-        let cell = size.unwrap_or(cfg.output.stage_cell).clamp(*range.start(), *range.end());
+        let cell = size
+            .unwrap_or(cfg.output.stage_cell)
+            .clamp(*range.start(), *range.end());
         let shown = preview::grid_capacity(cells.len(), cell, cfg.output.stage_max_width);
         if shown < cells.len() {
             eprintln!(

@@ -482,7 +482,10 @@ fn lock_out(out: &Path) -> Result<std::fs::File, ExportError> {
     let path = out.join(LOCK_FILE);
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
     if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
-        return Err(out_err(std::io::Error::other(format!("{} is not a file", path.display()))));
+        return Err(out_err(std::io::Error::other(format!(
+            "{} is not a file",
+            path.display()
+        ))));
     }
     let f = std::fs::OpenOptions::new()
         .create(true)
@@ -651,10 +654,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
 
     // Largest containers first, one task each: a 70 MB stage started last would leave
     // one thread working alone at the end. Entries go back to directory order.
-    let sizes: Vec<u64> = found
-        .iter()
-        .map(found_size)
-        .collect();
+    let sizes: Vec<u64> = found.iter().map(found_size).collect();
     // Progress counts bytes (a stage is 100× a model's work), with elapsed time and ETA.
     let bar = if opts.progress {
         indicatif::ProgressBar::new(sizes.iter().sum::<u64>().max(1))
@@ -825,7 +825,10 @@ pub fn explain(e: &ContainerEntry) -> String {
         })
         .collect();
     if !layouts.is_empty() {
-        line.push_str(&format!("; layout {}", layouts.into_iter().collect::<Vec<_>>().join("+")));
+        line.push_str(&format!(
+            "; layout {}",
+            layouts.into_iter().collect::<Vec<_>>().join("+")
+        ));
     }
     if !e.textures.is_empty() {
         let ok = e.textures.iter().filter(|t| t.status == Some(Status::Decoded)).count();
@@ -989,10 +992,10 @@ fn export_container(
     // each albedo prepared for sampling while its decoded image is at hand.
     let previews = opts.previews && cfg.output.previews;
     let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
-        match root
-            .container_dir(dir)
-            .and_then(|abs| root.no_link_below(&abs, crate::texture::export::TEXTURE_DIR).map(|()| abs))
-        {
+        match root.container_dir(dir).and_then(|abs| {
+            root.no_link_below(&abs, crate::texture::export::TEXTURE_DIR)
+                .map(|()| abs)
+        }) {
             Ok(abs) => {
                 let max_side = preview_texture_side(kind, cfg);
                 // Only read by `prepare`, which runs only with previews.

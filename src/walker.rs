@@ -335,7 +335,10 @@ mod tests {
         let empty = tmp.path().join("empty");
         std::fs::create_dir(&empty).unwrap();
         let e = discover(&empty).unwrap_err().to_string();
-        assert!(e.contains("hidden/resource3d") && e.contains("any case") && e.contains(".xpr"), "{e}");
+        assert!(
+            e.contains("hidden/resource3d") && e.contains("any case") && e.contains(".xpr"),
+            "{e}"
+        );
         std::fs::write(tmp.path().join("notes.txt"), b"").unwrap();
         let e = discover(&tmp.path().join("notes.txt")).unwrap_err().to_string();
         assert!(e.contains("not a folder or an .xpr file"), "{e}");

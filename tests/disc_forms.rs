@@ -108,8 +108,7 @@ fn every_form_of_disc_exports_byte_identically() {
     }
 
     // One .xpr: its manifest entry and its files are the directory export's.
-    let reference: xbg7_export::manifest::Manifest =
-        serde_json::from_slice(&want["manifest.json"]).unwrap();
+    let reference: xbg7_export::manifest::Manifest = serde_json::from_slice(&want["manifest.json"]).unwrap();
     let stage = reference
         .containers
         .iter()

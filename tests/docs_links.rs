@@ -47,7 +47,11 @@ fn every_relative_link_in_the_docs_resolves_inside_the_repository() {
             let resolved = md.parent().unwrap().join(path);
             match resolved.canonicalize() {
                 Ok(p) if p.starts_with(&root) => {}
-                Ok(p) => bad.push(format!("{}: {target} leaves the repository ({})", md.display(), p.display())),
+                Ok(p) => bad.push(format!(
+                    "{}: {target} leaves the repository ({})",
+                    md.display(),
+                    p.display()
+                )),
                 Err(e) => bad.push(format!("{}: {target}: {e}", md.display())),
             }
         }

@@ -46,7 +46,12 @@ fn export(disc: &Path, out: &Path, extra: &[&str]) -> Output {
 }
 
 fn ok(o: &Output) {
-    assert!(o.status.success(), "{:?}: {}", o.status, String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 fn manifest(out: &Path) -> Manifest {
@@ -59,7 +64,13 @@ fn files(root: &Path) -> Vec<String> {
         .into_iter()
         .map(|e| e.unwrap())
         .filter(|e| !e.file_type().is_dir())
-        .map(|e| e.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"))
+        .map(|e| {
+            e.path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
         .filter(|p| !p.starts_with(".xbg7/"))
         .collect();
     v.sort();
@@ -81,13 +92,20 @@ fn a_planted_textures_symlink_is_not_written_through() {
     ok(&export(&disc, &out, &["--no-previews"]));
     let dir = out.join(stem(&src.model.rel_path));
     let textures = dir.join("textures");
-    assert!(std::fs::read_dir(&textures).unwrap().count() > 0, "the model has textures");
+    assert!(
+        std::fs::read_dir(&textures).unwrap().count() > 0,
+        "the model has textures"
+    );
     std::fs::remove_dir_all(&textures).unwrap();
     let victim = tmp.path().join("victim");
     std::fs::create_dir(&victim).unwrap();
     std::os::unix::fs::symlink(&victim, &textures).unwrap();
     ok(&export(&disc, &out, &["--no-previews"]));
-    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "PNGs written through the link");
+    assert_eq!(
+        std::fs::read_dir(&victim).unwrap().count(),
+        0,
+        "PNGs written through the link"
+    );
     let m = manifest(&out);
     let c = m.containers.iter().find(|c| c.path == src.model.rel_path).unwrap();
     let e = c.error.as_ref().expect("the container reports the link");
@@ -316,11 +334,18 @@ fn outputs_of_a_killed_run_are_removed_when_no_run_produces_them() {
     let extra = res_dir(&disc).join("Stage_S77.xpr");
     std::fs::write(&extra, &src.stage.bytes).unwrap();
     export_killed_at(&disc, &out, "after-first-container");
-    assert!(files(&out).iter().any(|f| f.starts_with("Stage_S77/")), "nothing written");
+    assert!(
+        files(&out).iter().any(|f| f.starts_with("Stage_S77/")),
+        "nothing written"
+    );
     // The container leaves the disc again: its files are in no manifest, yet removed.
     std::fs::remove_file(&extra).unwrap();
     ok(&export(&disc, &out, &["--no-previews"]));
-    assert!(!files(&out).iter().any(|f| f.starts_with("Stage_S77/")), "{:?}", files(&out));
+    assert!(
+        !files(&out).iter().any(|f| f.starts_with("Stage_S77/")),
+        "{:?}",
+        files(&out)
+    );
     let m = manifest(&out);
     let mut want: Vec<String> = m.outputs().iter().map(|s| s.to_string()).collect();
     want.push("manifest.json".into());
@@ -381,7 +406,11 @@ fn only_into_a_used_out_keeps_the_other_containers() {
     std::fs::remove_file(disc.join(&src.stage.rel_path)).unwrap();
     let model_name = src.model.rel_path.rsplit('/').next().unwrap().to_string();
     ok(&export(&disc, &out, &["--no-previews", "--only", &model_name]));
-    assert_eq!(manifest(&out), full, "the stage's entry stays although it left the disc");
+    assert_eq!(
+        manifest(&out),
+        full,
+        "the stage's entry stays although it left the disc"
+    );
 }
 
 // 8. The small ones.
@@ -428,7 +457,11 @@ fn diff(a: &Path, b: &Path) -> (Option<i32>, String, Duration) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let o = child.wait_with_output().unwrap();
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned(), t.elapsed())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        t.elapsed(),
+    )
 }
 
 #[cfg(unix)]
@@ -522,7 +555,12 @@ fn a_fifo_a_folder_and_a_bare_dot_xpr_are_listed_not_skipped() {
     ok(&export(&disc, &out, &["--no-previews"]));
     assert!(t.elapsed() < Duration::from_secs(60));
     let m = manifest(&out);
-    let by = |n: &str| m.containers.iter().find(|c| c.path == format!("hidden/resource3d/{n}")).unwrap();
+    let by = |n: &str| {
+        m.containers
+            .iter()
+            .find(|c| c.path == format!("hidden/resource3d/{n}"))
+            .unwrap()
+    };
     assert!(by("pipe.xpr").error.as_ref().unwrap().detail.contains("FIFO"));
     assert!(by("folder.xpr").error.as_ref().unwrap().detail.contains("directory"));
     let bare = by(".xpr");
