@@ -332,7 +332,10 @@ fn outputs_of_a_killed_run_are_removed_when_no_run_produces_them() {
     ok(&export(&disc, &out, &["--no-previews"]));
     // A new (largest, so first) container appears; the run dies after writing it.
     let extra = res_dir(&disc).join("Stage_S77.xpr");
-    std::fs::write(&extra, &src.stage.bytes).unwrap();
+    // Trailing bytes make it the largest file (equal sizes keep directory order).
+    let mut bytes = src.stage.bytes.clone();
+    bytes.extend(std::iter::repeat_n(0u8, 4096));
+    std::fs::write(&extra, bytes).unwrap();
     export_killed_at(&disc, &out, "after-first-container");
     assert!(
         files(&out).iter().any(|f| f.starts_with("Stage_S77/")),
