@@ -58,20 +58,32 @@ pub struct BenchReport {
     pub previews_runs_s: Vec<f64>,
 }
 
-fn read_all(paths: &[std::path::PathBuf]) -> std::io::Result<u64> {
+fn read_all(found: &[walker::Found]) -> std::io::Result<u64> {
     let mut n = 0u64;
-    for p in paths {
-        n += std::hint::black_box(std::fs::read(p)?).len() as u64;
+    for f in found {
+        n += std::hint::black_box(read_one(f)?).len() as u64;
     }
     Ok(n)
 }
 
+/// A found container's bytes: the file, or its extent of the disc image.
+fn read_one(f: &walker::Found) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek};
+    match f.extent {
+        Some((offset, len)) => {
+            let mut file = std::fs::File::open(&f.abs)?;
+            file.seek(std::io::SeekFrom::Start(offset))?;
+            let mut v = Vec::new();
+            file.take(len).read_to_end(&mut v)?;
+            Ok(v)
+        }
+        None => std::fs::read(&f.abs),
+    }
+}
+
 /// Size in bytes of every found file (0 when unreadable).
 fn file_sizes(found: &[walker::Found]) -> Vec<u64> {
-    found
-        .iter()
-        .map(|f| std::fs::metadata(&f.abs).map(|m| m.len()).unwrap_or(0))
-        .collect()
+    found.iter().map(pipeline::found_size).collect()
 }
 
 /// A found file's name (the last component of its relative path).
@@ -135,18 +147,17 @@ pub fn run(
 ) -> Result<BenchReport, BenchError> {
     let cfg = Config::default();
     let found = walker::discover(disc)?;
-    let paths: Vec<_> = found.iter().map(|f| f.abs.clone()).collect();
     let sizes = file_sizes(&found);
     let li = largest_stage(&found, &sizes)?;
     // Warm the page cache once so both sides read from memory.
-    read_all(&paths)?;
+    read_all(&found)?;
 
     let name = file_name(&found[li]).to_string();
     let mut reads = Vec::with_capacity(REPEATS);
     let mut decodes = Vec::with_capacity(REPEATS);
     for _ in 0..REPEATS {
         let t = Instant::now();
-        let bytes = std::hint::black_box(std::fs::read(&paths[li])?);
+        let bytes = std::hint::black_box(read_one(&found[li])?);
         reads.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg)
@@ -182,6 +193,7 @@ pub fn run(
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     let with = ExportOptions {
         previews: true,
@@ -210,7 +222,7 @@ pub fn run(
         exports.push(t.elapsed().as_secs_f64());
 
         let t = Instant::now();
-        disc_bytes = read_all(&paths)?;
+        disc_bytes = read_all(&found)?;
         reads.push(t.elapsed().as_secs_f64());
         settle();
         let t = Instant::now();
@@ -367,7 +379,7 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
     let found = walker::discover(disc)?;
     let largest = &found[largest_stage(&found, &file_sizes(&found))?];
     let name = file_name(largest).to_string();
-    let bytes = std::fs::read(&largest.abs)?;
+    let bytes = read_one(largest)?;
     let kind = pipeline::kind_of(&name);
     let d = pipeline::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
     let c = pipeline::parse_container(&bytes).map_err(|r| BenchError::Decode(r.to_string()))?;

@@ -78,28 +78,58 @@ impl Default for StageConfig {
     }
 }
 
+/// Ranges the image sizes must lie in (a preview of 0 pixels is no preview, and the
+/// upper bounds keep every image within the raster's and the grid's memory budget).
+pub const PREVIEW_SIZE: std::ops::RangeInclusive<u32> = 16..=4096;
+pub const STAGE_CELL: std::ops::RangeInclusive<u32> = 16..=1024;
+pub const STAGE_MAX_WIDTH: std::ops::RangeInclusive<u32> = 16..=16384;
+
+// The error texts carry their cause themselves: no `source` chain, so a caller printing
+// the chain (`{:#}`) does not repeat it.
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
-    #[error("{path}: {source}")]
-    Parse { path: String, source: Box<toml::de::Error> },
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
+    #[error("{path}: {error}")]
+    Parse { path: String, error: Box<toml::de::Error> },
+    #[error("{path}: output.{key} = {value} is out of range ({min} to {max})")]
+    Range {
+        path: String,
+        key: &'static str,
+        value: u32,
+        min: u32,
+        max: u32,
+    },
 }
 
 impl Config {
     pub fn from_toml(text: &str, path: &str) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let c: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_string(),
-            source: Box::new(e),
-        })
+            error: Box::new(e),
+        })?;
+        let o = &c.output;
+        for (key, value, range) in [
+            ("preview_size", o.preview_size, PREVIEW_SIZE),
+            ("stage_cell", o.stage_cell, STAGE_CELL),
+            ("stage_max_width", o.stage_max_width, STAGE_MAX_WIDTH),
+        ] {
+            if !range.contains(&value) {
+                return Err(ConfigError::Range {
+                    path: path.to_string(),
+                    key,
+                    value,
+                    min: *range.start(),
+                    max: *range.end(),
+                });
+            }
+        }
+        Ok(c)
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: p.clone(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: p.clone(), error })?;
         Config::from_toml(&text, &p)
     }
 }
@@ -130,6 +160,26 @@ mod tests {
         assert!(e.contains("shiny"), "{e}");
         let c = Config::from_toml("[output]\nspecular_gloss = \"extras\"\n", "x.toml").unwrap();
         assert_eq!(c.output.specular_gloss, SpecularGloss::Extras);
+    }
+
+    #[test]
+    fn image_sizes_out_of_range_are_errors_naming_the_key() {
+        // Regression: preview_size = 0 wrote 1×1 PNGs.
+        let e = Config::from_toml("[output]\npreview_size = 0\n", "x.toml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.toml: output.preview_size = 0 is out of range (16 to 4096)"
+        );
+        assert!(Config::from_toml("[output]\nstage_max_width = 100000\n", "x").is_err());
+        assert!(Config::from_toml("[output]\nstage_cell = 64\n", "x").is_ok());
+    }
+
+    #[test]
+    fn a_read_error_is_said_once() {
+        let e = Config::load(Path::new("/nonexistent/x.toml")).unwrap_err();
+        assert!(std::error::Error::source(&e).is_none());
+        let text = e.to_string();
+        assert_eq!(text.matches("os error 2").count(), 1, "{text}");
     }
 
     #[test]

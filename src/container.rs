@@ -10,7 +10,9 @@ use thiserror::Error;
 
 /// File offset of the header block (everything in the directory is relative to it).
 pub const HEADER_BASE: usize = 0x0C;
-/// Longest resource name read (bytes before the NUL).
+/// Longest resource name read (bytes before the NUL): a longer name (or one that runs
+/// to the end of the file unterminated) is its first `MAX_NAME` bytes (before, it became
+/// the empty name).
 pub const MAX_NAME: usize = 4096;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -131,7 +133,9 @@ fn entry(file: &[u8], index: u32, tag: [u8; 4], offset: u32, size: u32, name_off
     let name = (HEADER_BASE as u64 + name_offset as u64)
         .try_into()
         .ok()
-        .and_then(|at: usize| cstr_at(file, at, MAX_NAME))
+        .and_then(|at: usize| {
+            cstr_at(file, at, MAX_NAME).or_else(|| file.get(at..).map(|t| &t[..t.len().min(MAX_NAME)]))
+        })
         .unwrap_or(&[]);
     let start = HEADER_BASE as u64 + offset as u64;
     let end = start + size as u64;

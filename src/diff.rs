@@ -48,7 +48,13 @@ pub enum ManifestError {
     /// Serde's message names the field and position (e.g. "missing field `kind` at line 9 column 5").
     #[error("not a manifest: {0}")]
     Invalid(serde_json::Error),
+    /// Two entries with one key: a diff keyed by it would silently keep one of them.
+    #[error("not a manifest: {0}")]
+    Duplicate(String),
 }
+
+/// Largest manifest [`load`] reads (a full-scale disc's manifest is ≈ 10 MB).
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 
 /// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
 pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
@@ -65,17 +71,66 @@ pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
         }
     }
     // Deserialise from the bytes again (not the Value) so errors carry line and column.
-    serde_json::from_slice(bytes).map_err(ManifestError::Invalid)
+    let m: Manifest = serde_json::from_slice(bytes).map_err(ManifestError::Invalid)?;
+    check_unique(&m)?;
+    Ok(m)
+}
+
+/// Container paths are unique, and resource indices within each container.
+fn check_unique(m: &Manifest) -> Result<(), ManifestError> {
+    let mut paths = std::collections::BTreeSet::new();
+    for c in &m.containers {
+        if !paths.insert(c.path.as_str()) {
+            return Err(ManifestError::Duplicate(format!(
+                "container {:?} is listed twice",
+                c.path
+            )));
+        }
+        let mut idx = std::collections::BTreeSet::new();
+        for r in &c.resources {
+            if !idx.insert(r.index) {
+                return Err(ManifestError::Duplicate(format!(
+                    "resource index {} of {:?} is listed twice",
+                    r.index, c.path
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Read and [`parse`] a manifest file; errors name the path.
 pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {
     let path = path.as_ref();
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|error| DiffError::Io {
+    let io = |error| DiffError::Io {
         path: shown.clone(),
         error,
-    })?;
+    };
+    // A regular file only, checked before opening (opening a FIFO blocks until a writer
+    // comes; `/dev/zero` never ends), and read at most MAX_MANIFEST_BYTES + 1 bytes.
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(io(std::io::Error::other("not a regular file")));
+    }
+    if meta.len() > MAX_MANIFEST_BYTES {
+        return Err(io(std::io::Error::other(format!(
+            "{} bytes, more than a manifest can be ({MAX_MANIFEST_BYTES})",
+            meta.len()
+        ))));
+    }
+    let mut bytes = Vec::new();
+    {
+        use std::io::Read;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_MANIFEST_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+    }
+    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+        return Err(io(std::io::Error::other(
+            "grew past the manifest size limit while read",
+        )));
+    }
     parse(&bytes).map_err(|error| DiffError::Manifest { path: shown, error })
 }
 

@@ -17,6 +17,7 @@ pub mod descriptor;
 pub mod diff;
 pub mod gates;
 pub mod gltf_out;
+pub mod image;
 pub mod layout;
 pub mod manifest;
 pub mod mesh;

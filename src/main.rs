@@ -15,7 +15,8 @@ use xbg7_export::synth::{self, Scale, SynthOptions};
     name = "xbg7-export",
     version,
     about = "Project Sylpheed XPR2/XBG7 models → glTF 2.0",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES
 )]
 struct Cli {
     #[command(flatten)]
@@ -26,11 +27,13 @@ struct Cli {
 
 #[derive(clap::Args, Debug, Clone)]
 struct ExportArgs {
-    /// Disc root (containing hidden/resource3d) or the resource3d folder itself.
-    #[arg(long)]
+    /// The disc: its root (holding hidden/Resource3D, any case), the Resource3D folder, a
+    /// folder of .xpr files, one .xpr file, or a disc image (.iso: XISO or XGD2/XGD3).
+    #[arg(long, value_name = "DISC")]
     disc: Option<PathBuf>,
-    /// Output folder (created; must not be inside --disc).
-    #[arg(long)]
+    /// Output folder (created; must not be inside --disc). Holds manifest.json, one
+    /// folder per container, and the tool's own files in .xbg7/.
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
@@ -39,13 +42,14 @@ struct ExportArgs {
 #[derive(clap::Args, Debug, Clone)]
 struct CommonArgs {
     /// Pipeline configuration (default: built-in defaults, as in pipeline.toml).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, 1 to 256; 0 (the default) means one per core.
+    #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Only containers whose file name matches this glob (e.g. 'Stage_S0*').
-    #[arg(long)]
+    /// Only containers whose file name matches this glob (case-insensitive, e.g.
+    /// 'Stage_S0*'); the other containers of a used --out are kept as they are.
+    #[arg(long, value_name = "GLOB")]
     only: Option<String>,
     /// Do not write PNG previews.
     #[arg(long)]
@@ -53,6 +57,10 @@ struct CommonArgs {
     /// No progress bar and no summary line.
     #[arg(long)]
     quiet: bool,
+    /// Explain per container what was decided (decoded, rejected and why, layout,
+    /// textures, a capped grid), one line each on stderr.
+    #[arg(short, long)]
+    verbose: bool,
     /// Output format: gltf (.gltf + .bin, the default) or glb (one self-contained .glb).
     /// Overrides `output.format` of the configuration.
     #[arg(long, value_enum)]
@@ -69,8 +77,18 @@ enum FormatArg {
 enum Cmd {
     /// Generate the synthetic disc (with ground truth in DIR/truth.json).
     Synth {
-        #[arg(long)]
-        out: PathBuf,
+        /// Folder to write the disc into (hidden/resource3d/*.xpr, truth.json).
+        #[arg(long, value_name = "DIR", required_unless_present = "iso")]
+        out: Option<PathBuf>,
+        /// Also (or instead) write the disc as an Xbox disc image: an XISO holding
+        /// hidden/Resource3D (spelled as the game does) and truth.json.
+        #[arg(long, value_name = "FILE")]
+        iso: Option<PathBuf>,
+        /// With --iso: place the partition at the XGD2 offset (0xFD90000) of a sparse
+        /// file, as in a full XGD2 disc image.
+        #[arg(long, requires = "iso")]
+        xgd2: bool,
+        /// Generator seed: the same seed gives the same bytes.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// demo (small, seconds) or full (≈ 1 GB, like the retail disc).
@@ -89,8 +107,10 @@ enum Cmd {
     },
     /// Generate the demo disc in a temporary folder and export it to --out.
     Demo {
-        #[arg(long)]
+        /// Output folder of the export (as the main command's --out).
+        #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Generator seed of the demo disc.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Generate the demo disc with the imperfection families (see `synth --realism`).
@@ -107,6 +127,7 @@ enum Cmd {
         /// Scratch folder for the output trees (default: a temp dir).
         #[arg(long)]
         scratch: Option<PathBuf>,
+        /// Worker threads of the timed exports.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
         /// Also time an export with previews (ratio of the preview overhead).
@@ -130,9 +151,11 @@ enum Cmd {
     /// Decode a synthetic disc and compare every resource with its truth.json
     /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
     Verify {
-        #[arg(long)]
+        /// A synthetic disc (as written by `synth`).
+        #[arg(long, value_name = "DISC")]
         disc: PathBuf,
-        #[arg(long)]
+        /// Pipeline configuration (default: built-in defaults).
+        #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// List every missed resource (default: the first 10).
         #[arg(long)]
@@ -145,8 +168,11 @@ enum Cmd {
     /// Compare two manifests: gains, regressions, coverage. Exit 0 = no regression,
     /// 1 = regression (unless --allow-regressions), 2 = usage or I/O error.
     Diff {
+        /// The manifest before the change (OUT/manifest.json of the old run).
         old: PathBuf,
+        /// The manifest after the change.
         new: PathBuf,
+        /// Report format: text (terminal), markdown (a PR comment) or json (scripts).
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
         /// Exit 0 even when there are regressions.
@@ -155,8 +181,11 @@ enum Cmd {
     },
     /// Show a container's directory, declarations, records and per-resource outcome.
     Info {
+        /// The .xpr container to inspect.
+        #[arg(value_name = "FILE")]
         file: PathBuf,
-        #[arg(long)]
+        /// Pipeline configuration (default: built-in defaults).
+        #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Also write a PNG preview of the container to this path.
         #[arg(long)]
@@ -164,19 +193,38 @@ enum Cmd {
     },
     /// Render one container to PNG: a model, or a grid of its resources (stages).
     Render {
+        /// The .xpr container to render.
+        #[arg(value_name = "FILE")]
         file: PathBuf,
         /// Only resources whose name matches this glob.
         #[arg(long)]
         only: Option<String>,
-        /// Image size (model) or cell size (grid) in pixels.
+        /// Image size (model, 16 to 4096) or cell size (grid, 16 to 1024) in pixels.
         #[arg(long)]
         size: Option<u32>,
-        #[arg(short = 'o', long)]
+        /// The PNG to write.
+        #[arg(short = 'o', long, value_name = "OUT.png")]
         out: PathBuf,
-        #[arg(long)]
+        /// Pipeline configuration (default: built-in defaults).
+        #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
 }
+
+/// Shown at the end of `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  xbg7-export demo --out out/                        synthetic demo disc, exported to out/
+  xbg7-export --disc /media/dump --out out/          a dump holding hidden/Resource3D
+  xbg7-export --disc game.iso --out out/             a disc image (XISO, XGD2, XGD3)
+  xbg7-export --disc Stage_S01.xpr --out out/        one container
+  xbg7-export --disc dump --out out/ --only 'Stage_S0*' -v
+                                                     re-export some stages, keep the rest
+  xbg7-export diff old/manifest.json new/manifest.json
+  xbg7-export render Stage_S10.xpr -o grid.png
+
+Exit status: 0 done (rejected resources are data), 1 diff/verify found a regression,
+2 usage or I/O error.";
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum DiffFormat {
@@ -206,6 +254,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Cmd::Synth {
             out,
+            iso,
+            xgd2,
             seed,
             scale,
             hostile,
@@ -213,18 +263,32 @@ fn run(cli: Cli) -> Result<()> {
         }) => {
             let t = std::time::Instant::now();
             let opts = SynthOptions { seed, scale, realism };
-            synth::write_disc(&out, &opts).with_context(|| format!("writing synthetic disc to {}", out.display()))?;
-            if hostile {
-                let n = synth::hostile::write_hostile(&out, &opts)
-                    .with_context(|| format!("writing hostile files to {}", out.display()))?
-                    .len();
-                eprintln!("{n} hostile files added (see hostile.json)");
+            if let Some(out) = &out {
+                write_synth(out, &opts, hostile)?;
+                eprintln!(
+                    "synthetic disc written to {} in {:.1} s (ground truth: truth.json)",
+                    out.display(),
+                    t.elapsed().as_secs_f64()
+                );
             }
-            eprintln!(
-                "synthetic disc written to {} in {:.1} s (ground truth: truth.json)",
-                out.display(),
-                t.elapsed().as_secs_f64()
-            );
+            if let Some(iso) = &iso {
+                let stage = std::env::temp_dir().join(format!("xbg7-export-iso-{}-{seed}", std::process::id()));
+                let r = write_synth(&stage, &opts, hostile).and_then(|()| {
+                    let res = stage.join("hidden");
+                    std::fs::rename(res.join("resource3d"), res.join("Resource3D"))?;
+                    eprintln!("packing the image {} …", iso.display());
+                    xbg7_export::image::write_image(&stage, iso, xgd2)
+                        .with_context(|| format!("writing the disc image {}", iso.display()))
+                });
+                let _ = std::fs::remove_dir_all(&stage);
+                r?;
+                eprintln!(
+                    "synthetic disc image written to {} ({}) in {:.1} s",
+                    iso.display(),
+                    if xgd2 { "XGD2 partition offset" } else { "XISO" },
+                    t.elapsed().as_secs_f64()
+                );
+            }
             Ok(())
         }
         Some(Cmd::Demo {
@@ -348,6 +412,59 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Write the synthetic disc (and the hostile files) into `out`, with progress on stderr.
+fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
+    let progress = std::io::stderr().is_terminal();
+    let spinner = if progress {
+        indicatif::ProgressBar::new_spinner()
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    spinner.set_style(indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("static template"));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    // The generator reports nothing itself: show what it has written so far.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let r = std::thread::scope(|s| {
+        if progress {
+            s.spawn(|| {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let (files, bytes) = tree_size(&out.join("hidden"));
+                    spinner.set_message(format!(
+                        "generating the synthetic disc: {files} files, {:.1} MB",
+                        bytes as f64 / 1e6
+                    ));
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+            });
+        }
+        let r = synth::write_disc(out, opts)
+            .map(|_| ())
+            .with_context(|| format!("writing synthetic disc to {}", out.display()));
+        let r = r.and_then(|()| {
+            if hostile {
+                let n = synth::hostile::write_hostile(out, opts)
+                    .with_context(|| format!("writing hostile files to {}", out.display()))?
+                    .len();
+                spinner.suspend(|| eprintln!("{n} hostile files added (see hostile.json)"));
+            }
+            Ok(())
+        });
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    spinner.finish_and_clear();
+    r
+}
+
+/// Files and bytes below `dir` (0, 0 when it does not exist yet).
+fn tree_size(dir: &Path) -> (u64, u64) {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .fold((0, 0), |(n, b), e| (n + 1, b + e.metadata().map_or(0, |m| m.len())))
+}
+
 fn load_config(path: Option<&Path>) -> Result<Config> {
     Ok(match path {
         Some(p) => Config::load(p)?,
@@ -378,6 +495,7 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
         only,
         previews: !common.no_previews,
         progress: !common.quiet && std::io::stderr().is_terminal(),
+        verbose: common.verbose,
     };
     let t = std::time::Instant::now();
     let m = pipeline::export(disc, out, &cfg, &opts)?;
@@ -512,21 +630,33 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         })
         .unwrap_or_default();
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
+        let range = xbg7_export::config::PREVIEW_SIZE;
         let opts = raster::RenderOptions {
-            size: size.unwrap_or(cfg.output.preview_size),
+            size: size
+                .unwrap_or(cfg.output.preview_size)
+                .clamp(*range.start(), *range.end()),
             ..Default::default()
         };
         let m = &decoded[0].mesh;
         raster::render_mesh_textured(m, &opts, &pipeline::mesh_albedo(m, &albedos))
     } else {
-        let cells = pipeline::textured_grid_cells(picked.iter().copied(), &albedos);
+        let mut cells = pipeline::textured_grid_cells(picked.iter().copied(), &albedos);
         let opts = raster::RenderOptions::default();
-        preview::stage_grid(
-            &cells,
-            size.unwrap_or(cfg.output.stage_cell),
-            cfg.output.stage_max_width,
-            &opts,
-        )
+        let range = xbg7_export::config::STAGE_CELL;
+        let cell = size
+            .unwrap_or(cfg.output.stage_cell)
+            .clamp(*range.start(), *range.end());
+        let shown = preview::grid_capacity(cells.len(), cell, cfg.output.stage_max_width);
+        if shown < cells.len() {
+            eprintln!(
+                "{}: the grid shows the first {shown} of {} cells (its budget is {} pixels)",
+                file.display(),
+                cells.len(),
+                preview::MAX_GRID_PIXELS
+            );
+            cells.truncate(shown);
+        }
+        preview::stage_grid(&cells, cell, cfg.output.stage_max_width, &opts)
     };
     std::fs::write(out, raster::encode_png(&img)).with_context(|| format!("writing {}", out.display()))?;
     eprintln!(

@@ -79,11 +79,23 @@ pub struct ContainerEntry {
     /// laid out as a cast sheet (relative to OUT; `.gltf` or `.glb` per `output.format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
+    /// Present when the stage grid `preview` shows only the first `shown` of `total`
+    /// cells (the grid's pixel budget, [`crate::preview::MAX_GRID_PIXELS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview_cells: Option<GridCells>,
     pub resources: Vec<ResourceEntry>,
     pub textures: Vec<TextureEntry>,
     /// Directory entries that are neither XBG7 nor TX2D (`USER`, `TXCM`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other: Vec<OtherEntry>,
+}
+
+/// How many cells a capped stage grid shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridCells {
+    pub shown: u32,
+    pub total: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

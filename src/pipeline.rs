@@ -563,7 +563,13 @@ pub struct ExportOptions {
     pub only: Option<globset::GlobMatcher>,
     pub previews: bool,
     pub progress: bool,
+    /// Print one line per container: what was decided (see [`explain`]).
+    pub verbose: bool,
 }
+
+/// Most worker threads `--jobs` may ask for (`--jobs 0`, like no `--jobs`, means one per
+/// core). 99 999 threads exhausted the address space for stack guard pages and hung.
+pub const MAX_JOBS: usize = 256;
 
 #[derive(Debug, Error)]
 pub enum ExportError {
@@ -575,7 +581,35 @@ pub enum ExportError {
     Out(String, std::io::Error),
     #[error("cannot build the thread pool: {0}")]
     Pool(String),
+    #[error("--jobs {0} is more than {MAX_JOBS} worker threads (--jobs 0 or no --jobs: one per core)")]
+    Jobs(usize),
+    #[error("another xbg7-export is writing into {0} (it holds {0}/{LOCK_FILE}); wait for it or choose another --out")]
+    Locked(String),
+    #[error("--only {0:?} matches no container of the disc (nothing exported, {1} left as it was)")]
+    NothingMatched(String, String),
 }
+
+/// The tool's own folder inside `--out`: lock, previous manifest, pending removals,
+/// journal of written outputs, temporaries. No container folder can be named so
+/// ([`names::sanitize`] strips leading dots).
+pub const TOOL_DIR: &str = ".xbg7";
+/// The manifest, at the top of `--out` where users look for it.
+pub const MANIFEST: &str = "manifest.json";
+/// Held (exclusive `flock`-style lock) for the whole run: one writer per `--out`.
+pub const LOCK_FILE: &str = ".xbg7/lock";
+/// Where the previous manifest waits while a run is in progress.
+pub const PREVIOUS_MANIFEST: &str = ".xbg7/manifest.prev.json";
+/// Stale outputs to remove, written before the new manifest (a run killed between the
+/// manifest and the removal leaves this list for the next run).
+pub const PENDING_REMOVALS: &str = ".xbg7/pending-removals.json";
+/// Every output this run has written, one per line, appended per container (a killed
+/// run's outputs are found here by the next run).
+pub const JOURNAL: &str = ".xbg7/written.txt";
+/// Where versions before the `.xbg7` folder kept the previous manifest (still read).
+pub const LEGACY_PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
+/// Names at the top of `--out` that belong to the tool's outputs: a container whose
+/// folder would be one of them gets `~<index>` (the report is another tool output).
+pub const RESERVED_NAMES: &[&str] = &[MANIFEST, "index.html", TOOL_DIR];
 
 /// Suffix of the temporary sibling [`write_atomic`] writes before renaming.
 pub const TMP_SUFFIX: &str = ".xbg7-tmp";
@@ -603,8 +637,86 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// Name the previous manifest is moved to while a run is in progress.
-pub const PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
+/// Write one of the tool's files at `out/<rel>` atomically, its temporary inside
+/// [`TOOL_DIR`] (a container folder can never take the temporary's name).
+pub fn write_tool_file(out: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp_name = format!("{}.tmp", rel.replace('/', "_"));
+    let tmp = out.join(TOOL_DIR).join(tmp_name);
+    write_atomic(&tmp, bytes)?;
+    std::fs::rename(&tmp, out.join(rel))
+}
+
+/// `out/.xbg7`, created when missing; it must be a real folder (not a symlink).
+fn tool_dir(out: &Path) -> std::io::Result<PathBuf> {
+    let dir = out.join(TOOL_DIR);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() => Ok(dir),
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} is not a folder (the tool keeps its own files there); remove it",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&dir).map(|()| dir),
+        Err(e) => Err(e),
+    }
+}
+
+/// Take the exclusive lock on `out` (kept until the returned file is dropped).
+fn lock_out(out: &Path) -> Result<std::fs::File, ExportError> {
+    let path = out.join(LOCK_FILE);
+    let out_err = |e| ExportError::Out(out.display().to_string(), e);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Err(out_err(std::io::Error::other(format!(
+            "{} is not a file",
+            path.display()
+        ))));
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(out_err)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ExportError::Locked(out.display().to_string())),
+        Err(std::fs::TryLockError::Error(e)) => Err(out_err(e)),
+    }
+}
+
+/// Test hook: abort the process (as a kill would) at the named point of a run when
+/// `XBG7_EXPORT_ABORT_AT` names it (`after-manifest`, `after-first-container`).
+fn abort_point(name: &str) {
+    if std::env::var_os("XBG7_EXPORT_ABORT_AT").is_some_and(|v| v == name) {
+        std::process::abort();
+    }
+}
+
+/// Folder name of every found container (same order): sanitised stems made unique, a
+/// file spelled exactly `.xpr` named before its case-only variants (`X.xpr` keeps `X`,
+/// `X.XPR` gets `X~<i>`), and the tool's top-level names ([`RESERVED_NAMES`]) never
+/// taken. Computed over the whole disc, so a `--only` run uses the full run's names.
+pub fn container_dirs(found: &[Found]) -> Vec<String> {
+    let stems: Vec<&[u8]> = found
+        .iter()
+        .map(|f| {
+            let name = f.file_name();
+            name.rsplit_once('.').map_or(name, |(s, _)| s).as_bytes()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_by_key(|&i| (!found[i].rel.ends_with(".xpr"), i));
+    let refs: Vec<(u32, &[u8])> = order.iter().map(|&i| (i as u32, stems[i])).collect();
+    let mut dirs = vec![String::new(); found.len()];
+    for (k, name) in names::unique_names(&refs).into_iter().enumerate() {
+        dirs[order[k]] = name;
+    }
+    for (i, d) in dirs.iter_mut().enumerate() {
+        if RESERVED_NAMES.iter().any(|r| d.eq_ignore_ascii_case(r)) {
+            d.push_str(&format!("~{i}"));
+        }
+    }
+    dirs
+}
 
 /// `path` made absolute and free of symlinks even when its last components do not exist
 /// yet: the longest existing ancestor is canonicalized and the rest appended (`..` pops).
@@ -648,7 +760,18 @@ fn inside(root: &Path, path: &Path) -> bool {
 
 /// Export a whole disc into `out`; returns the manifest (also written as
 /// `out/manifest.json`, last).
+///
+/// The run holds an exclusive lock on `out` ([`LOCK_FILE`]). With `opts.only`, only the
+/// matching containers are exported: the previous manifest's entries of the others are
+/// kept (with their files), and a filter matching nothing is an error. Removing the
+/// previous run's stale outputs is restartable: the list is written
+/// ([`PENDING_REMOVALS`]) before the manifest, and every output is journalled
+/// ([`JOURNAL`]) as it is written, so a run killed anywhere leaves nothing that the next
+/// complete run does not either list or remove.
 pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
+    if let Some(n) = opts.jobs.filter(|&n| n > MAX_JOBS) {
+        return Err(ExportError::Jobs(n));
+    }
     let found = walker::discover(disc)?;
     let disc_c = disc
         .canonicalize()
@@ -663,39 +786,36 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
     }
     std::fs::create_dir_all(out).map_err(out_err)?;
     let out_c = out.canonicalize().map_err(out_err)?;
+    let tool = tool_dir(out).map_err(out_err)?;
+    let _lock = lock_out(out)?;
     // An unwritable `--out` stops the run now, not after every container failed.
-    write_atomic(&out.join(".xbg7-probe"), b"")
-        .and_then(|()| std::fs::remove_file(out.join(".xbg7-probe")))
+    write_atomic(&tool.join("probe"), b"")
+        .and_then(|()| std::fs::remove_file(tool.join("probe")))
         .map_err(out_err)?;
-    let found: Vec<Found> = found
+    let all_dirs = container_dirs(&found);
+    let selected = |name: &str| opts.only.as_ref().is_none_or(|g| g.is_match(name));
+    let (found, dirs): (Vec<Found>, Vec<String>) = found
         .into_iter()
-        .filter(|f| {
-            opts.only
-                .as_ref()
-                .is_none_or(|g| g.is_match(f.rel.rsplit('/').next().unwrap_or(&f.rel)))
-        })
-        .collect();
-    let stems: Vec<Vec<u8>> = found
-        .iter()
-        .map(|f| {
-            let name = f.rel.rsplit('/').next().unwrap_or("");
-            name.rsplit_once('.').map_or(name, |(s, _)| s).as_bytes().to_vec()
-        })
-        .collect();
-    let stem_refs: Vec<(u32, &[u8])> = stems
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (i as u32, s.as_slice()))
-        .collect();
-    let dirs = names::unique_names(&stem_refs);
+        .zip(all_dirs)
+        .filter(|(f, _)| selected(f.file_name()))
+        .unzip();
+    if let (Some(g), true) = (&opts.only, found.is_empty()) {
+        return Err(ExportError::NothingMatched(
+            g.glob().glob().to_string(),
+            out.display().to_string(),
+        ));
+    }
 
     // The previous manifest is moved aside for the duration of the run, so a run killed
     // half-way leaves no manifest that references a file this run has begun to replace
     // (e.g. a new `.gltf` next to the old `.bin`). A run after a killed one finds it there.
-    let (manifest_path, prev_path) = (out.join("manifest.json"), out.join(PREVIOUS_MANIFEST));
+    let (manifest_path, prev_path) = (out.join(MANIFEST), out.join(PREVIOUS_MANIFEST));
+    let legacy_prev = out.join(LEGACY_PREVIOUS_MANIFEST);
     let read_manifest = |p: &Path| {
-        std::fs::read(p)
-            .ok()
+        std::fs::symlink_metadata(p)
+            .is_ok_and(|m| m.is_file())
+            .then(|| std::fs::read(p).ok())
+            .flatten()
             .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
     };
     let previous = match read_manifest(&manifest_path) {
@@ -703,24 +823,33 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             std::fs::rename(&manifest_path, &prev_path).map_err(out_err)?;
             Some(m)
         }
-        None => read_manifest(&prev_path),
+        None => read_manifest(&prev_path).or_else(|| read_manifest(&legacy_prev)),
     };
+    // What killed runs wrote or meant to remove: candidates for removal at the end.
+    let mut leftovers: BTreeSet<String> = read_lines(&out.join(JOURNAL)).into_iter().collect();
+    if let Some(list) = std::fs::read(out.join(PENDING_REMOVALS))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok())
+    {
+        leftovers.extend(list);
+    }
+    let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
 
+    // Largest containers first, one task each: a 70 MB stage started last would leave
+    // one thread working alone at the end. Entries go back to directory order.
+    let sizes: Vec<u64> = found.iter().map(found_size).collect();
+    // Progress counts bytes (a stage is 100× a model's work), with elapsed time and ETA.
     let bar = if opts.progress {
-        indicatif::ProgressBar::new(found.len() as u64)
+        indicatif::ProgressBar::new(sizes.iter().sum::<u64>().max(1))
     } else {
         indicatif::ProgressBar::hidden()
     };
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("static template"));
-    // Largest containers first, one task each: a 70 MB stage started last would leave
-    // one thread working alone at the end. Entries go back to directory order.
-    let sizes: Vec<u64> = found
-        .iter()
-        .map(|f| match f.symlink {
-            true => 0,
-            false => std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()),
-        })
-        .collect();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {binary_bytes}/{binary_total_bytes} {elapsed} elapsed, ETA {eta} {msg}",
+        )
+        .expect("static template"),
+    );
     let mut order: Vec<usize> = (0..found.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
     let run = || -> Vec<ContainerEntry> {
@@ -729,31 +858,169 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             .with_max_len(1)
             .map(|&i| {
                 let (f, dir) = (&found[i], &dirs[i]);
-                bar.set_message(f.rel.rsplit('/').next().unwrap_or("").to_string());
+                bar.set_message(f.file_name().to_string());
                 let e = guarded(f, || export_container(f, dir, out, &out_c, cfg, opts));
-                bar.inc(1);
+                if let Ok(mut j) = journal.lock() {
+                    j.record(&e);
+                }
+                abort_point("after-first-container");
+                if opts.verbose {
+                    bar.suspend(|| eprintln!("{}", explain(&e)));
+                }
+                bar.inc(sizes[i].max(1));
                 (i, e)
             })
             .collect();
         done.sort_by_key(|(i, _)| *i);
         done.into_iter().map(|(_, e)| e).collect()
     };
-    let entries = match opts.jobs {
+    let mut entries = match opts.jobs.filter(|&n| n > 0) {
         Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build()
             .map_err(|e| ExportError::Pool(e.to_string()))?
             .install(run),
         None => run(),
     };
     bar.finish_and_clear();
-    let manifest = Manifest::new(entries);
-    write_atomic(&manifest_path, &manifest.to_bytes()).map_err(out_err)?;
-    if let Some(prev) = previous {
-        remove_stale(out, &out_c, &prev, &manifest);
+    // A partial run keeps what it did not touch: the previous entries of every
+    // container the filter does not select.
+    if opts.only.is_some() {
+        if let Some(prev) = &previous {
+            let now: BTreeSet<&str> = found.iter().map(|f| f.rel.as_str()).collect();
+            let kept: Vec<ContainerEntry> = prev
+                .containers
+                .iter()
+                .filter(|c| !now.contains(c.path.as_str()))
+                .filter(|c| !selected(c.path.rsplit('/').next().unwrap_or(&c.path)))
+                .cloned()
+                .collect();
+            entries.extend(kept);
+        }
     }
-    let _ = std::fs::remove_file(&prev_path);
+    let manifest = Manifest::new(entries);
+    let keep: BTreeSet<&str> = manifest.outputs().into_iter().collect();
+    let mut stale = leftovers;
+    if let Some(prev) = &previous {
+        stale.extend(prev.outputs().into_iter().map(str::to_string));
+    }
+    stale.retain(|p| !keep.contains(p.as_str()));
+    let stale: Vec<String> = stale.into_iter().collect();
+    let pending = serde_json::to_vec(&stale).expect("a list of strings serialises");
+    write_tool_file(out, PENDING_REMOVALS, &pending).map_err(out_err)?;
+    write_tool_file(out, MANIFEST, &manifest.to_bytes()).map_err(out_err)?;
+    abort_point("after-manifest");
+    for rel in &stale {
+        remove_output(out, &out_c, rel, true);
+    }
+    if let Some(prev) = &previous {
+        // A killed run's temporaries of outputs this run kept.
+        for rel in prev.outputs() {
+            remove_output(out, &out_c, rel, false);
+        }
+    }
+    drop(journal);
+    for done in [PENDING_REMOVALS, JOURNAL, PREVIOUS_MANIFEST] {
+        let _ = std::fs::remove_file(out.join(done));
+    }
+    if std::fs::symlink_metadata(&legacy_prev).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(&legacy_prev);
+    }
     Ok(manifest)
+}
+
+/// The lines of a text file (none when it cannot be read).
+fn read_lines(path: &Path) -> Vec<String> {
+    std::fs::read(path)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The append-only list of outputs written so far ([`JOURNAL`]).
+struct Journal(Option<std::fs::File>);
+
+impl Journal {
+    fn open(path: &Path) -> std::io::Result<Journal> {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(std::io::Error::other(format!("{} is not a file", path.display())));
+        }
+        let f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(Journal(Some(f)))
+    }
+
+    /// Append a container's outputs (best effort: the journal only widens the cleanup).
+    fn record(&mut self, e: &ContainerEntry) {
+        use std::io::Write;
+        let one = Manifest {
+            containers: vec![e.clone()],
+            ..Manifest::new(Vec::new())
+        };
+        let mut text = String::new();
+        for o in one.outputs() {
+            text.push_str(o);
+            text.push('\n');
+        }
+        if let Some(f) = &mut self.0 {
+            // No fsync: the journal guards against a killed process, not a power cut.
+            if f.write_all(text.as_bytes()).is_err() {
+                self.0 = None;
+            }
+        }
+    }
+}
+
+/// What was decided for one container, for `--verbose`.
+pub fn explain(e: &ContainerEntry) -> String {
+    if let Some(err) = &e.error {
+        return format!("{}: not decoded: {err}", e.path);
+    }
+    let decoded = e.resources.iter().filter(|r| r.status == Status::Decoded).count();
+    let mut line = format!(
+        "{} ({}, {} bytes): {decoded} of {} resources decoded",
+        e.path,
+        e.kind.as_str(),
+        e.size,
+        e.resources.len()
+    );
+    let mut why: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in &e.resources {
+        if let Some(reason) = &r.reason {
+            *why.entry(reason.code.as_str()).or_default() += 1;
+        }
+    }
+    if !why.is_empty() {
+        let parts: Vec<String> = why.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        line.push_str(&format!("; rejected: {}", parts.join(", ")));
+    }
+    let layouts: BTreeSet<&str> = e
+        .resources
+        .iter()
+        .filter_map(|r| r.layout)
+        .map(|l| match l {
+            Layout::Sequential => "sequential",
+            Layout::Anchored => "anchored",
+        })
+        .collect();
+    if !layouts.is_empty() {
+        line.push_str(&format!(
+            "; layout {}",
+            layouts.into_iter().collect::<Vec<_>>().join("+")
+        ));
+    }
+    if !e.textures.is_empty() {
+        let ok = e.textures.iter().filter(|t| t.status == Some(Status::Decoded)).count();
+        line.push_str(&format!("; textures {ok}/{}", e.textures.len()));
+    }
+    if let Some(c) = e.preview_cells {
+        line.push_str(&format!("; grid capped at {} of {} cells", c.shown, c.total));
+    }
+    line
 }
 
 /// Remove outputs the previous run listed and this run no longer produces (only those,
@@ -762,28 +1029,54 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
 pub fn remove_stale(out: &Path, out_c: &Path, prev: &Manifest, now: &Manifest) {
     let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
     for rel in prev.outputs() {
-        let safe = !rel.is_empty()
-            && rel
-                .split('/')
-                .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', ':', '\0']));
-        let path = out.join(rel);
-        if safe && path.parent().is_some_and(|d| inside(out_c, d)) {
-            // A killed run's temporary sibling of an output we own goes too.
-            let mut tmp = path.clone().into_os_string();
-            tmp.push(TMP_SUFFIX);
-            let _ = std::fs::remove_file(tmp);
-            if !keep.contains(rel) {
-                let _ = std::fs::remove_file(path);
-            }
+        remove_output(out, out_c, rel, !keep.contains(rel));
+    }
+}
+
+/// Remove a killed run's temporary sibling of the output `rel` and, with `file`, the
+/// output itself — when `rel` is a plain relative path whose folder resolves inside
+/// `out_c` (never the tool's own folder).
+fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
+    let safe = !rel.is_empty()
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', ':', '\0']))
+        && rel.split('/').next() != Some(TOOL_DIR)
+        && rel != MANIFEST;
+    let path = out.join(rel);
+    if safe && path.parent().is_some_and(|d| inside(out_c, d)) {
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(TMP_SUFFIX);
+        let _ = std::fs::remove_file(tmp);
+        if file {
+            let _ = std::fs::remove_file(path);
         }
     }
 }
 
-fn read_file(path: &Path) -> std::io::Result<memmap2::Mmap> {
-    let f = std::fs::File::open(path)?;
+/// The bytes of a found container: the file mapped, or its extent of the disc image.
+fn read_file(f: &Found) -> std::io::Result<memmap2::Mmap> {
+    let file = std::fs::File::open(&f.abs)?;
     // SAFETY: the disc is read-only input; a concurrent truncation by another process is
     // outside what this tool defends against (as for any reader of the file).
-    unsafe { memmap2::Mmap::map(&f) }
+    unsafe {
+        match f.extent {
+            Some((offset, len)) => memmap2::MmapOptions::new()
+                .offset(offset)
+                .len(usize::try_from(len).map_err(std::io::Error::other)?)
+                .map(&file),
+            None => memmap2::Mmap::map(&file),
+        }
+    }
+}
+
+/// A found container's size in bytes (0 for a symlink or a non-file).
+pub fn found_size(f: &Found) -> u64 {
+    match (f.extent, f.symlink || f.not_a_file.is_some()) {
+        (_, true) => 0,
+        (Some((_, len)), false) => len,
+        (None, false) => std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()),
+    }
 }
 
 /// A container's manifest entry before anything is known about its contents.
@@ -795,6 +1088,7 @@ fn blank_entry(f: &Found) -> ContainerEntry {
         error: None,
         preview: None,
         scene: None,
+        preview_cells: None,
         resources: Vec::new(),
         textures: Vec::new(),
         other: Vec::new(),
@@ -813,7 +1107,7 @@ fn guarded(f: &Found, work: impl FnOnce() -> ContainerEntry) -> ContainerEntry {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-text panic payload".to_string());
         let mut entry = blank_entry(f);
-        entry.size = std::fs::symlink_metadata(&f.abs).map(|m| m.len()).unwrap_or(0);
+        entry.size = found_size(f);
         entry.error = Some(Reason::new(
             Code::InternalError,
             format!("the exporter panicked on this container ({msg}); please report it with the file"),
@@ -842,12 +1136,17 @@ fn export_container(
         ));
         return entry;
     }
-    entry.size = std::fs::symlink_metadata(&f.abs).map(|m| m.len()).unwrap_or(0);
+    if let Some(what) = f.not_a_file {
+        // Never opened: opening a FIFO would block the run.
+        entry.error = Some(Reason::new(Code::Io, format!("{what}, not a regular file: not read")));
+        return entry;
+    }
+    entry.size = found_size(f);
     let map;
     let bytes: &[u8] = if entry.size == 0 {
         &[]
     } else {
-        match read_file(&f.abs) {
+        match read_file(f) {
             Ok(m) => {
                 map = m;
                 &map
@@ -876,7 +1175,10 @@ fn export_container(
     // each albedo prepared for sampling while its decoded image is at hand.
     let previews = opts.previews && cfg.output.previews;
     let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
-        match root.container_dir(dir) {
+        match root.container_dir(dir).and_then(|abs| {
+            root.no_link_below(&abs, crate::texture::export::TEXTURE_DIR)
+                .map(|()| abs)
+        }) {
             Ok(abs) => {
                 let max_side = preview_texture_side(kind, cfg);
                 // Only read by `prepare`, which runs only with previews.
@@ -930,13 +1232,35 @@ impl OutRoot<'_> {
     /// the output tree must not carry writes elsewhere).
     fn container_dir(&self, dir: &str) -> std::io::Result<PathBuf> {
         let abs = self.path.join(dir);
-        std::fs::create_dir_all(&abs)?;
+        match std::fs::symlink_metadata(&abs) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::other(format!(
+                    "{dir} is a symlink or a file, not a folder; not written through"
+                )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&abs)?,
+            Err(e) => return Err(e),
+        }
         if !abs.canonicalize()?.starts_with(self.canonical) {
             return Err(std::io::Error::other(format!(
                 "{dir} resolves outside the output folder"
             )));
         }
         Ok(abs)
+    }
+
+    /// `dir/name`, when it exists, must be a real folder (not a symlink): the texture
+    /// export writes into `textures/` below a checked container folder, and a planted
+    /// `textures` symlink sent the PNGs to its target.
+    fn no_link_below(&self, dir: &Path, name: &str) -> std::io::Result<()> {
+        match std::fs::symlink_metadata(dir.join(name)) {
+            Ok(m) if !m.is_dir() => Err(std::io::Error::other(format!(
+                "{}/{name} is a symlink or a file, not a folder; not written through",
+                dir.strip_prefix(self.path).unwrap_or(dir).display()
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -1036,7 +1360,15 @@ fn write_container(
         entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let cells = textured_grid_cells(d.resources.iter(), prepared);
+        let mut cells = textured_grid_cells(d.resources.iter(), prepared);
+        let shown = preview::grid_capacity(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
+        if shown < cells.len() {
+            entry.preview_cells = Some(crate::manifest::GridCells {
+                shown: shown as u32,
+                total: u32::try_from(cells.len()).unwrap_or(u32::MAX),
+            });
+            cells.truncate(shown);
+        }
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
         write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
@@ -1247,6 +1579,8 @@ mod tests {
             abs: PathBuf::from("/nonexistent").join(name),
             rel: format!("hidden/resource3d/{name}"),
             symlink: false,
+            not_a_file: None,
+            extent: None,
         }
     }
 

@@ -24,6 +24,24 @@ pub enum Cell<'a> {
     Rejected,
 }
 
+/// Pixel budget of one stage grid: 4096 × 4096 RGBA (64 MiB), whatever the stage holds.
+/// A stage with more cells than fit shows the first ones; the manifest's `preview_cells`
+/// says how many (a 300 000-entry stage asked for one 19.7 GB image before the cap).
+pub const MAX_GRID_PIXELS: u64 = 4096 * 4096;
+
+/// Cells rendered at once (bounds the per-cell images held before blitting).
+const CELL_BATCH: usize = 64;
+
+/// How many of `n` cells a grid of `cell_size`-pixel cells at most `max_width` wide shows
+/// within [`MAX_GRID_PIXELS`] (at least one).
+pub fn grid_capacity(n: usize, cell_size: u32, max_width: u32) -> usize {
+    let l = GridLayout::new(1, cell_size, max_width);
+    let cols = (max_width / l.cell).max(1) as u64;
+    let cell_px = l.cell as u64 * l.cell as u64;
+    let rows = (MAX_GRID_PIXELS / (cols * cell_px)).max(1);
+    n.min(usize::try_from(rows * cols).unwrap_or(usize::MAX)).max(1)
+}
+
 /// Grid geometry chosen by [`stage_grid`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GridLayout {
@@ -65,11 +83,13 @@ impl GridLayout {
     }
 }
 
-/// A grid of normalised thumbnails, at most `max_width` pixels wide.
+/// A grid of normalised thumbnails, at most `max_width` pixels wide and at most
+/// [`MAX_GRID_PIXELS`] in all: only the first [`grid_capacity`] cells are drawn.
 ///
 /// Every cell is `render_mesh(mesh, opts with size = cell)`; the grid background (and a
 /// rejected cell) is `opts.background`. See [`GridLayout::new`] for the geometry.
 pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &RenderOptions) -> Image {
+    let cells = &cells[..grid_capacity(cells.len(), cell_size, max_width).min(cells.len())];
     let layout = GridLayout::new(cells.len(), cell_size, max_width);
     let cell_opts = RenderOptions {
         size: layout.cell,
@@ -79,20 +99,22 @@ pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &Ren
         Background::Transparent => [0; 4],
         Background::Solid(c) => c,
     };
-    let renders: Vec<Option<Image>> = cells
-        .par_iter()
-        .map_init(Scratch::default, |scratch, c| match c {
-            Cell::Mesh(m) => Some(render_mesh_with(m, &cell_opts, &[], scratch)),
-            Cell::Textured(m, albedo) => Some(render_mesh_with(m, &cell_opts, albedo, scratch)),
-            Cell::Rejected => None,
-        })
-        .collect();
     let mut grid = Image::filled(layout.width(), layout.height(), bg);
-    for (i, r) in renders.iter().enumerate() {
-        let (ox, oy) = layout.origin(i);
-        match r {
-            Some(img) => blit(&mut grid, img, ox, oy),
-            None => draw_cross(&mut grid, ox, oy, layout.cell),
+    for (b, batch) in cells.chunks(CELL_BATCH).enumerate() {
+        let renders: Vec<Option<Image>> = batch
+            .par_iter()
+            .map_init(Scratch::default, |scratch, c| match c {
+                Cell::Mesh(m) => Some(render_mesh_with(m, &cell_opts, &[], scratch)),
+                Cell::Textured(m, albedo) => Some(render_mesh_with(m, &cell_opts, albedo, scratch)),
+                Cell::Rejected => None,
+            })
+            .collect();
+        for (k, r) in renders.iter().enumerate() {
+            let (ox, oy) = layout.origin(b * CELL_BATCH + k);
+            match r {
+                Some(img) => blit(&mut grid, img, ox, oy),
+                None => draw_cross(&mut grid, ox, oy, layout.cell),
+            }
         }
     }
     grid

@@ -1,13 +1,34 @@
-//! Disc discovery: every `hidden/resource3d/*.xpr` below a disc root (or the
-//! `resource3d` folder itself), case-insensitive extension, sorted, symlinks not followed.
+//! Disc discovery: every `.xpr` of the game's resource folder, whichever form `--disc`
+//! takes, sorted, symlinks not followed.
+//!
+//! The game's path table spells the folder `game:\hidden\Resource3D\`; dumps spell it as
+//! the tool that made them did (`hidden/Resource3D`, `HIDDEN/resource3d`, …), so every
+//! level is matched ASCII case-insensitively. `--disc` may be:
+//!
+//! - a disc root: the folder `hidden` (any case) holding `resource3d` (any case);
+//! - the `resource3d` folder itself (any case);
+//! - any folder with `.xpr` files directly in it;
+//! - one `.xpr` file;
+//! - an Xbox disc image (XISO, or XGD1/2/3 with the partition at its offset; see
+//!   [`crate::image`]): its `hidden/resource3d` is read in place, nothing extracted.
+//!
+//! Whatever the form, a container's manifest path is its place on the disc,
+//! `hidden/resource3d/<file name>` (the game loads every `.xpr` from that one folder), so
+//! manifests made from a dump, a copied folder or one file compare and diff cleanly.
 //!
 //! File names are data: a name that is not valid UTF-8 gets its invalid bytes written as
 //! `\xNN` in [`Found::rel`] (so two different names never share a manifest path), and a
 //! symlink named `*.xpr` is listed with `symlink: true` instead of being opened (the
-//! pipeline reports it as a container error; its target may lie outside the disc).
+//! pipeline reports it as a container error; its target may lie outside the disc). An
+//! entry named `*.xpr` (or `.xpr`) that is neither a file nor a symlink (a folder, a FIFO,
+//! a socket, a device) is listed with [`Found::not_a_file`] and never opened (opening a
+//! FIFO would block the run).
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+/// Manifest path prefix of every container: the game's resource folder.
+pub const PREFIX: &str = "hidden/resource3d/";
 
 /// A container found on the disc.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,33 +38,114 @@ pub struct Found {
     pub rel: String,
     /// A symbolic link: listed, never followed or read.
     pub symlink: bool,
+    /// Neither a regular file nor a symlink: what it is (`"a directory"`, `"a FIFO"`, …);
+    /// listed as a container error, never opened.
+    pub not_a_file: Option<&'static str>,
+    /// Inside the disc image `abs`: (byte offset, length) of the file's bytes.
+    pub extent: Option<(u64, u64)>,
+}
+
+impl Found {
+    /// The file name (last component of [`Found::rel`]).
+    pub fn file_name(&self) -> &str {
+        self.rel.rsplit('/').next().unwrap_or(&self.rel)
+    }
 }
 
 #[derive(Debug, Error)]
 pub enum WalkError {
-    #[error("cannot read disc directory {0}: {1}")]
+    #[error("cannot read disc {0}: {1}")]
     Unreadable(String, std::io::Error),
-    #[error("{0} has no hidden/resource3d folder (point --disc at the disc root or at resource3d)")]
+    #[error(
+        "{0} holds no Project Sylpheed containers: looked for a folder hidden/resource3d \
+         (any case, e.g. hidden/Resource3D), for {0} being a resource3d folder, and for .xpr \
+         files directly in it; point --disc at the disc root, its resource3d folder, a folder \
+         of .xpr files or one .xpr file"
+    )]
     NoResource3d(String),
+    #[error(
+        "{0} is not a folder, an .xpr file or an Xbox disc image (expected a disc root, a \
+         folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
+    )]
+    NotXpr(String),
+    #[error(transparent)]
+    Image(#[from] crate::image::ImageError),
 }
 
-/// Where the resource folder is, and the prefix of relative paths.
-pub fn resource_dir(disc: &Path) -> Result<(PathBuf, &'static str), WalkError> {
-    let meta = std::fs::metadata(disc).map_err(|e| WalkError::Unreadable(disc.display().to_string(), e))?;
-    if !meta.is_dir() {
-        return Err(WalkError::Unreadable(
-            disc.display().to_string(),
-            std::io::Error::other("not a directory"),
-        ));
+/// Where the containers of `--disc` are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// Every `.xpr` directly in this folder.
+    Folder(PathBuf),
+    /// This one file.
+    File(PathBuf),
+    /// An XDVDFS disc image.
+    Image(PathBuf),
+}
+
+/// The child of `dir` named `name` ASCII case-insensitively that is a directory (not a
+/// symlink): the exact spelling first, else the first in byte order.
+fn child_dir(dir: &Path, name: &str) -> Option<PathBuf> {
+    let exact = dir.join(name);
+    if std::fs::symlink_metadata(&exact).is_ok_and(|m| m.is_dir()) {
+        return Some(exact);
     }
-    let nested = disc.join("hidden").join("resource3d");
-    if nested.is_dir() {
-        return Ok((nested, "hidden/resource3d/"));
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().as_encoded_bytes().eq_ignore_ascii_case(name.as_bytes()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    hits.sort();
+    hits.into_iter().next()
+}
+
+/// Whether a file name ends in `.xpr` (any case); `.xpr` itself counts.
+pub fn is_xpr_name(name: &[u8]) -> bool {
+    name.len() >= 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".xpr")
+}
+
+/// Where the containers of `disc` are (see the module documentation for the forms).
+pub fn locate(disc: &Path) -> Result<Location, WalkError> {
+    let shown = || disc.display().to_string();
+    let meta = std::fs::metadata(disc).map_err(|e| WalkError::Unreadable(shown(), e))?;
+    if meta.is_file() {
+        let name = disc.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default();
+        return if is_xpr_name(name) {
+            Ok(Location::File(disc.to_path_buf()))
+        } else if crate::image::is_image(disc) {
+            Ok(Location::Image(disc.to_path_buf()))
+        } else {
+            Err(WalkError::NotXpr(shown()))
+        };
+    }
+    if !meta.is_dir() {
+        return Err(WalkError::NotXpr(shown()));
+    }
+    if let Some(res) = child_dir(disc, "hidden").and_then(|h| child_dir(&h, "resource3d")) {
+        return Ok(Location::Folder(res));
     }
     if disc.file_name().is_some_and(|n| n.eq_ignore_ascii_case("resource3d")) {
-        return Ok((disc.to_path_buf(), "hidden/resource3d/"));
+        return Ok(Location::Folder(disc.to_path_buf()));
     }
-    Err(WalkError::NoResource3d(disc.display().to_string()))
+    let any_xpr = std::fs::read_dir(disc)
+        .map_err(|e| WalkError::Unreadable(shown(), e))?
+        .filter_map(Result::ok)
+        .any(|e| is_xpr_name(e.file_name().as_encoded_bytes()));
+    if any_xpr {
+        return Ok(Location::Folder(disc.to_path_buf()));
+    }
+    Err(WalkError::NoResource3d(shown()))
+}
+
+/// The resource folder of a disc (or `disc` itself when it is one), for callers that
+/// need a folder; a single `.xpr` gives its parent.
+pub fn resource_dir(disc: &Path) -> Result<(PathBuf, &'static str), WalkError> {
+    match locate(disc)? {
+        Location::Folder(d) => Ok((d, PREFIX)),
+        Location::File(f) | Location::Image(f) => Ok((f.parent().map(Path::to_path_buf).unwrap_or_default(), PREFIX)),
+    }
 }
 
 /// Whether the file name is a stage container (`Stage_S*.xpr`).
@@ -68,10 +170,57 @@ pub fn name_text(raw: &[u8]) -> String {
     out
 }
 
-/// All `.xpr` regular files directly in the resource folder, sorted by relative path,
-/// plus every `.xpr` symlink (flagged, never followed out of the disc tree).
+/// What a directory entry that is neither a file nor a symlink is.
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Every entry named `*.xpr` (any case) of the resource folder, sorted by relative path:
+/// regular files, symlinks (flagged, never followed out of the disc tree) and anything
+/// else (flagged with what it is, never opened). A single `.xpr` `--disc` gives itself.
 pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
-    let (dir, prefix) = resource_dir(disc)?;
+    let dir = match locate(disc)? {
+        Location::File(f) => {
+            let name = name_text(f.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
+            return Ok(vec![Found {
+                abs: f,
+                rel: format!("{PREFIX}{name}"),
+                symlink: false,
+                not_a_file: None,
+                extent: None,
+            }]);
+        }
+        Location::Image(img) => {
+            return Ok(crate::image::list_xpr(&img)?
+                .into_iter()
+                .map(|f| Found {
+                    abs: img.clone(),
+                    rel: format!("{PREFIX}{}", name_text(&f.name)),
+                    symlink: false,
+                    not_a_file: f.directory.then_some("a directory"),
+                    extent: Some((f.offset, f.len)),
+                })
+                .collect());
+        }
+        Location::Folder(d) => d,
+    };
     let mut out = Vec::new();
     for e in walkdir::WalkDir::new(&dir)
         .min_depth(1)
@@ -79,21 +228,20 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
         .follow_links(false)
     {
         let e = e.map_err(|err| WalkError::Unreadable(dir.display().to_string(), err.into()))?;
-        let (file, symlink) = (e.file_type().is_file(), e.path_is_symlink());
-        if !file && !symlink {
+        if !is_xpr_name(e.file_name().as_encoded_bytes()) {
             continue;
         }
+        let t = e.file_type();
+        let symlink = e.path_is_symlink();
+        let not_a_file = (!t.is_file() && !symlink).then(|| special_kind(&t));
         let name = name_text(e.file_name().as_encoded_bytes());
-        let is_xpr = Path::new(e.file_name())
-            .extension()
-            .is_some_and(|x| x.eq_ignore_ascii_case("xpr"));
-        if is_xpr {
-            out.push(Found {
-                abs: e.path().to_path_buf(),
-                rel: format!("{prefix}{name}"),
-                symlink,
-            });
-        }
+        out.push(Found {
+            abs: e.path().to_path_buf(),
+            rel: format!("{PREFIX}{name}"),
+            symlink,
+            not_a_file,
+            extent: None,
+        });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
@@ -138,16 +286,61 @@ mod tests {
         std::fs::write(res.join("Stage_\u{e9}.xpr"), b"").unwrap();
         std::fs::write(res.join("notes.txt"), b"").unwrap();
         std::fs::create_dir(res.join("dir.xpr")).unwrap();
+        std::fs::write(res.join(".xpr"), b"").unwrap();
+        nix_mkfifo(&res.join("pipe.xpr"));
         let found = discover(tmp.path()).unwrap();
-        let got: Vec<(&str, bool)> = found.iter().map(|f| (f.rel.as_str(), f.symlink)).collect();
+        let got: Vec<(&str, bool, Option<&str>)> = found
+            .iter()
+            .map(|f| (f.rel.as_str(), f.symlink, f.not_a_file))
+            .collect();
         assert_eq!(
             got,
             [
-                ("hidden/resource3d/Stage_\u{e9}.xpr", false),
-                ("hidden/resource3d/\\xff.xpr", false),
-                ("hidden/resource3d/dangling.XPR", true),
-                ("hidden/resource3d/link.xpr", true),
+                ("hidden/resource3d/.xpr", false, None),
+                ("hidden/resource3d/Stage_\u{e9}.xpr", false, None),
+                ("hidden/resource3d/\\xff.xpr", false, None),
+                ("hidden/resource3d/dangling.XPR", true, None),
+                ("hidden/resource3d/dir.xpr", false, Some("a directory")),
+                ("hidden/resource3d/link.xpr", true, None),
+                ("hidden/resource3d/pipe.xpr", false, Some("a FIFO")),
             ]
         );
+    }
+
+    #[cfg(unix)]
+    fn nix_mkfifo(p: &Path) {
+        let st = std::process::Command::new("mkfifo").arg(p).status().unwrap();
+        assert!(st.success());
+    }
+
+    #[test]
+    fn every_level_is_found_case_insensitively_and_other_forms_work() {
+        let tmp = tempfile::tempdir().unwrap();
+        let res = tmp.path().join("HIDDEN").join("Resource3D");
+        std::fs::create_dir_all(&res).unwrap();
+        std::fs::write(res.join("Common.xpr"), b"").unwrap();
+        assert_eq!(locate(tmp.path()).unwrap(), Location::Folder(res.clone()));
+        assert_eq!(locate(&res).unwrap(), Location::Folder(res.clone()));
+        let one = res.join("Common.xpr");
+        assert_eq!(locate(&one).unwrap(), Location::File(one.clone()));
+        let f = discover(&one).unwrap();
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rel, "hidden/resource3d/Common.xpr");
+        // A plain folder of .xpr files.
+        let plain = tmp.path().join("copied");
+        std::fs::create_dir(&plain).unwrap();
+        std::fs::write(plain.join("Base.XPR"), b"").unwrap();
+        assert_eq!(discover(&plain).unwrap()[0].rel, "hidden/resource3d/Base.XPR");
+        // Nothing to find: the error says what was looked for.
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let e = discover(&empty).unwrap_err().to_string();
+        assert!(
+            e.contains("hidden/resource3d") && e.contains("any case") && e.contains(".xpr"),
+            "{e}"
+        );
+        std::fs::write(tmp.path().join("notes.txt"), b"").unwrap();
+        let e = discover(&tmp.path().join("notes.txt")).unwrap_err().to_string();
+        assert!(e.contains("not a folder or an .xpr file"), "{e}");
     }
 }

@@ -19,6 +19,7 @@ fn tightening_a_gate_shows_exactly_the_skyboxes_as_regressions() {
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     let old = export(&disc, &tmp.path().join("old"), &Config::default(), &opts).unwrap();
     let mut strict = Config::default();

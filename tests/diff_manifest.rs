@@ -61,6 +61,7 @@ fn cont(path: &str, resources: Vec<ResourceEntry>) -> ContainerEntry {
         error: None,
         preview: None,
         scene: None,
+        preview_cells: None,
         resources,
         textures: vec![],
         other: vec![],

@@ -17,6 +17,7 @@ fn options(jobs: usize) -> ExportOptions {
         only: None,
         previews: true,
         progress: false,
+        verbose: false,
     }
 }
 

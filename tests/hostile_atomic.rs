@@ -26,6 +26,7 @@ fn manifest_listing(outputs: &[&str]) -> Manifest {
         error: None,
         preview: None,
         scene: None,
+        preview_cells: None,
         resources: outputs.iter().enumerate().map(|(i, o)| resource(i as u32, o)).collect(),
         textures: Vec::new(),
         other: Vec::new(),
@@ -103,6 +104,8 @@ fn files(root: &Path) -> Vec<String> {
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file())
         .map(|e| e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        // The tool's own folder (lock, run state) is not an output.
+        .filter(|p| !p.starts_with(".xbg7"))
         .collect();
     v.sort();
     v
@@ -124,6 +127,7 @@ fn rerun_removes_what_the_previous_manifest_listed_and_is_gone_now() {
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     let cfg = Config::default();
     let m1 = export(&disc, &out, &cfg, &opts).unwrap();

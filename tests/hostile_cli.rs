@@ -40,13 +40,13 @@ fn unreadable_disc_is_one_line_and_exit_2() {
     let out = tmp.path().join("out");
     let (code, err) = export(&tmp.path().join("no-such-disc"), &out);
     assert_eq!(code, 2);
-    one_line(&err, "cannot read disc directory");
+    one_line(&err, "cannot read disc");
     assert!(!out.exists());
     // A regular file is not a disc either.
     std::fs::write(tmp.path().join("file"), b"x").unwrap();
     let (code, err) = export(&tmp.path().join("file"), &out);
     assert_eq!(code, 2);
-    one_line(&err, "not a directory");
+    one_line(&err, "is not a folder, an .xpr file or an Xbox disc image");
     assert!(!out.exists());
 }
 
@@ -57,7 +57,7 @@ fn disc_without_resource3d_is_one_line_and_exit_2() {
     let out = tmp.path().join("out");
     let (code, err) = export(&tmp.path().join("disc"), &out);
     assert_eq!(code, 2);
-    one_line(&err, "has no hidden/resource3d folder");
+    one_line(&err, "looked for a folder hidden/resource3d (any case");
     assert!(!out.exists());
 }
 
@@ -113,9 +113,17 @@ fn a_good_run_on_an_empty_disc_exits_0_with_an_empty_manifest() {
     let out = tmp.path().join("out");
     let (code, err) = export(&disc, &out);
     assert_eq!((code, err.as_str()), (0, ""));
-    let names: Vec<String> = std::fs::read_dir(&out)
+    let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["manifest.json"]);
+    names.sort();
+    // The manifest, and the tool's own folder (its lock; the run state is removed).
+    assert_eq!(names, [".xbg7", "manifest.json"]);
+    let mut own: Vec<String> = std::fs::read_dir(out.join(".xbg7"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    own.sort();
+    assert_eq!(own, ["lock"]);
 }

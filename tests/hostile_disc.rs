@@ -70,7 +70,10 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
         assert!(!e.path_is_symlink(), "symlink in the output: {}", e.path().display());
         if e.file_type().is_file() {
             let rel = e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            t.insert(rel, std::fs::read(e.path()).unwrap());
+            // The tool's own folder (its lock) is not an output.
+            if !rel.starts_with(".xbg7") {
+                t.insert(rel, std::fs::read(e.path()).unwrap());
+            }
         }
     }
     t

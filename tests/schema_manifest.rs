@@ -143,6 +143,7 @@ fn full_container() -> ContainerEntry {
         error: Some(Reason::new(Code::Truncated, "directory past end")),
         preview: Some("stages/Stage_S01.png".into()),
         scene: Some("Stage_S01/Stage_S01.gltf".into()),
+        preview_cells: None,
         resources: vec![full_resource(), minimal_rejected()],
         textures: vec![
             TextureEntry {
@@ -176,6 +177,7 @@ fn minimal_container() -> ContainerEntry {
         error: None,
         preview: None,
         scene: None,
+        preview_cells: None,
         resources: vec![],
         textures: vec![],
         other: vec![],

@@ -150,6 +150,7 @@ fn pipeline_writes_pngs_and_textured_materials() {
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     let m = export(&disc, &out, &Config::default(), &opts).unwrap();
     let mut textured = 0;
@@ -342,6 +343,7 @@ fn export_disc_for_the_validator() {
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     export(Path::new(&disc), Path::new(&out), &Config::default(), &opts).unwrap();
 }

@@ -27,6 +27,7 @@ fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
         only: Some(globset::Glob::new(glob).unwrap().compile_matcher()),
         previews: false,
         progress: false,
+        verbose: false,
     };
     let m = export(&disc, &tmp.path().join("out"), &cfg, &opts).unwrap();
     (tmp, m)

@@ -1,0 +1,76 @@
+//! Every relative link of README.md and docs/*.md resolves to a file inside this
+//! repository (the README once linked to `../shared/spec/FORMAT.md`, which nobody who
+//! clones the repository has).
+
+use std::path::{Path, PathBuf};
+
+/// Targets of the Markdown links `[text](target)` and `![alt](target)` of `text`.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("](") {
+        rest = &rest[i + 2..];
+        if let Some(end) = rest.find(')') {
+            let target = rest[..end].split_whitespace().next().unwrap_or("");
+            out.push(target.trim_matches(['<', '>']).to_string());
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+fn markdown_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = vec![root.join("README.md")];
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_relative_link_in_the_docs_resolves_inside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
+    let mut checked = 0;
+    let mut bad = Vec::new();
+    for md in markdown_files(&root) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        for target in link_targets(&text) {
+            let path = target.split('#').next().unwrap_or("");
+            if path.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let resolved = md.parent().unwrap().join(path);
+            match resolved.canonicalize() {
+                Ok(p) if p.starts_with(&root) => {}
+                Ok(p) => bad.push(format!(
+                    "{}: {target} leaves the repository ({})",
+                    md.display(),
+                    p.display()
+                )),
+                Err(e) => bad.push(format!("{}: {target}: {e}", md.display())),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    assert!(checked >= 5, "only {checked} links found: is the parser broken?");
+}
+
+#[test]
+fn the_link_parser_sees_images_links_and_fragments() {
+    let t = link_targets("a [x](docs/a.md#s) ![i](img/p.png \"t\") [w](https://e.org) (not)");
+    assert_eq!(t, ["docs/a.md#s", "img/p.png", "https://e.org"]);
+}
+
+#[test]
+fn the_repository_never_refers_to_the_shared_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for md in markdown_files(root) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        assert!(!text.contains("../shared"), "{} refers to ../shared", md.display());
+    }
+}
