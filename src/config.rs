@@ -37,6 +37,9 @@ pub struct OutputConfig {
     pub vertex_color: VertexColor,
     /// Write PNG previews.
     pub previews: bool,
+    /// Write the HTML coverage report `OUT/index.html` (`crate::report`). `--no-report`
+    /// turns it off.
+    pub report: bool,
     /// Model preview size in pixels.
     pub preview_size: u32,
     /// Stage grid cell size in pixels.
@@ -52,6 +55,7 @@ impl Default for OutputConfig {
             axis: Axis::FlipZ,
             vertex_color: VertexColor::Custom,
             previews: true,
+            report: true,
             preview_size: 512,
             stage_cell: 128,
             stage_max_width: 4096,

@@ -564,7 +564,12 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         None => run(),
     };
     bar.finish_and_clear();
-    let manifest = Manifest::new(entries);
+    let mut manifest = Manifest::new(entries);
+    // The HTML report (listed in the manifest, so re-runs treat it like any output),
+    // written before the manifest so the manifest stays the last file of a run.
+    if cfg.output.report {
+        crate::report::write(out, &mut manifest).map_err(out_err)?;
+    }
     write_atomic(&manifest_path, &manifest.to_bytes()).map_err(out_err)?;
     if let Some(prev) = previous {
         remove_stale(out, &out_c, &prev, &manifest);

@@ -113,9 +113,10 @@ fn a_good_run_on_an_empty_disc_exits_0_with_an_empty_manifest() {
     let out = tmp.path().join("out");
     let (code, err) = export(&disc, &out);
     assert_eq!((code, err.as_str()), (0, ""));
-    let names: Vec<String> = std::fs::read_dir(&out)
+    let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["manifest.json"]);
+    names.sort();
+    assert_eq!(names, ["index.html", "manifest.json"]);
 }
