@@ -214,11 +214,13 @@ console.log(`== demo disc exported with previews (${((Date.now() - t) / 1000).to
   await page.close();
 
   if (opts.screenshot) {
-    const { page: p } = await open(path.join(demo, 'index.html'), { width: 1200, height: 820 });
+    const { page: p } = await open(path.join(demo, 'index.html'), { width: 1200, height: 835 });
     await p.evaluate(() => {
       document.getElementById('kind').value = 'model';
       window.xbg7Report.apply();
+      document.querySelector('details.tex').open = true;
     });
+    await new Promise((r) => setTimeout(r, 100));
     await p.evaluate(() => { for (const i of document.querySelectorAll('img')) i.loading = 'eager'; });
     await p.waitForFunction(() => [...document.querySelectorAll('img')].every((i) => i.complete), { timeout: 60000 });
     await p.screenshot({ path: opts.screenshot });
