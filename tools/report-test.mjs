@@ -2,10 +2,11 @@
 // Browser test of the HTML coverage report (OUT/index.html) in headless Chromium
 // (Debian's /usr/bin/chromium, driven by puppeteer-core; no bundled browser).
 //
-//   node tools/report-test.mjs --bin BIN --work DIR [--screenshot PNG] [--chromium PATH]
+//   node tools/report-test.mjs --bin BIN --work DIR [--disc DEMO_DISC] [--screenshot PNG] [--chromium PATH]
 //   node tools/report-test.mjs --load OUT [--runs N]      # load time of OUT/index.html only
 //
-// With --bin: generates the demo disc (BIN synth) and exports it with (small) previews,
+// With --bin: generates the demo disc (BIN synth; or takes --disc, a demo disc that is only
+// read) and exports it with (small) previews,
 // then checks its page: no console errors or failed requests; as many rows as the
 // manifest has resources (rendered lazily, by scrolling); filtering by each reason code
 // shows exactly those resources, and by name and status too; every image loads and every
@@ -26,7 +27,7 @@ function usage(msg) {
   process.exit(2);
 }
 
-const opts = { bin: null, work: null, screenshot: null, load: null, runs: 5, chromium: process.env.CHROMIUM || '/usr/bin/chromium' };
+const opts = { bin: null, work: null, disc: null, screenshot: null, load: null, runs: 5, chromium: process.env.CHROMIUM || '/usr/bin/chromium' };
 {
   const a = process.argv.slice(2);
   for (let i = 0; i < a.length; i++) {
@@ -35,6 +36,7 @@ const opts = { bin: null, work: null, screenshot: null, load: null, runs: 5, chr
     else if (k === '--work') opts.work = v, i++;
     else if (k === '--screenshot') opts.screenshot = v, i++;
     else if (k === '--load') opts.load = v, i++;
+    else if (k === '--disc') opts.disc = v, i++;
     else if (k === '--runs') opts.runs = Number(v), i++;
     else if (k === '--chromium') opts.chromium = v, i++;
     else usage(`unknown argument ${k}`);
@@ -160,12 +162,12 @@ fs.mkdirSync(opts.work, { recursive: true });
 const run = (args) => execFileSync(opts.bin, args, { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 
 // ---- 1. the demo export (small previews: the debug binary renders slowly; the page is the same)
-const disc = path.join(opts.work, 'disc');
+const disc = opts.disc || path.join(opts.work, 'disc');
 const demo = path.join(opts.work, 'demo');
 const small = path.join(opts.work, 'small-previews.toml');
 fs.writeFileSync(small, '[output]\npreview_size = 128\nstage_cell = 64\n');
 let t = Date.now();
-if (!process.env.REPORT_TEST_REUSE) run(['synth', '--out', disc]); // (reuse: while editing this test)
+if (!opts.disc) run(['synth', '--out', disc]);
 run(['--disc', disc, '--out', demo, '--quiet', '--config', small]);
 console.log(`== demo disc exported with previews (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 {
