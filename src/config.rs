@@ -40,6 +40,9 @@ pub struct OutputConfig {
     pub specular_gloss: SpecularGloss,
     /// Write PNG previews.
     pub previews: bool,
+    /// Write the HTML coverage report `OUT/index.html` (`crate::report`). `--no-report`
+    /// turns it off.
+    pub report: bool,
     /// Model preview size in pixels.
     pub preview_size: u32,
     /// Stage grid cell size in pixels.
@@ -56,6 +59,7 @@ impl Default for OutputConfig {
             vertex_color: VertexColor::Custom,
             specular_gloss: SpecularGloss::Pbr,
             previews: true,
+            report: true,
             preview_size: 512,
             stage_cell: 128,
             stage_max_width: 4096,

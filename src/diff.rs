@@ -769,6 +769,35 @@ fn items(cd: &ContainerDiff, st: Style) -> Vec<Item> {
     v
 }
 
+/// One listed fact of a container's diff, worded as in the text rendering (control
+/// characters escaped in the text, not in `name`). `class` is `"gain"`, `"regression"` or
+/// `"change"`; `index` and `name` are `None` for the container-level fact (added, removed,
+/// error change), which comes first. For the HTML page (`crate::report`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedItem {
+    pub class: &'static str,
+    pub index: Option<u32>,
+    pub name: Option<String>,
+    pub text: String,
+}
+
+/// The facts of one container's diff, in the order every rendering lists them.
+pub fn listed_items(cd: &ContainerDiff) -> Vec<ListedItem> {
+    items(cd, Style::Text)
+        .into_iter()
+        .map(|it| ListedItem {
+            class: match it.class {
+                Class::Gain => "gain",
+                Class::Regression => "regression",
+                Class::Change => "change",
+            },
+            index: it.index,
+            name: it.name,
+            text: it.text,
+        })
+        .collect()
+}
+
 fn paint(s: &str, class: Option<Class>, color: bool) -> String {
     match class {
         Some(c) if color => format!("{}{s}{RESET}", c.ansi()),

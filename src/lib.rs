@@ -26,6 +26,7 @@ pub mod pipeline;
 pub mod preview;
 pub mod raster;
 pub mod reason;
+pub mod report;
 pub mod scene;
 pub mod synth;
 pub mod texture;

@@ -54,6 +54,9 @@ struct CommonArgs {
     /// Do not write PNG previews.
     #[arg(long)]
     no_previews: bool,
+    /// Do not write the HTML coverage report OUT/index.html.
+    #[arg(long)]
+    no_report: bool,
     /// No progress bar and no summary line.
     #[arg(long)]
     quiet: bool,
@@ -175,6 +178,10 @@ enum Cmd {
         /// Report format: text (terminal), markdown (a PR comment) or json (scripts).
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
+        /// Write the report to this file instead of stdout (html: its links to the
+        /// previews of OLD's and NEW's folders are relative to this file's folder).
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
         /// Exit 0 even when there are regressions.
         #[arg(long)]
         allow_regressions: bool,
@@ -231,6 +238,8 @@ enum DiffFormat {
     Text,
     Markdown,
     Json,
+    /// A page like OUT/index.html: gains, regressions, changed digests, previews of both sides.
+    Html,
 }
 
 fn main() {
@@ -339,17 +348,33 @@ fn run(cli: Cli) -> Result<()> {
             old,
             new,
             format,
+            output,
             allow_regressions,
         }) => {
-            use xbg7_export::diff;
-            let d = diff::diff(&diff::load(&old)?, &diff::load(&new)?);
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            use xbg7_export::{diff, report};
+            let (old_m, new_m) = (diff::load(&old)?, diff::load(&new)?);
+            let d = diff::diff(&old_m, &new_m);
+            let color = output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let text = match format {
                 DiffFormat::Text => diff::render_text(&d, color),
                 DiffFormat::Markdown => diff::render_markdown(&d),
                 DiffFormat::Json => diff::render_json(&d),
+                DiffFormat::Html => {
+                    let page_dir = match output.as_deref().and_then(Path::parent) {
+                        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                        _ => PathBuf::from("."),
+                    };
+                    let (o, n) = (
+                        report::folder_prefix(&page_dir, &old),
+                        report::folder_prefix(&page_dir, &new),
+                    );
+                    report::render_diff(&d, &old_m, &new_m, o.as_deref(), n.as_deref())
+                }
             };
-            print!("{text}");
+            match &output {
+                Some(p) => std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?,
+                None => print!("{text}"),
+            }
             let code = diff::exit_code(&d, allow_regressions);
             if code != 0 {
                 use std::io::Write;
@@ -479,6 +504,9 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
             FormatArg::Gltf => xbg7_export::config::Format::Gltf,
             FormatArg::Glb => xbg7_export::config::Format::Glb,
         };
+    }
+    if common.no_report {
+        cfg.output.report = false;
     }
     let only = match &common.only {
         Some(g) => Some(

@@ -15,6 +15,9 @@ pub const SCHEMA: &str = "xbg7-export.manifest/1";
 pub struct Manifest {
     pub schema: String,
     pub generator: Generator,
+    /// The HTML coverage report (`index.html`, relative to OUT) when one was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
     pub summary: Summary,
     pub containers: Vec<ContainerEntry>,
 }
@@ -258,6 +261,7 @@ impl Manifest {
                 name: env!("CARGO_PKG_NAME").to_string(),
                 version: env!("CARGO_PKG_VERSION").to_string(),
             },
+            report: None,
             summary,
             containers,
         }
@@ -272,7 +276,7 @@ impl Manifest {
 
     /// Every output path (relative to OUT) this manifest references.
     pub fn outputs(&self) -> Vec<&str> {
-        let mut out = Vec::new();
+        let mut out: Vec<&str> = self.report.as_deref().into_iter().collect();
         for c in &self.containers {
             out.extend(c.preview.as_deref());
             out.extend(c.scene.as_deref());

@@ -898,7 +898,12 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             entries.extend(kept);
         }
     }
-    let manifest = Manifest::new(entries);
+    let mut manifest = Manifest::new(entries);
+    // The HTML report (listed in the manifest, so re-runs treat it like any output),
+    // written before the manifest so the manifest stays the last file of a run.
+    if cfg.output.report {
+        crate::report::write(out, &mut manifest).map_err(out_err)?;
+    }
     let keep: BTreeSet<&str> = manifest.outputs().into_iter().collect();
     let mut stale = leftovers;
     if let Some(prev) = &previous {

@@ -118,8 +118,8 @@ fn a_good_run_on_an_empty_disc_exits_0_with_an_empty_manifest() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    // The manifest, and the tool's own folder (its lock; the run state is removed).
-    assert_eq!(names, [".xbg7", "manifest.json"]);
+    // The manifest, the report, and the tool's own folder (its lock; the run state is removed).
+    assert_eq!(names, [".xbg7", "index.html", "manifest.json"]);
     let mut own: Vec<String> = std::fs::read_dir(out.join(".xbg7"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
