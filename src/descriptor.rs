@@ -51,12 +51,12 @@ pub enum DescriptorError {
 
 /// Record bounds documented in FORMAT.md §3.
 pub fn is_record(vtx: u32, zero: u32, idx: u32, tail: u32) -> bool {
-    (3..=65535).contains(&vtx) && zero == 0 && idx > 0 && idx % 3 == 0 && (1..=64).contains(&tail)
+    (3..=65535).contains(&vtx) && zero == 0 && idx > 0 && idx.is_multiple_of(3) && (1..=64).contains(&tail)
 }
 
 /// Is `(a, b)` an index marker shape: `a == 2b`, `b > 0`, `b % 3 == 0`?
 pub fn is_marker(a: u32, b: u32) -> bool {
-    b > 0 && b % 3 == 0 && a as u64 == 2 * b as u64
+    b > 0 && b.is_multiple_of(3) && a as u64 == 2 * b as u64
 }
 
 /// Parse a descriptor.

@@ -72,6 +72,7 @@ fn every_form_of_disc_exports_byte_identically() {
     let opts = SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     };
     let disc = t.join("disc");
     synth::write_disc(&disc, &opts).unwrap();

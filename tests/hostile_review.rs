@@ -17,6 +17,7 @@ fn sources() -> Sources {
     hostile::sources(&SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     })
 }
 

@@ -13,6 +13,7 @@ fn opts(jobs: usize) -> ExportOptions {
         only: None,
         previews: true,
         progress: false,
+        verbose: false,
     }
 }
 
@@ -22,6 +23,7 @@ fn the_page_is_an_output_deterministic_and_switchable() {
     let src = hostile::sources(&SynthOptions {
         seed: 1,
         scale: Scale::Demo,
+        realism: false,
     });
     let disc = tmp.path().join("disc");
     hostile::write_sources(&disc, &src).unwrap();

@@ -207,6 +207,7 @@ fn export_models(cfg: &Config, tmp: &Path) -> (std::path::PathBuf, xbg7_export::
     let plan = file_plan(&SynthOptions {
         seed: 3,
         scale: Scale::Demo,
+        realism: false,
     });
     let disc = tmp.join("disc");
     let res = disc.join("hidden/resource3d");
@@ -221,6 +222,7 @@ fn export_models(cfg: &Config, tmp: &Path) -> (std::path::PathBuf, xbg7_export::
         only: None,
         previews: false,
         progress: false,
+        verbose: false,
     };
     let m = export(&disc, &out, cfg, &opts).unwrap();
     (out, m)

@@ -834,7 +834,7 @@ pub fn next_after(
         .filter(free)
         .find(|c| c.strength == 3)
         .or_else(|| all.cands[from..].iter().find(free));
-    pick.and_then(Cand::ok).map(Decoded::clone).ok_or_else(|| {
+    pick.and_then(Cand::ok).cloned().ok_or_else(|| {
         let mut failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
         failures.extend(
             all.cands[from..]

@@ -708,6 +708,7 @@ mod tests {
             size: 3,
             error: None,
             preview: Some("/abs/preview.png".into()),
+            preview_cells: None,
             scene: None,
             resources: vec![ok, bad],
             textures: Vec::new(),

@@ -427,7 +427,7 @@ fn layout_header(entries: &[Entry], gen: &mut Gen) -> Vec<u8> {
     let mut desc_off = vec![0usize; n];
     let mut name_off = vec![0usize; n];
     let pad = |h: &mut Vec<u8>, a: usize| {
-        while h.len() % a != 0 {
+        while !h.len().is_multiple_of(a) {
             h.push(0);
         }
     };

@@ -105,7 +105,7 @@ fn push_words(out: &mut Vec<u8>, n: usize, quiet: bool, bound: f32, gen: &mut Ge
 fn push_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
     out.push(0);
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }

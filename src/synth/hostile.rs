@@ -107,7 +107,7 @@ pub fn assemble(entries: &[RawEntry], data: &[u8]) -> Vec<u8> {
     let mut body: Vec<u8> = Vec::new();
     let mut offs = Vec::with_capacity(entries.len());
     for e in entries {
-        while (dir_len + body.len()) % 4 != 0 {
+        while !(dir_len + body.len()).is_multiple_of(4) {
             body.push(0);
         }
         offs.push((dir_len + body.len()) as u32);

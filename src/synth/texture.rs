@@ -185,7 +185,7 @@ impl TexPlan {
     /// The disc's tiling policy: tiled, except one name in eight (by [`name_hash`]) kept
     /// linear so both storage paths stay covered.
     pub fn tiled_by_name(name: &str) -> bool {
-        (name_hash(name) >> 40) % 8 != 0
+        !(name_hash(name) >> 40).is_multiple_of(8)
     }
 
     /// A texture of the disc: the planned name, format and power-of-two size, then, by
@@ -203,10 +203,10 @@ impl TexPlan {
             width,
             height,
         };
-        if format == TexFormat::Rgb565 && (h >> 12) % 2 == 0 {
+        if format == TexFormat::Rgb565 && (h >> 12).is_multiple_of(2) {
             (t.width, t.height) = ODD_TILE_SHAPES[((h >> 16) % ODD_TILE_SHAPES.len() as u64) as usize];
             t.tiled = true;
-        } else if !t.tiled && format.block_dim() == 4 && width >= 128 && (h >> 12) % 2 == 0 {
+        } else if !t.tiled && format.block_dim() == 4 && width >= 128 && (h >> 12).is_multiple_of(2) {
             t.width = width - 64;
         }
         t
