@@ -193,6 +193,33 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// Most consecutive non-unit slots a tolerant run ([`tolerant_runs`]) bridges: a few
+/// zero or off-unit normals inside a vertex buffer do not cut it.
+pub const MAX_RUN_GAP: usize = 3;
+
+/// Tolerant runs at stride `s`: from every start of a maximal run of unit normals (the
+/// slot one stride before is not unit), the chain of unit-normal slots at most
+/// `MAX_RUN_GAP` non-unit slots apart, as `(start, slots spanned, unit slots)`, most
+/// unit slots first (then by offset). Slots of a buffer at another stride fall apart
+/// into single slots here, so a unit of stride `s` looks at real runs only.
+pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<(usize, usize, usize)> {
+    let step = MAX_RUN_GAP + 1;
+    let mut out = Vec::new();
+    for q in bm.iter() {
+        if q >= s && bm.get(q - s) {
+            continue;
+        }
+        let (mut cur, mut units) = (q, 1usize);
+        while let Some(j) = (1..=step).find(|&j| bm.get(cur + j * s)) {
+            cur += j * s;
+            units += 1;
+        }
+        out.push((q, (cur - q) / s + 1, units));
+    }
+    out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    out
+}
+
 /// A claim: a place where the unit's block can be, by structure (an index window of
 /// `I` values `< V` that references at least [`CLAIM_MIN_REFERENCED`] of the `V`
 /// vertices, before a vertex run), whether or not the block there passes the gates.
@@ -401,7 +428,7 @@ const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 pub struct Scanner<'d> {
     data: &'d [u8],
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
-    runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize)>>,
+    runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize, usize)>>,
     cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
@@ -463,9 +490,9 @@ impl<'d> Scanner<'d> {
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
         let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
-            // Every maximal run, however short: a vertex buffer's run may be cut by a
-            // zero or off-unit normal anywhere.
-            runs(bm, s, 1)
+            // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit
+            // normal anywhere.
+            tolerant_runs(bm, s)
         });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
@@ -478,39 +505,38 @@ impl<'d> Scanner<'d> {
             && no % 2 == 0
             && s.saturating_sub(no) <= 2 * i;
         let mut seen = std::mem::take(&mut self.seen);
-        let mut tried: BTreeSet<usize> = BTreeSet::new();
-        for &(q0, l) in rs.iter() {
+        // A block's vertex run holds at least half of its V slots as unit normals (the
+        // mean-|normal| gate asks for as much), so shorter runs are not looked at.
+        let need = v.div_ceil(2).max(2);
+        for &(q0, l, _) in rs.iter().take_while(|r| r.2 >= need) {
             let Some(p0) = q0.checked_sub(no) else { continue };
             // Start-aligned: the run's first unit normal is vertex 0, or one of the first
             // few vertices when the ones before it are not unit. A place one stride
             // earlier is tried only when the bytes before this one are no index window
             // of the unit (then they may be a vertex whose normal is not unit); where
             // they are indices, the buffer starts here, and an earlier place would read
-            // a window shifted into them.
+            // a window shifted into them. (The same place found twice is deduplicated
+            // below; only valid windows, which are rare, cost more than a few reads.)
+            let mut p = p0;
             for k in 0..=MAX_LEADING_NON_UNIT {
-                let Some(p) = p0.checked_sub(k * s) else { break };
-                let later = p + s;
-                if k > 0 && later >= 2 * i && window_valid(data, later - 2 * i, i, unit.vertex_count) {
-                    break;
+                if k > 0 {
+                    let Some(q) = p.checked_sub(s) else { break };
+                    p = q;
                 }
-                if !tried.insert(p) {
+                let Some(w) = p.checked_sub(2 * i) else { break };
+                if !window_valid(data, w, i, unit.vertex_count) {
                     continue;
                 }
                 if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
-                    let decoded = c.result.is_ok();
                     found.cands.push(c);
-                    if decoded {
-                        break;
-                    }
                 }
+                break;
             }
             // End-aligned: junk before the buffer may decode as unit normals too.
             if l > v && !end_aligned_hopeless {
                 let p = q0 + (l - v) * s - no;
-                if tried.insert(p) {
-                    if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
-                        found.cands.push(c);
-                    }
+                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                    found.cands.push(c);
                 }
             }
         }
