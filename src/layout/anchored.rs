@@ -197,12 +197,15 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
 /// zero or off-unit normals inside a vertex buffer do not cut it.
 pub const MAX_RUN_GAP: usize = 3;
 
+/// `(start offset, slots spanned, unit slots)` of a tolerant run.
+pub type TolerantRun = (usize, usize, usize);
+
 /// Tolerant runs at stride `s`: from every start of a maximal run of unit normals (the
 /// slot one stride before is not unit), the chain of unit-normal slots at most
 /// `MAX_RUN_GAP` non-unit slots apart, as `(start, slots spanned, unit slots)`, most
 /// unit slots first (then by offset). Slots of a buffer at another stride fall apart
 /// into single slots here, so a unit of stride `s` looks at real runs only.
-pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<(usize, usize, usize)> {
+pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
     let step = MAX_RUN_GAP + 1;
     let mut out = Vec::new();
     for q in bm.iter() {
@@ -428,7 +431,7 @@ const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 pub struct Scanner<'d> {
     data: &'d [u8],
     bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
-    runs: BTreeMap<(u32, usize, usize), Vec<(usize, usize, usize)>>,
+    runs: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
     cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
