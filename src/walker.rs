@@ -341,6 +341,6 @@ mod tests {
         );
         std::fs::write(tmp.path().join("notes.txt"), b"").unwrap();
         let e = discover(&tmp.path().join("notes.txt")).unwrap_err().to_string();
-        assert!(e.contains("not a folder or an .xpr file"), "{e}");
+        assert!(e.contains("is not a folder, an .xpr file or an Xbox disc image"), "{e}");
     }
 }
