@@ -593,8 +593,12 @@ impl Style {
     }
 }
 
-/// Replace control characters (terminal escapes, newlines) with visible escapes.
-fn clean(s: &str) -> String {
+/// Replace control characters (terminal escapes, NUL, newlines) with visible escapes
+/// (shared with the HTML report).
+pub(crate) fn clean(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() {

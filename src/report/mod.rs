@@ -51,21 +51,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// Control characters (terminal escapes, NUL, newlines) as visible `\u{…}` escapes.
-fn clean(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use crate::diff::clean;
 
 /// JSON for a `<script type="application/json">` element: `<`, `>` and `&` as `\u`
 /// escapes (valid JSON, and the element cannot be closed or commented out from inside).
