@@ -188,7 +188,8 @@ fn hostile_disc_exports_like_the_clean_disc_and_lists_every_hostile_file() {
         assert_eq!(ph[path], *c, "{path}");
     }
     let mut compared = 0;
-    for rel in mc.outputs() {
+    // The report is not compared: it lists the hostile files too.
+    for rel in mc.outputs().into_iter().filter(|r| *r != "index.html") {
         assert!(tc[rel] == th[rel], "{rel} differs from the clean run");
         compared += 1;
     }

@@ -185,7 +185,8 @@ fn minimal_container() -> ContainerEntry {
 }
 
 fn manifest_json() -> Value {
-    let m = Manifest::new(vec![full_container(), minimal_container()]);
+    let mut m = Manifest::new(vec![full_container(), minimal_container()]);
+    m.report = Some("index.html".into());
     serde_json::from_slice(&m.to_bytes()).expect("manifest bytes are JSON")
 }
 
