@@ -18,7 +18,8 @@
 //!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
 //!    exists; a unit with a single candidate evicts conflicting candidates of others; a
 //!    window that extends backwards by a valid triangle (the suffix of a longer index
-//!    buffer) loses to one that does not; byte-identical blocks may be shared by
+//!    buffer) loses to one that does not, and to the longer window of any other
+//!    resource's counts, readable or not ([`drop_suffix_windows`]); byte-identical blocks may be shared by
 //!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
 
 use super::{decode_block, gate_block, read_block, Decoded, Placement};
@@ -904,7 +905,16 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             Err(r) => results[u] = Some(Err(r)),
         }
     }
-    let claims = cands.iter().flatten().map(|c| c.range.clone()).collect();
+    let mut claims: Vec<Range<usize>> = cands.iter().flatten().map(|c| c.range.clone()).collect();
+    let seen = &mut scanner.seen;
+    claims.extend(drop_suffix_windows(
+        scanner.data,
+        units,
+        &mut cands,
+        &mut failures,
+        cfg,
+        seen,
+    ));
     resolve(scanner.data, units, &mut cands, &failures, &mut results);
     Anchored {
         results: results
@@ -913,6 +923,86 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             .collect(),
         claims,
     }
+}
+
+/// Does the window of `v`/`i` counts at `w` look like the start of an index buffer from
+/// its bytes alone: a first triangle of three distinct indices?
+fn real_start_indices(data: &[u8], w: usize) -> bool {
+    let x = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]);
+    let (a, b, c) = (x(0), x(1), x(2));
+    a != b && b != c && a != c
+}
+
+/// A claim whose window extends backwards (the suffix of a longer index list) is dropped
+/// when the longer list is the window of another resource's counts: `I' > I` u16 values
+/// `< V'` ending at the same vertex start, referencing the gates' share of `V'` and
+/// starting with a real triangle. That resource owns the block even where it cannot be
+/// read itself (a multi-stream or quantized declaration, a stride its declaration does
+/// not give): a sibling must not be decoded from its vertices and its index tail
+/// (FORMAT.md §6). Returns the longer windows, as claimed ranges.
+fn drop_suffix_windows(
+    data: &[u8],
+    units: &[Unit<'_>],
+    cands: &mut [Vec<Cand>],
+    failures: &mut [Vec<(usize, Reason)>],
+    cfg: &GateConfig,
+    seen: &mut Vec<u64>,
+) -> Vec<Range<usize>> {
+    let mut counts: Vec<(u32, u32)> = units.iter().map(|u| (u.index_count, u.vertex_count)).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
+    let mut owned = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        let i = unit.index_count as usize;
+        cands[u].retain(|c| {
+            if c.strength >= 2 {
+                return true;
+            }
+            let p = c.range.start + 2 * i;
+            // Counts with a longer window, shortest first; the running maximum of the
+            // values before `p` says which of them are valid (stops at the first value
+            // no resource's vertex count allows, within a few values of a list's start).
+            let longer = &counts[counts.partition_point(|x| x.0 as usize <= i)..];
+            let (mut k, mut run_max) = (0usize, 0u32);
+            for &(i2, v2) in longer {
+                let i2 = i2 as usize;
+                if 2 * i2 > p {
+                    break;
+                }
+                while k < i2 && run_max < max_v {
+                    let at = p - 2 * (k + 1);
+                    run_max = run_max.max(u16::from_be_bytes([data[at], data[at + 1]]) as u32);
+                    k += 1;
+                }
+                if run_max >= max_v {
+                    break;
+                }
+                let w2 = p - 2 * i2;
+                if run_max < v2
+                    && real_start_indices(data, w2)
+                    && referenced(data, w2, i2, v2 as usize, seen) as f64 >= cfg.min_referenced_fraction * v2 as f64
+                {
+                    failures[u].push((
+                        c.range.start,
+                        Reason::new(
+                            Code::AmbiguousAnchor,
+                            format!(
+                                "the window at {:#x} is the tail of a longer index buffer: {i2} indices \
+                                 < {v2} (another resource's counts) from {w2:#x} end at the same \
+                                 vertex start {p:#x}",
+                                c.range.start
+                            ),
+                        ),
+                    ));
+                    owned.push(w2..p);
+                    return false;
+                }
+            }
+            true
+        });
+    }
+    owned
 }
 
 /// One block, one owner, over the claims of every unit (decodable or not):
@@ -1195,6 +1285,46 @@ mod tests {
         data.extend(junk(64));
         let r = place(&data, &[(5, 18), (5, 12)], &d);
         assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn an_unreadable_owner_keeps_its_index_tail_from_a_sibling() {
+        // A's declaration gives a stride its bytes do not have (as a multi-stream or
+        // quantized owner's may), so A claims nothing by reading; B's only fit is the
+        // last 12 of A's 18 indices before A's vertices. A's counts still own that.
+        let d = decl();
+        let wide = Declaration {
+            elements: d.elements.clone(),
+            stride: 24,
+        };
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let (map, wide_map) = (AttributeMap::of(&d), AttributeMap::of(&wide));
+        let a = Unit {
+            decl: &wide,
+            map: &wide_map,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let b = Unit {
+            decl: &d,
+            map: &map,
+            vertex_count: 5,
+            index_count: 12,
+        };
+        let mut scanner = Scanner::new(&data);
+        let r = anchor(&mut scanner, &[a, b], &[], &GateConfig::default());
+        let b_result = r.results[1].as_ref().map(|x| x.placement.index_offset);
+        assert_eq!(b_result.map_err(|e| e.code), Err(Code::AmbiguousAnchor), "{b_result:?}");
+        assert!(r.claims.iter().any(|c| c.start == 16), "{:?}", r.claims);
+        // Without A's counts in the section, B's tail window is all there is, and taken.
+        let alone = anchor(&mut Scanner::new(&data), &[b], &[], &GateConfig::default());
+        assert_eq!(
+            alone.results[0].as_ref().map(|x| x.placement.index_offset).ok(),
+            Some(28)
+        );
     }
 
     #[test]
