@@ -15,13 +15,13 @@
 //! largest stage ([`raster_grid`]): preparing its albedos and rendering its grid.
 
 use crate::config::Config;
-use crate::mesh::Mesh;
-use crate::pipeline::{self, ExportOptions};
-use crate::raster::{self, RenderOptions};
+use crate::export::{self, ExportOptions};
 use crate::walker;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
+use xbg7::mesh::Mesh;
+use xbg7_preview::raster::{self, RenderOptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -30,7 +30,7 @@ pub enum BenchError {
     #[error(transparent)]
     Walk(#[from] walker::WalkError),
     #[error(transparent)]
-    Export(#[from] pipeline::ExportError),
+    Export(#[from] export::ExportError),
     #[error("no stage file on the disc")]
     NoStage,
     #[error("decoding the largest stage failed: {0}")]
@@ -83,7 +83,7 @@ fn read_one(f: &walker::Found) -> std::io::Result<Vec<u8>> {
 
 /// Size in bytes of every found file (0 when unreadable).
 fn file_sizes(found: &[walker::Found]) -> Vec<u64> {
-    found.iter().map(pipeline::found_size).collect()
+    found.iter().map(export::found_size).collect()
 }
 
 /// A found file's name (the last component of its relative path).
@@ -160,7 +160,7 @@ pub fn run(
         let bytes = std::hint::black_box(read_one(&found[li])?);
         reads.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), &cfg)
+        let d = export::decode_container(&bytes, export::kind_of(&name), &cfg)
             .map_err(|r| BenchError::Decode(r.to_string()))?;
         decodes.push(t.elapsed().as_secs_f64());
         std::hint::black_box(d);
@@ -218,7 +218,7 @@ pub fn run(
         trees.extend([out.clone(), copy.clone(), out2.clone()]);
         settle();
         let t = Instant::now();
-        pipeline::export(disc, &out, &cfg, &opts)?;
+        export::export(disc, &out, &cfg, &opts)?;
         exports.push(t.elapsed().as_secs_f64());
 
         let t = Instant::now();
@@ -232,7 +232,7 @@ pub fn run(
         if with_previews {
             settle();
             let t = Instant::now();
-            pipeline::export(disc, &out2, &cfg, &with)?;
+            export::export(disc, &out2, &cfg, &with)?;
             previews.push(t.elapsed().as_secs_f64());
         }
     }
@@ -380,11 +380,11 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
     let largest = &found[largest_stage(&found, &file_sizes(&found))?];
     let name = file_name(largest).to_string();
     let bytes = read_one(largest)?;
-    let kind = pipeline::kind_of(&name);
-    let d = pipeline::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
-    let c = pipeline::parse_container(&bytes).map_err(|r| BenchError::Decode(r.to_string()))?;
-    let albedos = crate::texture::export::decode_albedos(&c);
-    let side = pipeline::preview_texture_side(kind, &cfg);
+    let kind = export::kind_of(&name);
+    let d = export::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let c = export::parse_container(&bytes).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let albedos = xbg7::texture::resource::decode_albedos(&c);
+    let side = export::preview_texture_side(kind, &cfg);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -393,12 +393,12 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
     let (mut prepares, mut grids) = (Vec::new(), Vec::new());
     for _ in 0..GRID_RUNS {
         let t = Instant::now();
-        let textures = std::hint::black_box(pipeline::prepare_albedos(&albedos, side));
+        let textures = std::hint::black_box(export::prepare_albedos(&albedos, side));
         prepares.push(t.elapsed().as_secs_f64() * 1000.0);
-        let cells = pipeline::textured_grid_cells(d.resources.iter(), &textures);
+        let cells = export::textured_grid_cells(d.resources.iter(), &textures);
         let t = Instant::now();
         pool.install(|| {
-            std::hint::black_box(crate::preview::stage_grid(
+            std::hint::black_box(xbg7_preview::preview::stage_grid(
                 &cells,
                 cfg.output.stage_cell,
                 cfg.output.stage_max_width,
@@ -461,7 +461,7 @@ pub fn png_candidates() -> Vec<raster::PngSettings> {
 /// High-entropy textures: random DXT1 / DXT4_5 / DXN blocks decoded (what a texture
 /// with fine detail looks like after BCn), `count` images of `side²` pixels.
 pub fn noisy_textures(count: usize, side: u32) -> Vec<raster::Image> {
-    use crate::texture::{bcn, Format};
+    use xbg7::texture::{bcn, Format};
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = || {
         state ^= state << 13;
@@ -500,11 +500,11 @@ pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, B
     let mut bytes = 0usize;
     for f in walker::discover(disc)? {
         let data = std::fs::read(&f.abs)?;
-        let Ok(c) = pipeline::parse_container(&data) else {
+        let Ok(c) = export::parse_container(&data) else {
             continue;
         };
-        for r in c.resources.iter().filter(|r| r.is(crate::container::TAG_TX2D)) {
-            if let (_, Some(img)) = crate::texture::export::decode_resource(r, c.data) {
+        for r in c.resources.iter().filter(|r| r.is(xbg7::container::TAG_TX2D)) {
+            if let (_, Some(img)) = xbg7::texture::resource::decode_resource(r, c.data) {
                 bytes += img.rgba.len();
                 out.push(raster::Image {
                     width: img.width,

@@ -1,11 +1,13 @@
 //! `pipeline.toml`: every tunable of the pipeline, with defaults. Unknown keys are errors
 //! that name the key (serde `deny_unknown_fields` at every level).
 
-use crate::gates::GateConfig;
-use crate::gltf_out::{Axis, SpecularGloss, VertexColor};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
+use xbg7::decode::DecodeConfig;
+pub use xbg7::decode::StageConfig;
+use xbg7::gates::GateConfig;
+use xbg7_gltf::gltf_out::{Axis, SpecularGloss, VertexColor};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -67,21 +69,6 @@ impl Default for OutputConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct StageConfig {
-    /// A decoded resource whose bbox extent exceeds this is flagged `skybox: true`.
-    pub skybox_extent: f64,
-}
-
-impl Default for StageConfig {
-    fn default() -> Self {
-        StageConfig {
-            skybox_extent: 10_000.0,
-        }
-    }
-}
-
 /// Ranges the image sizes must lie in (a preview of 0 pixels is no preview, and the
 /// upper bounds keep every image within the raster's and the grid's memory budget).
 pub const PREVIEW_SIZE: std::ops::RangeInclusive<u32> = 16..=4096;
@@ -129,6 +116,14 @@ impl Config {
             }
         }
         Ok(c)
+    }
+
+    /// The part of the configuration decoding is tuned by (`[gates]`, `[stage]`).
+    pub fn decoding(&self) -> DecodeConfig {
+        DecodeConfig {
+            gates: self.gates.clone(),
+            stage: self.stage.clone(),
+        }
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {

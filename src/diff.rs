@@ -19,11 +19,11 @@
 //! reason code) is recomputed from the container lists with [`manifest::summarize`].
 
 use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status, SCHEMA};
-use crate::reason::{Code, Reason};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use xbg7::reason::{Code, Reason};
 
 /// Why a manifest could not be loaded.
 #[derive(Debug, thiserror::Error)]

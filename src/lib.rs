@@ -1,35 +1,22 @@
-//! xbg7-export: Project Sylpheed XPR2/XBG7 geometry → glTF 2.0, with a synthetic disc.
+//! xbg7-export: the batch exporter around the workspace's libraries — Project Sylpheed
+//! XPR2/XBG7 containers on a disc → glTF 2.0, PNG previews, a coverage manifest and an
+//! HTML report.
 //!
-//! Data flow (see docs/architecture.md):
-//! `walker` finds containers → `container` parses XPR2 → `descriptor` parses each XBG7
-//! (marker, `decl` declaration, sub-mesh records) → `layout::sequential` places the
-//! documented first block, `layout::anchored` places everything else by content →
-//! `gates` accept or reject each decode → `gltf_out` / `raster`+`preview` write outputs →
-//! `manifest` records every resource. `pipeline` ties it together per container; `synth`
-//! generates the test disc with ground truth.
+//! Data flow (see docs/architecture.md): `walker` (and `image` for disc images) finds
+//! containers → the `xbg7` crate decodes each one (pure) → `export` writes its outputs
+//! (`xbg7_gltf` documents, `export::textures` PNGs, `xbg7_preview` renders) atomically →
+//! `manifest` records every resource → `report` renders it as a page. `config` is
+//! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
+//! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`).
 
-pub mod be;
+pub mod atomic;
 pub mod bench;
 pub mod config;
-pub mod container;
-pub mod decl;
-pub mod descriptor;
 pub mod diff;
-pub mod gates;
-pub mod gltf_out;
+pub mod export;
 pub mod image;
-pub mod layout;
 pub mod manifest;
-pub mod mesh;
 pub mod names;
-pub mod pipeline;
-pub mod preview;
-pub mod raster;
-pub mod reason;
 pub mod report;
-pub mod scene;
-pub mod synth;
-pub mod texture;
 pub mod verify;
-pub mod vertex;
 pub mod walker;

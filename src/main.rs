@@ -6,9 +6,9 @@ use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use xbg7_export::config::Config;
+use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::manifest::Manifest;
-use xbg7_export::pipeline::{self, ExportOptions};
-use xbg7_export::synth::{self, Scale, SynthOptions};
+use xbg7_synth::{self as synth, Scale, SynthOptions};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -526,7 +526,7 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
         verbose: common.verbose,
     };
     let t = std::time::Instant::now();
-    let m = pipeline::export(disc, out, &cfg, &opts)?;
+    let m = export::export(disc, out, &cfg, &opts)?;
     if !common.quiet {
         print_summary(&m, out, t.elapsed().as_secs_f64());
     }
@@ -559,7 +559,7 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let c = pipeline::parse_container(&bytes).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let c = export::parse_container(&bytes).map_err(|r| anyhow::anyhow!("{r}"))?;
     println!(
         "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {} resources",
         file.display(),
@@ -577,15 +577,15 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
             r.descriptor_offset,
             r.descriptor.len()
         );
-        if r.is(xbg7_export::container::TAG_XBG7) {
-            match xbg7_export::descriptor::parse(r.descriptor) {
+        if r.is(xbg7::container::TAG_XBG7) {
+            match xbg7::descriptor::parse(r.descriptor) {
                 Ok(d) => {
                     println!(
                         "        marker @{:#x}: {} indices, {} vertices; {}",
                         d.marker_offset,
                         d.index_count,
                         d.vertex_count,
-                        pipeline::describe_declaration(&d.decl)
+                        export::describe_declaration(&d.decl)
                     );
                     for rec in &d.records {
                         println!(
@@ -598,7 +598,7 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
             }
         }
     }
-    let d = pipeline::decode_container(&bytes, pipeline::kind_of(&name), cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let d = export::decode_container(&bytes, export::kind_of(&name), cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
     for r in &d.resources {
         match &r.result {
             Ok(dr) => println!(
@@ -619,15 +619,15 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
 /// Decode one container and write its preview: the model itself when exactly one
 /// resource decodes (and it is a model file), otherwise a grid in directory order.
 fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &Config) -> Result<()> {
-    use xbg7_export::{preview, raster};
+    use xbg7_preview::{preview, raster};
 
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let kind = pipeline::kind_of(&name);
-    let d = pipeline::decode_container(&bytes, kind, cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let kind = export::kind_of(&name);
+    let d = export::decode_container(&bytes, kind, cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
     let glob = match only {
         Some(g) => Some(
             globset::GlobBuilder::new(g)
@@ -651,10 +651,10 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
     let decoded: Vec<_> = picked.iter().filter_map(|r| r.result.as_ref().ok()).collect();
     // The `_col` albedos, as the export's previews use them (decode_container parsed the
     // same bytes, so the parse cannot fail here).
-    let albedos = pipeline::parse_container(&bytes)
+    let albedos = export::parse_container(&bytes)
         .map(|c| {
-            let albedos = xbg7_export::texture::export::decode_albedos(&c);
-            pipeline::prepare_albedos(&albedos, pipeline::preview_texture_side(kind, cfg))
+            let albedos = xbg7::texture::resource::decode_albedos(&c);
+            export::prepare_albedos(&albedos, export::preview_texture_side(kind, cfg))
         })
         .unwrap_or_default();
     let img = if kind == xbg7_export::manifest::Kind::Model && picked.len() == 1 && decoded.len() == 1 {
@@ -666,9 +666,9 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
             ..Default::default()
         };
         let m = &decoded[0].mesh;
-        raster::render_mesh_textured(m, &opts, &pipeline::mesh_albedo(m, &albedos))
+        raster::render_mesh_textured(m, &opts, &export::mesh_albedo(m, &albedos))
     } else {
-        let mut cells = pipeline::textured_grid_cells(picked.iter().copied(), &albedos);
+        let mut cells = export::textured_grid_cells(picked.iter().copied(), &albedos);
         let opts = raster::RenderOptions::default();
         let range = xbg7_export::config::STAGE_CELL;
         let cell = size

@@ -4,9 +4,10 @@
 //! containers sorted by path, resources by directory index, maps are `BTreeMap`s, no
 //! timestamps and no absolute paths.
 
-use crate::reason::Reason;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use xbg7::reason::Reason;
+pub use xbg7::record::{Kind, Layout, OtherEntry, Status, TextureEntry};
 
 pub const SCHEMA: &str = "xbg7-export.manifest/1";
 
@@ -50,22 +51,6 @@ pub struct Summary {
     pub reasons: BTreeMap<String, usize>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Model,
-    Stage,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Model => "model",
-            Kind::Stage => "stage",
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContainerEntry {
@@ -83,7 +68,7 @@ pub struct ContainerEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
     /// Present when the stage grid `preview` shows only the first `shown` of `total`
-    /// cells (the grid's pixel budget, [`crate::preview::MAX_GRID_PIXELS`]).
+    /// cells (the grid's pixel budget, [`xbg7_preview::preview::MAX_GRID_PIXELS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview_cells: Option<GridCells>,
     pub resources: Vec<ResourceEntry>,
@@ -99,22 +84,6 @@ pub struct ContainerEntry {
 pub struct GridCells {
     pub shown: u32,
     pub total: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Decoded,
-    Rejected,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// The documented model layout (first block at the data start).
-    Sequential,
-    /// Located by content.
-    Anchored,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -188,66 +157,6 @@ impl ResourceEntry {
             preview: None,
         }
     }
-}
-
-/// One TX2D resource. The fields after `name` are filled by the texture export
-/// (`crate::texture::export`); a decode-only listing leaves them out.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TextureEntry {
-    pub index: u32,
-    pub name: String,
-    /// `decoded` (PNG written) or `rejected` (see `reason`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<crate::texture::Reject>,
-    /// GPU format name (`DXT1`, `8_8_8_8`, …; `unknown_<n>` for an unsupported number).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub height: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tiled: Option<bool>,
-    /// The PNG (relative to OUT).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub png: Option<String>,
-    /// The roughness map derived from a `_gls` texture (`output.specular_gloss = "pbr"`),
-    /// relative to OUT: an output of the run like `png`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roughness_png: Option<String>,
-    /// BLAKE3 of the decoded base level (`crate::texture::export::digest`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
-}
-
-impl TextureEntry {
-    /// An entry with only the directory index and name.
-    pub fn new(index: u32, name: String) -> TextureEntry {
-        TextureEntry {
-            index,
-            name,
-            status: None,
-            reason: None,
-            format: None,
-            width: None,
-            height: None,
-            tiled: None,
-            png: None,
-            roughness_png: None,
-            digest: None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OtherEntry {
-    pub index: u32,
-    pub tag: String,
-    pub name: String,
 }
 
 impl Manifest {

@@ -15,15 +15,15 @@
 //! family (`truth.json`'s `family`).
 
 use crate::config::Config;
-use crate::container::{self, TAG_TX2D};
-use crate::pipeline::{decode_container, kind_of};
-use crate::synth::truth::{TruthContainer, TruthDisc};
-use crate::texture::export::decode_resource;
+use crate::export::{decode_container, kind_of};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use xbg7::container::{self, TAG_TX2D};
+use xbg7::texture::resource::decode_resource;
+use xbg7_synth::truth::{TruthContainer, TruthDisc};
 
 /// How one resource compares with the truth.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -264,7 +264,7 @@ fn tex_rows(s: &mut String, rows: &BTreeMap<String, TexTally>) {
 /// A8B8G8R8, `ZYX1` = X8R8G8B8) and `CTX1 equal endpoints >= 129` (a block whose two
 /// endpoints are equal and at least 129 in a component, at an interpolated index).
 pub fn texture_shapes(desc: &[u8], data: &[u8]) -> Vec<String> {
-    use crate::texture::{header, tiling, Format};
+    use xbg7::texture::{header, tiling, Format};
     let Ok(h) = header::parse(desc) else {
         return vec![];
     };

@@ -26,6 +26,7 @@
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+pub use xbg7::record::{is_stage, name_text};
 
 /// Manifest path prefix of every container: the game's resource folder.
 pub const PREFIX: &str = "hidden/resource3d/";
@@ -146,28 +147,6 @@ pub fn resource_dir(disc: &Path) -> Result<(PathBuf, &'static str), WalkError> {
         Location::Folder(d) => Ok((d, PREFIX)),
         Location::File(f) | Location::Image(f) => Ok((f.parent().map(Path::to_path_buf).unwrap_or_default(), PREFIX)),
     }
-}
-
-/// Whether the file name is a stage container (`Stage_S*.xpr`).
-pub fn is_stage(file_name: &str) -> bool {
-    // Bytes, not a `str` slice: byte 7 may fall inside a multi-byte character.
-    file_name
-        .as_bytes()
-        .get(..7)
-        .is_some_and(|p| p.eq_ignore_ascii_case(b"stage_s"))
-}
-
-/// A file name as manifest text: UTF-8 as is; every byte of an invalid sequence as
-/// `\xNN` (lower-case hex), so distinct raw names stay distinct.
-pub fn name_text(raw: &[u8]) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for chunk in raw.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    out
 }
 
 /// What a directory entry that is neither a file nor a symlink is.

@@ -1,6 +1,6 @@
 //! `parse_declaration`: the retail layouts, stride, UNUSED skipping and every error.
 
-use xbg7_export::decl::{parse_declaration, DeclError, DeclType, Element, Usage, MAX_ELEMENTS};
+use xbg7::decl::{parse_declaration, DeclError, DeclType, Element, Usage, MAX_ELEMENTS};
 
 const END: [u8; 12] = [0x00, 0xFF, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
 

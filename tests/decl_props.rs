@@ -2,7 +2,7 @@
 //! test-only encoder for every D3DDECLTYPE.
 
 use proptest::prelude::*;
-use xbg7_export::decl::{is_unit_normal, parse_declaration, unit_tolerance, DeclType};
+use xbg7::decl::{is_unit_normal, parse_declaration, unit_tolerance, DeclType};
 use DeclType::*;
 
 /// Where a component lives in the element.
@@ -354,7 +354,7 @@ proptest! {
         if els.len() + 1 > 64 {
             prop_assert!(r.is_err());
         } else if expect.is_empty() {
-            prop_assert_eq!(r, Err(xbg7_export::decl::DeclError::Empty));
+            prop_assert_eq!(r, Err(xbg7::decl::DeclError::Empty));
         } else {
             let (d, used) = r.unwrap();
             prop_assert_eq!(used, 12 * (els.len() + 1));

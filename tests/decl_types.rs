@@ -4,7 +4,7 @@
 //! Bytes are written literally as they appear in the file (big-endian); the comment next
 //! to each case derives the expected value by hand.
 
-use xbg7_export::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, xenos_half_to_f32_fast, DeclType, Usage};
+use xbg7::decl::{is_unit_normal, unit_tolerance, xenos_half_to_f32, xenos_half_to_f32_fast, DeclType, Usage};
 use DeclType::*;
 
 /// Decode, insisting the literal has exactly `size()` bytes.

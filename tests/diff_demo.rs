@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use xbg7_export::config::Config;
 use xbg7_export::diff;
-use xbg7_export::pipeline::{export, ExportOptions};
+use xbg7_export::export::{export, ExportOptions};
 
 #[test]
 fn tightening_a_gate_shows_exactly_the_skyboxes_as_regressions() {

@@ -2,12 +2,12 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
+use xbg7::reason::{Code, Reason};
 use xbg7_export::diff::{
     self, Appeared, Change, ContainerDiff, Coverage, Diff, DiffError, ErrorChange, GeometryChanged, ManifestError,
     NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
 };
 use xbg7_export::manifest::{ContainerEntry, Counts, Kind, Layout, Manifest, ResourceEntry, Status};
-use xbg7_export::reason::{Code, Reason};
 
 // ---------------------------------------------------------------------------------------
 // Builders

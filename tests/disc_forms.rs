@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xbg7_export::synth::{self, Scale, SynthOptions};
+use xbg7_synth::{self as synth, Scale, SynthOptions};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xbg7-export"))

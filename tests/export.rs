@@ -7,8 +7,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 use xbg7_export::config::Config;
+use xbg7_export::export::{export, ExportOptions};
 use xbg7_export::manifest::{Manifest, Status};
-use xbg7_export::pipeline::{export, ExportOptions};
 
 /// Export options: previews on, no progress bar, `jobs` threads.
 fn options(jobs: usize) -> ExportOptions {
@@ -91,8 +91,9 @@ fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
 fn export_previews_equal_renders_with_every_albedo_prepared() {
     // The export prepares only the albedos a preview can sample; a render given every
     // `_col` texture of the container (as `xbg7-export render` does) must be identical.
+    use xbg7_export::export;
     use xbg7_export::manifest::Kind;
-    use xbg7_export::{pipeline, preview, raster, texture};
+    use xbg7_preview::{preview, raster};
     let tmp = tempfile::tempdir().unwrap();
     let (disc, _) = common::demo_disc(&tmp);
     let cfg = Config::default();
@@ -101,13 +102,13 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
     let (mut models, mut stages, mut textured) = (0, 0, 0);
     for c in &m.containers {
         let bytes = std::fs::read(disc.join("hidden/resource3d").join(c.path.rsplit('/').next().unwrap())).unwrap();
-        let Ok(d) = pipeline::decode_container(&bytes, c.kind, &cfg) else {
+        let Ok(d) = export::decode_container(&bytes, c.kind, &cfg) else {
             continue;
         };
-        let parsed = pipeline::parse_container(&bytes).unwrap();
-        let all = pipeline::prepare_albedos(
-            &texture::export::decode_albedos(&parsed),
-            pipeline::preview_texture_side(c.kind, &cfg),
+        let parsed = export::parse_container(&bytes).unwrap();
+        let all = export::prepare_albedos(
+            &xbg7::texture::resource::decode_albedos(&parsed),
+            export::preview_texture_side(c.kind, &cfg),
         );
         match c.kind {
             Kind::Model => {
@@ -119,7 +120,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
                     let (Ok(dr), Some(png)) = (&r.result, &e.preview) else {
                         continue;
                     };
-                    let albedo = pipeline::mesh_albedo(&dr.mesh, &all);
+                    let albedo = export::mesh_albedo(&dr.mesh, &all);
                     textured += usize::from(albedo.iter().any(Option::is_some) && !dr.mesh.texcoords.is_empty());
                     let want = raster::encode_png(&raster::render_mesh_textured(&dr.mesh, &ropts, &albedo));
                     assert!(std::fs::read(out.join(png)).unwrap() == want, "{png}");
@@ -128,7 +129,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
             }
             Kind::Stage => {
                 let Some(png) = &c.preview else { continue };
-                let cells = pipeline::textured_grid_cells(d.resources.iter(), &all);
+                let cells = export::textured_grid_cells(d.resources.iter(), &all);
                 let img = preview::stage_grid(
                     &cells,
                     cfg.output.stage_cell,

@@ -2,8 +2,8 @@
 
 use gltf::Semantic;
 use proptest::prelude::*;
-use xbg7_export::gltf_out::{try_build, try_build_glb, Axis, GltfOptions, Source, VertexColor};
-use xbg7_export::mesh::{Mesh, Primitive};
+use xbg7::mesh::{Mesh, Primitive};
+use xbg7_gltf::gltf_out::{try_build, try_build_glb, Axis, GltfOptions, Source, VertexColor};
 
 fn finite() -> impl Strategy<Value = f32> {
     prop_oneof![

@@ -4,10 +4,8 @@ use gltf::accessor::DataType;
 use gltf::buffer::Target;
 use gltf::Semantic;
 use serde_json::{json, Value};
-use xbg7_export::gltf_out::{
-    build, build_glb, try_build, Axis, GltfError, GltfFiles, GltfOptions, Source, VertexColor,
-};
-use xbg7_export::mesh::{Mesh, Primitive};
+use xbg7::mesh::{Mesh, Primitive};
+use xbg7_gltf::gltf_out::{build, build_glb, try_build, Axis, GltfError, GltfFiles, GltfOptions, Source, VertexColor};
 
 fn opts(axis: Axis, vertex_color: VertexColor) -> GltfOptions {
     GltfOptions {

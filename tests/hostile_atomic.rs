@@ -1,14 +1,14 @@
-//! Atomic, consistent output: `pipeline::write_atomic` and `pipeline::remove_stale`
+//! Atomic, consistent output: `export::write_atomic` and `export::remove_stale`
 //! checked directly, and re-runs into a used `--out` (stale outputs of the previous
 //! manifest removed, nothing else; the previous manifest moved aside during a run).
 
 use std::path::Path;
 
 use xbg7_export::config::Config;
+use xbg7_export::export::{export, remove_stale, write_atomic, ExportOptions, PREVIOUS_MANIFEST, TMP_SUFFIX};
 use xbg7_export::manifest::{ContainerEntry, Kind, Manifest, ResourceEntry, Status};
-use xbg7_export::pipeline::{export, remove_stale, write_atomic, ExportOptions, PREVIOUS_MANIFEST, TMP_SUFFIX};
-use xbg7_export::synth::hostile;
-use xbg7_export::synth::{Scale, SynthOptions};
+use xbg7_synth::hostile;
+use xbg7_synth::{Scale, SynthOptions};
 
 fn resource(index: u32, gltf: &str) -> ResourceEntry {
     ResourceEntry {

@@ -8,12 +8,12 @@
 
 use std::time::{Duration, Instant};
 
+use xbg7::layout::anchored::MAX_CANDIDATES;
+use xbg7::reason::Code;
 use xbg7_export::config::Config;
-use xbg7_export::layout::anchored::MAX_CANDIDATES;
+use xbg7_export::export::decode_container;
 use xbg7_export::manifest::Kind;
-use xbg7_export::pipeline::decode_container;
-use xbg7_export::reason::Code;
-use xbg7_export::synth::hostile::{assemble, RawEntry};
+use xbg7_synth::hostile::{assemble, RawEntry};
 
 fn words(ws: &[u32]) -> Vec<u8> {
     ws.iter().flat_map(|w| w.to_be_bytes()).collect()

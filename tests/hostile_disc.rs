@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use xbg7::reason::Code;
 use xbg7_export::manifest::{ContainerEntry, Manifest, Status};
-use xbg7_export::reason::Code;
-use xbg7_export::synth::hostile::{self, Expect, HostileFile, Sources};
-use xbg7_export::synth::{Scale, SynthOptions};
 use xbg7_export::walker::name_text;
+use xbg7_synth::hostile::{self, Expect, HostileFile, Sources};
+use xbg7_synth::{Scale, SynthOptions};
 
 const PREFIX: &str = "hidden/resource3d/";
 

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+use xbg7_export::export::{PREVIOUS_MANIFEST, TMP_SUFFIX};
 use xbg7_export::manifest::Manifest;
-use xbg7_export::pipeline::{PREVIOUS_MANIFEST, TMP_SUFFIX};
-use xbg7_export::synth::hostile::{self, assemble, disassemble, hostile_names};
-use xbg7_export::synth::{Scale, SynthOptions};
+use xbg7_synth::hostile::{self, assemble, disassemble, hostile_names};
+use xbg7_synth::{Scale, SynthOptions};
 
 fn cmd(disc: &Path, out: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_xbg7-export"));

@@ -6,8 +6,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use xbg7_export::manifest::Manifest;
-use xbg7_export::synth::hostile::{self, assemble, RawEntry, Sources};
-use xbg7_export::synth::{Scale, SynthOptions};
+use xbg7_synth::hostile::{self, assemble, RawEntry, Sources};
+use xbg7_synth::{Scale, SynthOptions};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
@@ -185,7 +185,7 @@ fn a_stage_of_300k_entries_has_a_capped_grid_and_bounded_memory() {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
     let info = decoder.read_info().unwrap();
     let (w, h) = (info.info().width as u64, info.info().height as u64);
-    assert!(w * h <= xbg7_export::preview::MAX_GRID_PIXELS, "{w}×{h}");
+    assert!(w * h <= xbg7_preview::preview::MAX_GRID_PIXELS, "{w}×{h}");
 
     let mut c = bin();
     c.arg("render").arg(&file).arg("-o").arg(tmp.path().join("grid.png"));

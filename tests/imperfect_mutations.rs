@@ -17,12 +17,12 @@ use std::sync::OnceLock;
 
 use half::f16;
 use xbg7_export::config::Config;
-use xbg7_export::synth::descriptor::{scan_markers, scan_records};
-use xbg7_export::synth::hostile::{assemble, RawEntry};
-use xbg7_export::synth::rng::Gen;
-use xbg7_export::synth::vformat::{usage, EncType, VertexFormat};
-use xbg7_export::synth::{build_file, file_plan, FileSpec, Scale, SynthFile, SynthOptions, TruthContainer};
 use xbg7_export::verify::{check_container, Report, Tally};
+use xbg7_synth::descriptor::{scan_markers, scan_records};
+use xbg7_synth::hostile::{assemble, RawEntry};
+use xbg7_synth::rng::Gen;
+use xbg7_synth::vformat::{usage, EncType, VertexFormat};
+use xbg7_synth::{build_file, file_plan, FileSpec, Scale, SynthFile, SynthOptions, TruthContainer};
 
 const SEED: u64 = 7;
 

@@ -7,10 +7,10 @@
 //! Writes `docs/img/raster_example.png` and `docs/img/stage_grid_example.png`. The
 //! rasterizer's timings are in `xbg7-export bench --raster`, not in a test.
 
+use xbg7::mesh::Mesh;
 use xbg7_export::bench::uv_sphere;
-use xbg7_export::mesh::Mesh;
-use xbg7_export::preview::{stage_grid, Cell};
-use xbg7_export::raster::{encode_png, render_mesh, Background, RenderOptions};
+use xbg7_preview::preview::{stage_grid, Cell};
+use xbg7_preview::raster::{encode_png, render_mesh, Background, RenderOptions};
 
 /// Torus around the Y axis, smooth normals.
 fn torus(major: f32, minor: f32, nu: u32, nv: u32, centre: [f32; 3]) -> Mesh {

@@ -1,9 +1,9 @@
 //! Stage grid (cast sheet) layout: dimensions, cell order, rejected-cell cross, and
 //! equality with a sequential composition of single renders.
 
-use xbg7_export::mesh::{Mesh, Primitive};
-use xbg7_export::preview::{stage_grid, Cell, GridLayout, CROSS_RGBA};
-use xbg7_export::raster::{render_mesh, Background, Image, RenderOptions};
+use xbg7::mesh::{Mesh, Primitive};
+use xbg7_preview::preview::{stage_grid, Cell, GridLayout, CROSS_RGBA};
+use xbg7_preview::raster::{render_mesh, Background, Image, RenderOptions};
 
 fn tetra(scale: f32, offset: [f32; 3]) -> Mesh {
     let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];

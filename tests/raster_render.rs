@@ -2,8 +2,8 @@
 //! shading, robustness on bad geometry, determinism of the PNG bytes.
 
 use proptest::prelude::*;
-use xbg7_export::mesh::Mesh;
-use xbg7_export::raster::{
+use xbg7::mesh::Mesh;
+use xbg7_preview::raster::{
     encode_png, render_mesh, shade_color, try_encode_png, Background, Camera, Image, RenderOptions, MARGIN, PITCH_DEG,
     YAW_DEG,
 };

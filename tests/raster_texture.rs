@@ -2,9 +2,9 @@
 //! quarter, minified textures are filtered (mip chain), untextured renders are unchanged,
 //! bad UVs fall back to the material, and textured renders and grids are deterministic.
 
-use xbg7_export::mesh::{Mesh, Primitive};
-use xbg7_export::preview::{stage_grid, Cell};
-use xbg7_export::raster::{
+use xbg7::mesh::{Mesh, Primitive};
+use xbg7_preview::preview::{stage_grid, Cell};
+use xbg7_preview::raster::{
     encode_png, render_mesh, render_mesh_textured, Image, RenderOptions, Texture, MARGIN, PITCH_DEG, YAW_DEG,
 };
 

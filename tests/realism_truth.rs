@@ -4,9 +4,9 @@
 //! asks for. Seeds 1–3.
 
 use xbg7_export::config::Config;
-use xbg7_export::synth::realism::FAMILY_NAMES;
-use xbg7_export::synth::{build_file, file_plan, Scale, SynthOptions};
 use xbg7_export::verify::{check_container, Report};
+use xbg7_synth::realism::FAMILY_NAMES;
+use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
 
 fn run(seed: u64) -> Report {
     let cfg = Config::default();

@@ -4,8 +4,8 @@
 
 use std::process::Command;
 use xbg7_export::config::Config;
-use xbg7_export::pipeline::{export, ExportOptions};
-use xbg7_export::synth::{hostile, Scale, SynthOptions};
+use xbg7_export::export::{export, ExportOptions};
+use xbg7_synth::{hostile, Scale, SynthOptions};
 
 fn opts(jobs: usize) -> ExportOptions {
     ExportOptions {

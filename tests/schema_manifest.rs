@@ -6,11 +6,11 @@
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+use xbg7::reason::{Code, Reason};
+use xbg7::texture::{Reject as TextureReject, TextureCode};
 use xbg7_export::manifest::{
     ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry, SCHEMA,
 };
-use xbg7_export::reason::{Code, Reason};
-use xbg7_export::texture::{Reject as TextureReject, TextureCode};
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.schema.json");
 

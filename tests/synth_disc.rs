@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
-use xbg7_export::mesh::Mesh;
-use xbg7_export::synth::{
+use xbg7::mesh::Mesh;
+use xbg7_synth::{
     build_file, file_plan, load_truth, write_disc, Category, FileKind, FileSpec, Scale, SynthFile, SynthOptions,
     TruthResource,
 };
@@ -687,12 +687,9 @@ fn write_disc_writes_files_and_round_trips_truth() {
         serde_json::to_vec(&serde_json::json!({"schema": "x", "seed": 1, "scale": "demo", "containers": []})).unwrap(),
     )
     .unwrap();
-    assert!(matches!(
-        load_truth(&bad),
-        Err(xbg7_export::synth::SynthError::Schema { .. })
-    ));
+    assert!(matches!(load_truth(&bad), Err(xbg7_synth::SynthError::Schema { .. })));
     assert!(matches!(
         load_truth(&dir.path().join("missing.json")),
-        Err(xbg7_export::synth::SynthError::Io { .. })
+        Err(xbg7_synth::SynthError::Io { .. })
     ));
 }

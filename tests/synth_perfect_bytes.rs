@@ -5,7 +5,7 @@
 //! after #16 laid textures out by the Xenos rules (tiled extent, 32-block linear pitch),
 //! which changed the texture bytes (that merge touched only the generator's texture code).
 
-use xbg7_export::synth::{build_file, file_plan, Scale, SynthOptions};
+use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
 
 fn disc_digest(seed: u64) -> String {
     let mut h = blake3::Hasher::new();

@@ -3,7 +3,7 @@
 //! real build of the largest planned stage, to keep tests fast. Run with `--nocapture` to
 //! see the sizes. (`xbg7-export synth` reports how long a whole disc takes.)
 
-use xbg7_export::synth::{build_file, file_plan, FileKind, FileSpec, Scale, SynthOptions};
+use xbg7_synth::{build_file, file_plan, FileKind, FileSpec, Scale, SynthOptions};
 
 const SEED: u64 = 20260712;
 

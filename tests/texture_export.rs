@@ -5,14 +5,15 @@
 use std::path::Path;
 
 use serde_json::Value;
+use xbg7::container;
+use xbg7::texture::resource::digest;
+use xbg7::texture::{Image, TextureCode};
 use xbg7_export::config::Config;
-use xbg7_export::container;
+use xbg7_export::export::textures::export_textures;
+use xbg7_export::export::{export, ExportOptions};
 use xbg7_export::manifest::Status;
-use xbg7_export::pipeline::{export, ExportOptions};
-use xbg7_export::synth::texture::{encode_texture, reference_image, tx2d_descriptor, TexFormat, TexPlan};
-use xbg7_export::synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
-use xbg7_export::texture::export::{digest, export_textures};
-use xbg7_export::texture::{Image, TextureCode};
+use xbg7_synth::texture::{encode_texture, reference_image, tx2d_descriptor, TexFormat, TexPlan};
+use xbg7_synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
 
 /// A minimal XPR2: TX2D entries (descriptor, name) over a data section laid out by the
 /// caller.
@@ -319,7 +320,7 @@ fn glb_embeds_the_same_textured_materials_as_the_gltf() {
 
     // "extras": no derived maps, no extension.
     let mut cfg = Config::default();
-    cfg.output.specular_gloss = xbg7_export::gltf_out::SpecularGloss::Extras;
+    cfg.output.specular_gloss = xbg7_gltf::gltf_out::SpecularGloss::Extras;
     let (out, m) = export_models(&cfg, &tmp.path().join("c"));
     for c in &m.containers {
         for r in c.resources.iter().filter_map(|r| r.gltf.as_ref()) {

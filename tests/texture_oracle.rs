@@ -32,7 +32,7 @@
 //! endpoints, index selection, CTX1 (integer thirds, exact), the uncompressed formats,
 //! the layout (tiling, pitch, extent) and the swizzle.
 
-use xbg7_export::texture;
+use xbg7::texture;
 
 // ---------------------------------------------------------------------------------------
 // The reference (from the emulator's formulas)

@@ -6,13 +6,13 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use xbg7_export::container::{self, TAG_TX2D};
+use xbg7::container::{self, TAG_TX2D};
+use xbg7::texture::{self, resource::decode_resource, tiling, Format, Image, TextureCode};
 use xbg7_export::manifest::Status;
-use xbg7_export::synth::texture::{
+use xbg7_synth::texture::{
     encode_texture, reference_image, source_image, tiled_block_index, tx2d_descriptor, TexFormat, TexPlan,
 };
-use xbg7_export::synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
-use xbg7_export::texture::{self, export::decode_resource, tiling, Format, Image, TextureCode};
+use xbg7_synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
 
 fn plan(name: &str, format: TexFormat, width: u32, height: u32) -> TexPlan {
     TexPlan {
@@ -239,7 +239,7 @@ fn write_demo_disc_for_comparison() {
     let Some(dir) = std::env::var_os("XBG7_TEX_DISC") else {
         return;
     };
-    xbg7_export::synth::write_disc(
+    xbg7_synth::write_disc(
         std::path::Path::new(&dir),
         &SynthOptions {
             seed: 1,

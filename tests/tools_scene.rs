@@ -4,9 +4,9 @@
 //! overlap, and that the `glb` format writes self-contained files the manifest points to.
 
 use xbg7_export::config::{Config, Format};
+use xbg7_export::export::{export, scene_stem, ExportOptions};
 use xbg7_export::manifest::{ContainerEntry, Kind, Manifest, Status};
-use xbg7_export::pipeline::{export, scene_stem, ExportOptions};
-use xbg7_export::synth::{write_disc, Scale, SynthOptions};
+use xbg7_synth::{write_disc, Scale, SynthOptions};
 
 fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
     let tmp = tempfile::tempdir().unwrap();
@@ -208,8 +208,8 @@ fn format_key_parses_and_defaults_to_gltf() {
 
 #[test]
 fn primitives_with_one_material_name_share_one_material() {
-    use xbg7_export::gltf_out::{build, Axis, GltfOptions, Source, VertexColor};
-    use xbg7_export::mesh::{Mesh, Primitive};
+    use xbg7::mesh::{Mesh, Primitive};
+    use xbg7_gltf::gltf_out::{build, Axis, GltfOptions, Source, VertexColor};
     let prim = |first, material: Option<&str>| Primitive {
         first_index: first,
         index_count: 3,

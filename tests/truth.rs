@@ -4,8 +4,8 @@
 //! and every texture format is on the disc. Seeds 1–3 vary every unknown of the format.
 
 use xbg7_export::config::Config;
-use xbg7_export::synth::{build_file, file_plan, Scale, SynthOptions};
 use xbg7_export::verify::{check_container, Report};
+use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
 
 fn run(seed: u64) -> Report {
     let cfg = Config::default();

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xbg7_export::container;
+use xbg7::container;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(c) = container::parse(data) {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xbg7_export::decl::{self, DeclType};
+use xbg7::decl::{self, DeclType};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((d, used)) = decl::parse_declaration(data) {

@@ -1,15 +1,14 @@
-//! Decoding a whole file (`pipeline::decode_container`), as a model and as a stage: any
+//! Decoding a whole file (`xbg7::decode_container`), as a model and as a stage: any
 //! bytes give a decode or a container-level reason, never a panic; every decoded mesh
 //! passed the gates, so its indices are in range.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xbg7_export::config::Config;
-use xbg7_export::manifest::Kind;
-use xbg7_export::pipeline::decode_container;
+use xbg7::decode::{decode_container, DecodeConfig};
+use xbg7::record::Kind;
 
 fuzz_target!(|data: &[u8]| {
-    let cfg = Config::default();
+    let cfg = DecodeConfig::default();
     for kind in [Kind::Model, Kind::Stage] {
         if let Ok(d) = decode_container(data, kind, &cfg) {
             for r in &d.resources {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use xbg7_export::descriptor;
+use xbg7::descriptor;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(d) = descriptor::parse(data) {

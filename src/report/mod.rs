@@ -32,7 +32,7 @@ const JS: &str = include_str!("page.js");
 pub fn write(out: &Path, m: &mut Manifest) -> std::io::Result<()> {
     m.report = Some(FILE.to_string());
     // Its temporary lives in the tool's folder, like the manifest's.
-    crate::pipeline::write_tool_file(out, FILE, render(m).as_bytes())
+    crate::export::write_tool_file(out, FILE, render(m).as_bytes())
 }
 
 /// HTML text: `&`, `<`, `>`, `"` and `'` escaped, control characters shown as escapes.
@@ -675,7 +675,7 @@ pub fn render_diff(
 mod tests {
     use super::*;
     use crate::manifest::{ContainerEntry, Kind, ResourceEntry};
-    use crate::reason::{Code, Reason};
+    use xbg7::reason::{Code, Reason};
 
     fn hostile_manifest() -> Manifest {
         let mut ok = ResourceEntry::rejected(0, "</script><script>alert(1)</script>", None);

@@ -1,7 +1,7 @@
 //! Shared setup of the end-to-end tests: the demo disc (seed 1) written to a temp folder.
 
 use std::path::PathBuf;
-use xbg7_export::synth::{write_disc, Scale, SynthOptions, TruthDisc};
+use xbg7_synth::{write_disc, Scale, SynthOptions, TruthDisc};
 
 /// Write the seed-1 demo disc under `tmp/disc`; returns its path and ground truth.
 pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {

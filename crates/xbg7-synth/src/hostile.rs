@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use super::plan::{file_plan, FileKind, FileSpec, SynthOptions};
 use super::{build_file, io_err, SynthError, SynthFile};
-use crate::container;
-use crate::reason::Code;
+use xbg7::container;
+use xbg7::reason::Code;
 
 /// One directory entry of an XPR2 to assemble.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -573,7 +573,7 @@ pub fn write_fixtures(disc: &Path, src: &Sources) -> Result<Vec<HostileFile>, Sy
     let listed: Vec<Listed> = files
         .iter()
         .map(|h| Listed {
-            name: crate::walker::name_text(&h.name),
+            name: xbg7::record::name_text(&h.name),
             what: &h.what,
             expect: &h.expect,
         })
@@ -613,8 +613,7 @@ fn symlink(_target: &Path, _link: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::pipeline::{decode_container, kind_of};
+    use xbg7::decode::{decode_container, kind_of, DecodeConfig as Config};
 
     #[test]
     fn assemble_round_trips_a_clean_file() {

@@ -56,8 +56,8 @@
 //! All arithmetic runs in a fixed order on one thread, the trigonometric constants are
 //! literals, so the same input gives identical bytes.
 
-use crate::mesh::Mesh;
 use serde::Serialize;
+use xbg7::mesh::Mesh;
 
 /// Camera yaw in degrees: rotation around +Y (glTF frame) from +Z towards +X.
 pub const YAW_DEG: f64 = 35.0;

@@ -9,8 +9,8 @@
 
 use rayon::prelude::*;
 
-use crate::mesh::Mesh;
 use crate::raster::{render_mesh_with, Background, Image, RenderOptions, Scratch, Texture, MAX_SIZE};
+use xbg7::mesh::Mesh;
 
 /// Colour of the cross marking a rejected cell.
 pub const CROSS_RGBA: [u8; 4] = [140, 140, 140, 255];

@@ -1,6 +1,7 @@
 //! TX2D textures: D3DBaseTexture header and fetch constant (`header`), endian swaps and
-//! Xenos 2D untiling (`tiling`), block decoding (`bcn`), and the export to PNG with the
-//! manifest entry and the material links the glTF writer uses (`export`).
+//! Xenos 2D untiling (`tiling`), block decoding (`bcn`), one TX2D resource → its entry
+//! and image (`resource`), and the material-map names materials find their textures by
+//! (`maps`). Writing PNGs is the exporter's (`xbg7_export::export::textures`).
 //!
 //! Decoding is pure over the descriptor and data-section bytes: blocks decode to their
 //! stored components, which the fetch constant's swizzle maps to RGBA; only the base mip
@@ -9,8 +10,9 @@
 //! and no allocation is sized by the header before the data is known to be there.
 
 pub mod bcn;
-pub mod export;
 pub mod header;
+pub mod maps;
+pub mod resource;
 pub mod tiling;
 
 use serde::{Deserialize, Serialize};

@@ -48,7 +48,7 @@ use std::collections::BTreeMap;
 use gltf_json as json;
 use json::validation::{Checked, USize64};
 
-use crate::mesh::Mesh;
+use xbg7::mesh::Mesh;
 
 /// How file-frame coordinates map to glTF.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -151,7 +151,7 @@ pub enum GltfError {
 }
 
 /// Build `.gltf` + `.bin`; `bin_uri` is the relative URI written into the buffer (written
-/// as given: pass a [`crate::names`] stem, which needs no percent-encoding).
+/// as given: pass a safe file-name stem (the exporter's `names`), which needs no percent-encoding).
 ///
 /// # Panics
 /// If the mesh breaks its documented invariants (see [`try_build`], which returns the
@@ -177,7 +177,7 @@ pub fn try_build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_
 /// factor 1) when the mesh has `TEXCOORD_0`, and every linked map of its base
 /// (`col`/`spc`/`gls`/`lum` → URI) in `extras.maps`. With [`SpecularGloss::Pbr`] also
 /// the derived roughness of `<base>_gls` (link `<base>_gls~roughness`, see
-/// [`crate::texture::export::ROUGHNESS_KEY`]) as `metallicRoughnessTexture` (roughness
+/// [`xbg7::texture::maps::ROUGHNESS_KEY`]) as `metallicRoughnessTexture` (roughness
 /// factor 1) and `<base>_spc` as `KHR_materials_specular`'s `specularColorTexture`.
 /// Images are shared per URI.
 pub fn try_build_textured(
@@ -185,7 +185,7 @@ pub fn try_build_textured(
     bin_uri: &str,
     opts: &GltfOptions,
     src: &Source<'_>,
-    links: &crate::texture::export::TextureLinks,
+    links: &xbg7::texture::maps::TextureLinks,
 ) -> Result<GltfFiles, GltfError> {
     let encoded = encode(mesh, opts)?;
     let mut root = document(&encoded, Some(bin_uri), mesh, src);
@@ -200,7 +200,7 @@ fn apply_textures(
     root: &mut json::Root,
     mesh: &Mesh,
     src: &Source<'_>,
-    links: &crate::texture::export::TextureLinks,
+    links: &xbg7::texture::maps::TextureLinks,
     mode: SpecularGloss,
 ) {
     let has_uv = !mesh.texcoords.is_empty();
@@ -208,7 +208,7 @@ fn apply_textures(
     let mut by_uri: BTreeMap<String, json::Index<json::Texture>> = BTreeMap::new();
     for (k, prim) in mesh.primitives.iter().enumerate() {
         let Some(name) = &prim.material else { continue };
-        let maps = crate::texture::export::material_maps(name, links);
+        let maps = xbg7::texture::maps::material_maps(name, links);
         if maps.is_empty() || k >= root.materials.len() {
             continue;
         }
@@ -239,9 +239,9 @@ fn apply_textures(
         };
         let col = maps.get("col").filter(|_| has_uv).map(|u| texture(root, u));
         let lum = maps.get("lum").filter(|_| has_uv).map(|u| texture(root, u));
-        let base = crate::texture::export::map_base(name);
+        let base = xbg7::texture::maps::map_base(name);
         let rough = links
-            .get(&format!("{base}_gls{}", crate::texture::export::ROUGHNESS_KEY))
+            .get(&format!("{base}_gls{}", xbg7::texture::maps::ROUGHNESS_KEY))
             .filter(|_| pbr)
             .map(|u| texture(root, u));
         let spc = maps.get("spc").filter(|_| pbr).map(|u| texture(root, u));
@@ -308,7 +308,7 @@ pub fn try_build_glb_textured(
     mesh: &Mesh,
     opts: &GltfOptions,
     src: &Source<'_>,
-    links: &crate::texture::export::TextureLinks,
+    links: &xbg7::texture::maps::TextureLinks,
     png: &dyn Fn(&str) -> Option<Vec<u8>>,
 ) -> Result<Vec<u8>, GltfError> {
     let encoded = encode(mesh, opts)?;
@@ -805,7 +805,7 @@ fn document(enc: &Encoded, uri: Option<&str>, mesh: &Mesh, src: &Source<'_>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::Primitive;
+    use xbg7::mesh::Primitive;
 
     #[test]
     fn glb_chunks_are_padded_per_spec() {

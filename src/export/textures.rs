@@ -1,9 +1,10 @@
 //! Texture export: every TX2D resource of a container → a manifest entry (format, size,
-//! tiled, status, reason, png, digest) and, when decoded, `<dir>/textures/<name>.png`
+//! tiled, status, reason, png, digest; decoded by [`xbg7::texture::resource`]) and, when
+//! decoded, `<dir>/textures/<name>.png`
 //! (names from [`crate::names::unique_names`] over the container's TX2D names), plus the
 //! [`TextureLinks`] the glTF writer turns into material textures, and whatever the
 //! caller makes of each decoded `_col` image while it is in memory (the previews' prepared
-//! albedos), so nothing is decoded twice. [`decode_albedos`] decodes only the `_col`
+//! albedos), so nothing is decoded twice. [`xbg7::texture::resource::decode_albedos`] decodes only the `_col`
 //! images, for a preview without an export. With [`SpecularGloss::Pbr`] each `_gls`
 //! texture also gets a derived roughness map (`textures/<file>~roughness.png`, linked
 //! as `<name>~roughness`, listed as the texture entry's `roughness_png`).
@@ -12,72 +13,27 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::container::{Container, Resource, TAG_TX2D};
+use crate::atomic::write_atomic;
 use crate::manifest::{Status, TextureEntry};
 use crate::names;
-
-use super::{decode, Image, Reject, TextureCode};
-use crate::gltf_out::SpecularGloss;
-
-/// TX2D resource name (lossy UTF-8) → image URI relative to the container's output
-/// folder (`textures/<name>.png`), for decoded textures only.
-pub type TextureLinks = BTreeMap<String, String>;
-
-/// Decoded `_col` images of a container by TX2D name (lossy UTF-8): the albedos the
-/// previews are textured with.
-pub type Albedos = BTreeMap<String, Image>;
+use xbg7::container::{Container, Resource, TAG_TX2D};
+use xbg7::texture::maps::{TextureLinks, ALBEDO_SUFFIX, GLOSS_SUFFIX, ROUGHNESS_KEY};
+use xbg7::texture::resource::decode_resource;
+use xbg7::texture::{Image, Reject, TextureCode};
+use xbg7_gltf::gltf_out::SpecularGloss;
 
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
 pub const TEXTURE_DIR: &str = "textures";
 
-/// BLAKE3 of the decoded image: width and height (u32 LE) then the RGBA bytes.
-pub fn digest(img: &Image) -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(&img.width.to_le_bytes());
-    h.update(&img.height.to_le_bytes());
-    h.update(&img.rgba);
-    h.finalize().to_hex().to_string()
-}
-
 /// PNG bytes of an image (RGBA8, deterministic).
 pub fn encode_png(img: &Image) -> Vec<u8> {
     // One PNG encoder for the whole tool (fixed, fast settings: deterministic bytes).
-    let rgba = crate::raster::Image {
+    let rgba = xbg7_preview::raster::Image {
         width: img.width,
         height: img.height,
         rgba: img.rgba.clone(),
     };
-    crate::raster::encode_png(&rgba)
-}
-
-/// The manifest entry of one TX2D resource and its decoded image (or the reject).
-pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<Image>) {
-    let mut e = TextureEntry::new(r.index, r.name_lossy());
-    let result = match &r.problem {
-        Some(p) => Err(Reject::new(TextureCode::BadDescriptor, p.to_string())),
-        None => decode(r.descriptor, data),
-    };
-    if let Ok(h) = super::header::parse(r.descriptor) {
-        e.format = Some(match h.format {
-            Some(f) => f.name().to_string(),
-            None => format!("unknown_{}", h.format_code),
-        });
-        e.width = Some(h.width);
-        e.height = Some(h.height);
-        e.tiled = Some(h.tiled);
-    }
-    match result {
-        Ok((_, img)) => {
-            e.status = Some(Status::Decoded);
-            e.digest = Some(digest(&img));
-            (e, Some(img))
-        }
-        Err(reject) => {
-            e.status = Some(Status::Rejected);
-            e.reason = Some(reject);
-            (e, None)
-        }
-    }
+    xbg7_preview::raster::encode_png(&rgba)
 }
 
 /// Decode every TX2D resource of `c`; write decoded ones as PNGs into
@@ -97,11 +53,6 @@ pub fn export_textures(
 /// One texture's export: its entry, its PNG's URI, what `albedo` made of it, the URI of
 /// its derived roughness map.
 type Exported<T> = (TextureEntry, Option<String>, Option<T>, Option<String>);
-
-/// Suffix of a `_gls` texture's derived roughness map, in its link key
-/// (`<name>~roughness`) and its file (`textures/<file>~roughness.png`; `~` never comes
-/// out of [`names`], so it cannot collide with a texture's own file).
-pub const ROUGHNESS_KEY: &str = "~roughness";
 
 /// The roughness map of a gloss image, for glTF's `metallicRoughnessTexture`: green =
 /// `255 − gloss` (gloss = the image's red channel: grey for DXT5A, the first channel
@@ -144,7 +95,7 @@ pub fn export_textures_with_albedos<T: Send>(
                 return (e, None, None, None);
             };
             let written = std::fs::create_dir_all(&dir)
-                .and_then(|()| crate::pipeline::write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
+                .and_then(|()| write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
             match written {
                 Ok(()) => {
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
@@ -156,10 +107,7 @@ pub fn export_textures_with_albedos<T: Send>(
                     // (the texture itself is fine).
                     let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
                         .then(|| format!("{file}{ROUGHNESS_KEY}.png"))
-                        .filter(|f| {
-                            crate::pipeline::write_atomic(&dir.join(f), &encode_png(&roughness_from_gloss(&img)))
-                                .is_ok()
-                        })
+                        .filter(|f| write_atomic(&dir.join(f), &encode_png(&roughness_from_gloss(&img))).is_ok())
                         .map(|f| format!("{TEXTURE_DIR}/{f}"));
                     (e, Some(uri), kept, rough)
                 }
@@ -191,90 +139,10 @@ pub fn export_textures_with_albedos<T: Send>(
     (entries, links, albedos)
 }
 
-/// Suffix of the albedo (colour) map.
-pub const ALBEDO_SUFFIX: &str = "_col";
-/// Suffix of the gloss map.
-pub const GLOSS_SUFFIX: &str = "_gls";
-
-/// A material's (TX2D) name without its map suffix.
-pub fn map_base(material: &str) -> &str {
-    MAP_SUFFIXES
-        .iter()
-        .find_map(|s| material.strip_suffix(s))
-        .unwrap_or(material)
-}
-
-/// Decode only the `_col` textures of `c` (for a preview without an export).
-pub fn decode_albedos(c: &Container<'_>) -> Albedos {
-    c.resources
-        .iter()
-        .filter(|r| r.is(TAG_TX2D) && r.name_lossy().ends_with(ALBEDO_SUFFIX))
-        .filter_map(|r| match decode_resource(r, c.data) {
-            (e, Some(img)) => Some((e.name, img)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The albedo of a material named after one of its TX2D names: `<base>_col` (the
-/// texture the glTF writer makes its `baseColorTexture`, see [`material_maps`]).
-pub fn albedo_for<'a, T>(material: &str, albedos: &'a BTreeMap<String, T>) -> Option<&'a T> {
-    albedos.get(&albedo_name(material))
-}
-
-/// The TX2D name of a material's albedo: its name without a map suffix, plus `_col`.
-pub fn albedo_name(material: &str) -> String {
-    let base = MAP_SUFFIXES
-        .iter()
-        .find_map(|s| material.strip_suffix(s))
-        .unwrap_or(material);
-    format!("{base}{ALBEDO_SUFFIX}")
-}
-
-/// The map suffixes a material can use, with the `extras.maps` key each goes under.
-pub const MAP_SUFFIXES: [&str; 4] = ["_col", "_spc", "_gls", "_lum"];
-
-/// The texture set of a material named after one of its TX2D names: the name without
-/// its `_col`/`_spc`/`_gls`/`_lum` suffix, then every linked `<base><suffix>`, keyed by
-/// suffix without the underscore (`col`, `spc`, `gls`, `lum`).
-pub fn material_maps<'a>(material: &str, links: &'a TextureLinks) -> BTreeMap<&'static str, &'a str> {
-    let base = MAP_SUFFIXES
-        .iter()
-        .find_map(|s| material.strip_suffix(s))
-        .unwrap_or(material);
-    MAP_SUFFIXES
-        .iter()
-        .filter_map(|s| links.get(&format!("{base}{s}")).map(|u| (&s[1..], u.as_str())))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn maps_group_by_base_name() {
-        let links: TextureLinks = [
-            ("a_col", "textures/a_col.png"),
-            ("a_lum", "textures/a_lum.png"),
-            ("a_gls", "textures/a_gls.png"),
-            ("ab_col", "textures/ab_col.png"),
-        ]
-        .into_iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
-        let m = material_maps("a_col", &links);
-        assert_eq!(
-            m.into_iter().collect::<Vec<_>>(),
-            [
-                ("col", "textures/a_col.png"),
-                ("gls", "textures/a_gls.png"),
-                ("lum", "textures/a_lum.png")
-            ]
-        );
-        assert_eq!(material_maps("a_spc", &links).len(), 3);
-        assert!(material_maps("zz_mat0", &links).is_empty());
-    }
+    use xbg7::texture::resource::digest;
 
     #[test]
     fn png_round_trips_and_digest_covers_size() {

@@ -3,7 +3,7 @@
 //! bar patterns, chosen from the texture's name) in every format the exporter decodes:
 //! DXT1, DXT2_3, DXT4_5, DXN, DXT5A, CTX1, 8_8_8_8 and 5_6_5.
 //!
-//! Written from the public format descriptions alone, independently of `crate::texture`:
+//! Written from the public format descriptions alone, independently of `xbg7::texture`:
 //! its own block encoders, its own reference block decoder (the integer arithmetic of
 //! the public `bcdec` decoder for BC1–BC5, xenia's for CTX1), its own Xenos tiling
 //! (UModel's single-expression `GetTiledOffset`) and its own endian swaps.

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::mesh::Mesh;
+use xbg7::mesh::Mesh;
 
 /// Schema tag written into every `truth.json`.
 pub const TRUTH_SCHEMA: &str = "xbg7-export.truth/1";

@@ -675,7 +675,7 @@ mod tests {
             },
             &mut gen,
         );
-        let (lo, hi) = crate::mesh::bbox_of(&sky.positions).unwrap();
+        let (lo, hi) = xbg7::mesh::bbox_of(&sky.positions).unwrap();
         assert_eq!(hi[0] - lo[0], 300_000.0);
         let b = build_part(
             &PartPlan {
@@ -686,7 +686,7 @@ mod tests {
             },
             &mut gen,
         );
-        let (lo, hi) = crate::mesh::bbox_of(&b.positions).unwrap();
+        let (lo, hi) = xbg7::mesh::bbox_of(&b.positions).unwrap();
         assert!((hi[0] - lo[0]).max(hi[1] - lo[1]).max(hi[2] - lo[2]) < 4.0);
     }
 }

@@ -227,7 +227,7 @@ pub fn build_descriptor(inp: &DescInput, gen: &mut Gen) -> BuiltDescriptor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::vformat::VertexFormat;
+    use crate::vformat::VertexFormat;
 
     fn input(v: u32, i: u32, records: Vec<[u32; 4]>) -> DescInput {
         DescInput {

@@ -4,7 +4,7 @@
 //! texture data), XBG7 / TX2D descriptors and names in the header block, and the ground
 //! truth of every resource.
 
-use crate::mesh::{Mesh, Primitive};
+use xbg7::mesh::{Mesh, Primitive};
 
 use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
@@ -211,7 +211,7 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
     if r.format.find(super::vformat::usage::COLOR, 0).is_some() {
         mesh.colors = Some(colors);
     }
-    let bound = crate::mesh::bbox_of(&geoms_positions(&block_geoms))
+    let bound = xbg7::mesh::bbox_of(&geoms_positions(&block_geoms))
         .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0f32, f32::max).ceil())
         .unwrap_or(1.0);
     BuiltRes {

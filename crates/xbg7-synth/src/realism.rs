@@ -747,8 +747,8 @@ fn splice(b: &[u8], at: &[usize], tuples: &[[u32; 4]]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::descriptor::{build_descriptor, scan_records, DescInput};
-    use crate::synth::geom::build_part;
+    use crate::descriptor::{build_descriptor, scan_records, DescInput};
+    use crate::geom::build_part;
 
     #[test]
     fn filler_tuples_sit_outside_the_documented_range() {

@@ -1,10 +1,14 @@
 //! Layout decoders: where a resource's geometry block sits in the data section.
 //!
-//! `sequential` = the documented model layout (first block at the data start);
-//! `anchored` = content anchoring for everything without a stored offset. Both end in
-//! [`decode_block`], which reads a placed block and runs the hard gates.
+//! `plan` = which decoder places which block of a container (and the assembly of the
+//! placed blocks into resources); `sequential` = the documented model layout (first
+//! block at the data start); `anchored` = content anchoring for everything without a
+//! stored offset; `records` = which sub-mesh records are real and how one index buffer
+//! splits. Both decoders end in [`decode_block`], which reads a placed block and runs
+//! the hard gates.
 
 pub mod anchored;
+pub mod plan;
 pub mod records;
 pub mod sequential;
 

@@ -1,0 +1,264 @@
+//! One container's decode: the result types ([`ContainerDecode`] and its resources),
+//! each XBG7 descriptor read into what it says about its block, and the entry points
+//! [`decode_container`] / [`parse_container`]. Pure over the file bytes: which layout
+//! decoder places which block is [`crate::layout::plan`]'s decision.
+
+use crate::container::{self, Container};
+use crate::decl::{DeclType, Declaration};
+use crate::descriptor::{self, Descriptor, SubmeshRecord};
+use crate::gates::{GateConfig, Measures};
+pub use crate::layout::plan::decode_parsed;
+use crate::layout::records::{self, Selection};
+use crate::layout::Placement;
+use crate::mesh::Mesh;
+use crate::reason::{Code, Reason};
+use crate::record::{is_stage, Kind, Layout, OtherEntry, TextureEntry};
+use crate::vertex::AttributeMap;
+use serde::{Deserialize, Serialize};
+
+/// What decoding is tuned by: the `[gates]` and `[stage]` tables of `pipeline.toml`
+/// (the rest of the file configures the outputs).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DecodeConfig {
+    pub gates: GateConfig,
+    pub stage: StageConfig,
+}
+
+/// The `[stage]` table of `pipeline.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StageConfig {
+    pub skybox_extent: f64,
+}
+
+impl Default for StageConfig {
+    fn default() -> Self {
+        StageConfig {
+            skybox_extent: 10_000.0,
+        }
+    }
+}
+
+/// A resource that decoded and passed every gate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodedResource {
+    pub mesh: Mesh,
+    pub layout: Layout,
+    /// Every block, in record order (one for stages and bodies).
+    pub placements: Vec<Placement>,
+    pub decl: Declaration,
+    pub measures: Measures,
+    pub skybox: bool,
+    pub spiky: bool,
+    /// How the primitives were split (None: one primitive).
+    pub split: Option<SplitKind>,
+}
+
+/// How a decoded resource's primitives came about (the manifest's `split`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitKind {
+    /// One primitive per sub-mesh record, in record order.
+    Records,
+    /// One shared index buffer split by the records taken in another order than stored:
+    /// the only order whose ranges reference their records' vertex counts.
+    InferredOrder,
+    /// One block per record, each found by content (bodies), in record order.
+    PerRecordBlocks,
+}
+
+impl SplitKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SplitKind::Records => "records",
+            SplitKind::InferredOrder => "inferred_order",
+            SplitKind::PerRecordBlocks => "per_record_blocks",
+        }
+    }
+}
+
+/// The outcome for one XBG7 resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceOutcome {
+    pub index: u32,
+    pub name: Vec<u8>,
+    pub result: Result<DecodedResource, Reason>,
+}
+
+/// Everything decoded from one container.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ContainerDecode {
+    pub resources: Vec<ResourceOutcome>,
+    pub textures: Vec<TextureEntry>,
+    pub other: Vec<OtherEntry>,
+}
+
+/// Container kind from the file name.
+pub fn kind_of(file_name: &str) -> Kind {
+    if is_stage(file_name) {
+        Kind::Stage
+    } else {
+        Kind::Model
+    }
+}
+
+/// Reject declarations no layout can decode exactly.
+pub fn check_declaration(decl: &Declaration, map: &AttributeMap) -> Result<(), Reason> {
+    if let Some(e) = decl.elements.iter().find(|e| e.stream != 0) {
+        return Err(Reason::new(
+            Code::MultiStreamDeclaration,
+            format!("{} element on stream {}", e.usage.name(), e.stream),
+        ));
+    }
+    let pos = map
+        .position
+        .ok_or_else(|| Reason::new(Code::NoPositionElement, "declaration has no POSITION element"))?;
+    if !matches!(pos.ty, DeclType::Float3 | DeclType::Float4 | DeclType::Float16_4) {
+        return Err(Reason::new(
+            Code::QuantizedPosition,
+            format!("POSITION is {} (scale unknown)", pos.ty.name()),
+        ));
+    }
+    Ok(())
+}
+
+/// `POSITION0@0:FLOAT3 NORMAL0@12:FLOAT16_4 …` (stride N)
+pub fn describe_declaration(decl: &Declaration) -> String {
+    let els: Vec<String> = decl
+        .elements
+        .iter()
+        .map(|e| {
+            let s = if e.stream != 0 {
+                format!("s{}:", e.stream)
+            } else {
+                String::new()
+            };
+            format!("{s}{}{}@{}:{}", e.usage.name(), e.usage_index, e.offset, e.ty.name())
+        })
+        .collect();
+    format!("{} (stride {})", els.join(" "), decl.stride)
+}
+
+/// One XBG7 resource as its descriptor describes it.
+pub(crate) struct Parsed<'a> {
+    pub(crate) index: u32,
+    pub(crate) name: &'a [u8],
+    pub(crate) desc: Result<Described, Reason>,
+}
+
+/// What a parsed descriptor says about a resource's block.
+pub(crate) struct Described {
+    pub(crate) d: Descriptor,
+    pub(crate) map: AttributeMap,
+    /// Why the vertices cannot be decoded exactly; the block is still located (by its
+    /// stream-0 elements) and claimed, so no other resource can take it.
+    pub(crate) undecodable: Option<Reason>,
+    /// The stream-0 part of a multi-stream declaration, to locate its block by.
+    pub(crate) stream0: Option<(Declaration, AttributeMap)>,
+    /// The candidate runs of real sub-mesh records ([`records::select`]): one when the
+    /// file decides them; several when their sums cannot (the ranges may still).
+    pub(crate) records: Vec<Vec<SubmeshRecord>>,
+}
+
+impl Described {
+    /// The declaration the block is located and read with.
+    pub(crate) fn locate(&self) -> (&Declaration, &AttributeMap) {
+        match &self.stream0 {
+            Some((d, m)) => (d, m),
+            None => (&self.d.decl, &self.map),
+        }
+    }
+}
+
+pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Parsed<'a> {
+    let desc = match &r.problem {
+        Some(p) => Err(Reason::new(Code::BadRange, p.to_string())),
+        None => descriptor::parse(r.descriptor)
+            .map_err(|e| {
+                let code = match &e {
+                    descriptor::DescriptorError::Declaration {
+                        err: crate::decl::DeclError::UnknownType { .. },
+                        ..
+                    } => Code::UnknownDeclType,
+                    descriptor::DescriptorError::Declaration { .. } => Code::DeclUnterminated,
+                    _ => Code::NoIndexMarker,
+                };
+                Reason::new(code, e.to_string())
+            })
+            .map(|d| {
+                let map = AttributeMap::of(&d.decl);
+                let undecodable = check_declaration(&d.decl, &map).err();
+                let stream0 = d.decl.elements.iter().any(|e| e.stream != 0).then(|| {
+                    let elements: Vec<_> = d.decl.elements.iter().copied().filter(|e| e.stream == 0).collect();
+                    let stride = elements
+                        .iter()
+                        .map(|e| e.offset as usize + e.ty.size())
+                        .max()
+                        .unwrap_or(0);
+                    let decl = Declaration { elements, stride };
+                    let map = AttributeMap::of(&decl);
+                    (decl, map)
+                });
+                let records = match records::select(&d.records, d.index_count, d.vertex_count) {
+                    Selection::Unique(rs) => vec![rs],
+                    // A model without usable records is one block of the marker's totals.
+                    Selection::None if kind == Kind::Model => vec![vec![SubmeshRecord {
+                        offset: 0,
+                        vtx_count: d.vertex_count,
+                        idx_count: d.index_count,
+                        tail: 0,
+                    }]],
+                    Selection::None => vec![Vec::new()],
+                    Selection::Ambiguous(runs) => runs,
+                };
+                Described {
+                    d,
+                    map,
+                    undecodable,
+                    stream0,
+                    records,
+                }
+            }),
+    };
+    Parsed {
+        index: r.index,
+        name: r.name,
+        desc,
+    }
+}
+/// Decode every XBG7 resource of one container (pure; no I/O).
+pub fn decode_container(file: &[u8], kind: Kind, cfg: &DecodeConfig) -> Result<ContainerDecode, Reason> {
+    let c = container::parse(file).map_err(container_reason)?;
+    Ok(decode_parsed(&c, kind, cfg))
+}
+
+/// Name each primitive's material from the descriptor strings that are TX2D names:
+/// the `_col` (albedo) names in order when there is one per primitive, else the first.
+pub(crate) fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &std::collections::HashSet<&str>) {
+    // A set, not a list: a hostile file may pair a huge descriptor with a huge directory.
+    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s.as_str())).collect();
+    let col: Vec<&String> = known.iter().copied().filter(|s| s.ends_with("_col")).collect();
+    let pick = if col.is_empty() { &known } else { &col };
+    let n = mesh.primitives.len();
+    for (k, p) in mesh.primitives.iter_mut().enumerate() {
+        p.material = if pick.len() == n {
+            Some(pick[k].clone())
+        } else {
+            pick.first().map(|s| s.to_string())
+        };
+    }
+}
+
+pub fn container_reason(e: container::ContainerError) -> Reason {
+    use container::ContainerError as E;
+    let code = match e {
+        E::NotXpr2(_) => Code::NotXpr2,
+        E::TooShort { .. } | E::HeaderTruncated { .. } | E::DataTruncated { .. } => Code::Truncated,
+        E::BadCount { .. } => Code::BadDirectory,
+    };
+    Reason::new(code, e.to_string())
+}
+
+/// Parse a container for `info` (re-export for the CLI).
+pub fn parse_container(file: &[u8]) -> Result<Container<'_>, Reason> {
+    container::parse(file).map_err(container_reason)
+}

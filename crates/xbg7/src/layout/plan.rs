@@ -1,0 +1,326 @@
+//! The layout decision for one container: which decoder places which block. The
+//! documented layout ([`super::sequential`]) takes one model's blocks from the data
+//! start on; every other resource is an anchoring unit ([`super::anchored`]), with a
+//! second round of one unit per record for bodies; the placed blocks are then
+//! assembled into [`DecodedResource`]s (split by records, gated, measured).
+
+use super::anchored::{self, Unit};
+use super::records::{self, SplitOrder};
+use super::{sequential, split_by_counts, Decoded, Placement};
+use crate::container::{Container, TAG_TX2D, TAG_XBG7};
+use crate::decode::{
+    name_materials, parse_resource, ContainerDecode, DecodeConfig, DecodedResource, Described, Parsed, ResourceOutcome,
+    SplitKind,
+};
+use crate::descriptor::{Descriptor, SubmeshRecord};
+use crate::gates::{self, Measures};
+use crate::mesh::Mesh;
+use crate::reason::{Code, Reason};
+use crate::record::{Kind, Layout, OtherEntry, TextureEntry};
+use crate::vertex::{append, AttributeMap};
+
+enum Plan {
+    /// The documented layout: the first block at the data start, the later records'
+    /// blocks each the next gated block after the previous one (or why not).
+    Sequential { blocks: Result<Vec<Decoded>, Reason> },
+    /// One anchoring unit for the whole resource.
+    Whole { unit: usize },
+}
+
+/// [`decode_container`] on an already parsed container.
+pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> ContainerDecode {
+    let data = c.data;
+    let parsed: Vec<Parsed> = c
+        .resources
+        .iter()
+        .filter(|r| r.is(TAG_XBG7))
+        .map(|r| parse_resource(r, kind))
+        .collect();
+    let mut scanner = anchored::Scanner::new(data);
+
+    // Plan: the documented layout places one model's blocks from the data start on;
+    // every other resource with a descriptor, decodable or not, is one anchoring unit
+    // (an undecodable one still claims its block).
+    let mut units: Vec<Unit> = Vec::new();
+    let mut plans: Vec<Option<Plan>> = Vec::with_capacity(parsed.len());
+    let mut claimed = Vec::new();
+    let mut start_taken = false;
+    for p in &parsed {
+        let Ok(r) = &p.desc else {
+            plans.push(None);
+            continue;
+        };
+        let d = &r.d;
+        let mut plan = None;
+        if let (Kind::Model, false, None) = (kind, start_taken, &r.undecodable) {
+            // Every candidate run of records whose first block decodes at the data start;
+            // several that chain differently are undecidable.
+            let mut chains: Vec<Result<Vec<Decoded>, Reason>> = Vec::new();
+            for records in &r.records {
+                if let Ok(first) = sequential::decode_first(data, &records[0], &d.decl, &r.map, &cfg.gates) {
+                    chains.push(sequence(&mut scanner, first, records, d, &r.map, &cfg.gates));
+                }
+            }
+            let placements = |c: &Result<Vec<Decoded>, Reason>| -> Option<Vec<Placement>> {
+                c.as_ref().ok().map(|bs| bs.iter().map(|b| b.placement).collect())
+            };
+            let ok: Vec<&Result<Vec<Decoded>, Reason>> = chains.iter().filter(|c| c.is_ok()).collect();
+            let blocks = match (chains.len(), ok.as_slice()) {
+                (0, _) => None,
+                (1, _) => chains.pop(),
+                (_, [one, rest @ ..]) if rest.iter().all(|c| placements(c) == placements(one)) => Some((*one).clone()),
+                (_, []) => chains.into_iter().next(),
+                _ => Some(Err(records::ambiguous(&r.records, d.index_count))),
+            };
+            if let Some(blocks) = blocks {
+                start_taken = true;
+                if let Ok(bs) = &blocks {
+                    claimed.extend(bs.iter().map(|b| b.placement.range(d.decl.stride)));
+                }
+                plan = Some(Plan::Sequential { blocks });
+            }
+        }
+        let plan = plan.unwrap_or_else(|| {
+            let (decl, map) = r.locate();
+            units.push(Unit {
+                decl,
+                map,
+                vertex_count: d.vertex_count,
+                index_count: d.index_count,
+            });
+            Plan::Whole { unit: units.len() - 1 }
+        });
+        plans.push(Some(plan));
+    }
+
+    let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
+    let mut placed: Vec<Option<Result<Decoded, Reason>>> = first.results.into_iter().map(Some).collect();
+    // Bodies stored as one block per record: where the whole resource's block is not
+    // found, each record is a unit of its own, kept off every block another resource
+    // (or this one) claimed in the first round.
+    claimed.extend(first.claims);
+    let per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
+
+    let mut out = ContainerDecode::default();
+    for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
+        let result = match (plan, &p.desc) {
+            (None, Err(r)) => Err(r.clone()),
+            (Some(_), Ok(r)) if r.undecodable.is_some() => Err(r.undecodable.clone().expect("checked")),
+            (Some(plan), Ok(r)) => match &per_record[k] {
+                Some(blocks) => assemble_blocks(blocks.clone(), r, SplitKind::PerRecordBlocks, cfg),
+                None => assemble(plan, r, &mut placed, cfg),
+            },
+            _ => unreachable!("a plan exists exactly when the descriptor parsed"),
+        };
+        out.resources.push(ResourceOutcome {
+            index: p.index,
+            name: p.name.to_vec(),
+            result,
+        });
+    }
+    let mut materials: Vec<String> = Vec::new();
+    for r in &c.resources {
+        if r.is(TAG_TX2D) {
+            out.textures.push(TextureEntry::new(r.index, r.name_lossy()));
+            materials.push(r.name_lossy());
+        } else if !r.is(TAG_XBG7) {
+            out.other.push(OtherEntry {
+                index: r.index,
+                tag: r.tag_str(),
+                name: r.name_lossy(),
+            });
+        }
+    }
+    let materials: std::collections::HashSet<&str> = materials.iter().map(String::as_str).collect();
+    for (o, p) in out.resources.iter_mut().zip(&parsed) {
+        if let (Ok(dr), Ok(r)) = (&mut o.result, &p.desc) {
+            name_materials(&mut dr.mesh, &r.d.strings, &materials);
+        }
+    }
+    out
+}
+
+/// Second round for resources whose one block was not found: with at least two records
+/// whose counts add up to the marker's totals, each record's block is placed as a unit
+/// of its own (bodies may store one block per record). Every record must decode;
+/// returns the blocks in record order per resource.
+fn per_record_blocks(
+    scanner: &mut anchored::Scanner<'_>,
+    parsed: &[Parsed],
+    plans: &[Option<Plan>],
+    placed: &[Option<Result<Decoded, Reason>>],
+    claimed: &[std::ops::Range<usize>],
+    cfg: &DecodeConfig,
+) -> Vec<Option<Vec<Decoded>>> {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut owner: Vec<(usize, usize)> = Vec::new(); // (resource, number of records)
+    for (k, (p, plan)) in parsed.iter().zip(plans).enumerate() {
+        let (Ok(r), Some(Plan::Whole { unit })) = (&p.desc, plan) else {
+            continue;
+        };
+        let [records] = r.records.as_slice() else { continue };
+        let not_found =
+            matches!(&placed[*unit], Some(Err(e)) if matches!(e.code, Code::NoValidAnchor | Code::NoAnchorElement));
+        let vsum: u64 = records.iter().map(|x| x.vtx_count as u64).sum();
+        let isum: u64 = records.iter().map(|x| x.idx_count as u64).sum();
+        if r.undecodable.is_some()
+            || !not_found
+            || records.len() < 2
+            || vsum != r.d.vertex_count as u64
+            || isum != r.d.index_count as u64
+        {
+            continue;
+        }
+        owner.push((k, records.len()));
+        for rec in records {
+            units.push(Unit {
+                decl: &r.d.decl,
+                map: &r.map,
+                vertex_count: rec.vtx_count,
+                index_count: rec.idx_count,
+            });
+        }
+    }
+    let mut out: Vec<Option<Vec<Decoded>>> = vec![None; parsed.len()];
+    if units.is_empty() {
+        return out;
+    }
+    let mut results = anchored::anchor(scanner, &units, claimed, &cfg.gates)
+        .results
+        .into_iter();
+    for (k, n) in owner {
+        let blocks: Vec<Result<Decoded, Reason>> = results.by_ref().take(n).collect();
+        out[k] = blocks.into_iter().collect::<Result<Vec<_>, _>>().ok();
+    }
+    out
+}
+
+fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Decoded, Reason> {
+    placed[u]
+        .take()
+        .unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit taken twice")))
+}
+
+fn assemble(
+    plan: Plan,
+    r: &Described,
+    placed: &mut [Option<Result<Decoded, Reason>>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    match plan {
+        Plan::Sequential { blocks } => assemble_blocks(blocks?, r, SplitKind::Records, cfg),
+        Plan::Whole { unit } => {
+            let b = take(placed, unit)?;
+            let mut mesh = b.mesh;
+            let mut split = None;
+            // The records split the one index buffer when their counts add up to it.
+            let total = |rs: &[SubmeshRecord]| rs.iter().map(|x| x.idx_count as u64).sum::<u64>();
+            let runs: Vec<Vec<SubmeshRecord>> = r
+                .records
+                .iter()
+                .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
+                .cloned()
+                .collect();
+            if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
+                let (counts, order) = records::order_split_any(&mesh.indices, &runs)?;
+                if counts.len() >= 2 {
+                    split_by_counts(&mut mesh, &counts);
+                    split = Some(match order {
+                        SplitOrder::Records => SplitKind::Records,
+                        SplitOrder::Inferred => SplitKind::InferredOrder,
+                    });
+                }
+            } else if r.records.len() > 1 {
+                return Err(records::ambiguous(&r.records, r.d.index_count));
+            }
+            finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)
+        }
+    }
+}
+
+/// A resource of several blocks, in record order (one primitive each).
+fn assemble_blocks(
+    blocks: Vec<Decoded>,
+    r: &Described,
+    kind: SplitKind,
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let layout = if kind == SplitKind::PerRecordBlocks {
+        Layout::Anchored
+    } else {
+        Layout::Sequential
+    };
+    let mut blocks = blocks.into_iter();
+    let first = blocks.next().expect("a sequence starts with its first block");
+    let mut mesh = first.mesh;
+    let mut placements = vec![first.placement];
+    for b in blocks {
+        placements.push(b.placement);
+        append(&mut mesh, b.mesh);
+    }
+    let split = (placements.len() > 1).then_some(kind);
+    // A mesh assembled from several blocks must pass the gates as a whole too.
+    let measures = if placements.len() > 1 {
+        let all = gates::measure(&mesh);
+        gates::verdict(&all, &cfg.gates)?;
+        all
+    } else {
+        first.measures
+    };
+    finish(mesh, layout, placements, measures, split, r, cfg)
+}
+
+fn finish(
+    mesh: Mesh,
+    layout: Layout,
+    placements: Vec<Placement>,
+    measures: Measures,
+    split: Option<SplitKind>,
+    r: &Described,
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let extent = mesh
+        .bbox()
+        .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
+        .unwrap_or(0.0);
+    Ok(DecodedResource {
+        skybox: extent > cfg.stage.skybox_extent,
+        spiky: gates::spiky(&measures, &cfg.gates),
+        mesh,
+        layout,
+        placements,
+        decl: r.d.decl.clone(),
+        measures,
+        split,
+    })
+}
+
+/// The later sub-meshes of the documented layout: each the next gated block after the
+/// previous one, in record order (the gaps between them are unknown).
+fn sequence(
+    scanner: &mut anchored::Scanner<'_>,
+    first: Decoded,
+    records: &[SubmeshRecord],
+    d: &Descriptor,
+    map: &AttributeMap,
+    cfg: &gates::GateConfig,
+) -> Result<Vec<Decoded>, Reason> {
+    let mut blocks = vec![first];
+    for (k, r) in records.iter().enumerate().skip(1) {
+        let unit = Unit {
+            decl: &d.decl,
+            map,
+            vertex_count: r.vtx_count,
+            index_count: r.idx_count,
+        };
+        let prev_end = blocks.last().map_or(0, |b| b.placement.range(d.decl.stride).end);
+        let b = anchored::next_after(scanner, &unit, prev_end, &[], cfg).map_err(|r| {
+            Reason::new(
+                Code::LaterSubmeshUnplaced,
+                format!("sub-mesh {} of {}: {}: {}", k + 1, records.len(), r.code, r.detail),
+            )
+        })?;
+        blocks.push(b);
+    }
+    Ok(blocks)
+}

@@ -1,0 +1,193 @@
+//! File-system safety of a run: the tool's folder inside `--out` and its files, the
+//! `--out` lock, the journal of written outputs (a killed run's restartable cleanup),
+//! the removal of stale outputs (never outside `--out`, never through a symlink), and
+//! reading an input container (mapped, or in place from a disc image).
+
+use super::*;
+
+/// Write one of the tool's files at `out/<rel>` atomically, its temporary inside
+/// [`TOOL_DIR`] (a container folder can never take the temporary's name).
+pub fn write_tool_file(out: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp_name = format!("{}.tmp", rel.replace('/', "_"));
+    let tmp = out.join(TOOL_DIR).join(tmp_name);
+    write_atomic(&tmp, bytes)?;
+    std::fs::rename(&tmp, out.join(rel))
+}
+
+/// `out/.xbg7`, created when missing; it must be a real folder (not a symlink).
+pub(super) fn tool_dir(out: &Path) -> std::io::Result<PathBuf> {
+    let dir = out.join(TOOL_DIR);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() => Ok(dir),
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} is not a folder (the tool keeps its own files there); remove it",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&dir).map(|()| dir),
+        Err(e) => Err(e),
+    }
+}
+
+/// Take the exclusive lock on `out` (kept until the returned file is dropped).
+pub(super) fn lock_out(out: &Path) -> Result<std::fs::File, ExportError> {
+    let path = out.join(LOCK_FILE);
+    let out_err = |e| ExportError::Out(out.display().to_string(), e);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Err(out_err(std::io::Error::other(format!(
+            "{} is not a file",
+            path.display()
+        ))));
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(out_err)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ExportError::Locked(out.display().to_string())),
+        Err(std::fs::TryLockError::Error(e)) => Err(out_err(e)),
+    }
+}
+
+/// Test hook: abort the process (as a kill would) at the named point of a run when
+/// `XBG7_EXPORT_ABORT_AT` names it (`after-manifest`, `after-first-container`).
+pub(super) fn abort_point(name: &str) {
+    if std::env::var_os("XBG7_EXPORT_ABORT_AT").is_some_and(|v| v == name) {
+        std::process::abort();
+    }
+}
+
+/// `path` made absolute and free of symlinks even when its last components do not exist
+/// yet: the longest existing ancestor is canonicalized and the rest appended (`..` pops).
+pub(super) fn resolve_lexically(path: &Path) -> std::io::Result<PathBuf> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()?.join(path)
+    };
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        match cur.canonicalize() {
+            Ok(mut c) => {
+                for comp in rest.iter().rev() {
+                    match comp {
+                        std::path::Component::ParentDir => {
+                            c.pop();
+                        }
+                        std::path::Component::CurDir => {}
+                        other => c.push(other.as_os_str()),
+                    }
+                }
+                return Ok(c);
+            }
+            Err(e) => match (cur.parent(), cur.components().next_back()) {
+                (Some(parent), Some(last)) => {
+                    rest.push(last);
+                    cur = parent;
+                }
+                _ => return Err(e),
+            },
+        }
+    }
+}
+
+/// Is `path`, once its existing part is resolved, inside `root` (both canonical)?
+pub(super) fn inside(root: &Path, path: &Path) -> bool {
+    resolve_lexically(path).is_ok_and(|p| p.starts_with(root))
+}
+
+/// The lines of a text file (none when it cannot be read).
+pub(super) fn read_lines(path: &Path) -> Vec<String> {
+    std::fs::read(path)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The append-only list of outputs written so far ([`JOURNAL`]).
+pub(super) struct Journal(Option<std::fs::File>);
+
+impl Journal {
+    pub(super) fn open(path: &Path) -> std::io::Result<Journal> {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(std::io::Error::other(format!("{} is not a file", path.display())));
+        }
+        let f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(Journal(Some(f)))
+    }
+
+    /// Append a container's outputs (best effort: the journal only widens the cleanup).
+    pub(super) fn record(&mut self, e: &ContainerEntry) {
+        use std::io::Write;
+        let one = Manifest {
+            containers: vec![e.clone()],
+            ..Manifest::new(Vec::new())
+        };
+        let mut text = String::new();
+        for o in one.outputs() {
+            text.push_str(o);
+            text.push('\n');
+        }
+        if let Some(f) = &mut self.0 {
+            // No fsync: the journal guards against a killed process, not a power cut.
+            if f.write_all(text.as_bytes()).is_err() {
+                self.0 = None;
+            }
+        }
+    }
+}
+
+/// Remove outputs the previous run listed and this run no longer produces (only those,
+/// only plain relative paths, and only files whose folder resolves inside `out_c`: a
+/// doctored manifest or a symlinked folder cannot make it delete anything elsewhere).
+pub fn remove_stale(out: &Path, out_c: &Path, prev: &Manifest, now: &Manifest) {
+    let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
+    for rel in prev.outputs() {
+        remove_output(out, out_c, rel, !keep.contains(rel));
+    }
+}
+
+/// Remove a killed run's temporary sibling of the output `rel` and, with `file`, the
+/// output itself — when `rel` is a plain relative path whose folder resolves inside
+/// `out_c` (never the tool's own folder).
+pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
+    let safe = !rel.is_empty()
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', ':', '\0']))
+        && rel.split('/').next() != Some(TOOL_DIR)
+        && rel != MANIFEST;
+    let path = out.join(rel);
+    if safe && path.parent().is_some_and(|d| inside(out_c, d)) {
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(TMP_SUFFIX);
+        let _ = std::fs::remove_file(tmp);
+        if file {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The bytes of a found container: the file mapped, or its extent of the disc image.
+pub(super) fn read_file(f: &Found) -> std::io::Result<memmap2::Mmap> {
+    let file = std::fs::File::open(&f.abs)?;
+    // SAFETY: the disc is read-only input; a concurrent truncation by another process is
+    // outside what this tool defends against (as for any reader of the file).
+    unsafe {
+        match f.extent {
+            Some((offset, len)) => memmap2::MmapOptions::new()
+                .offset(offset)
+                .len(usize::try_from(len).map_err(std::io::Error::other)?)
+                .map(&file),
+            None => memmap2::Mmap::map(&file),
+        }
+    }
+}

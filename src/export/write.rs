@@ -1,0 +1,366 @@
+//! One container's outputs: decode it, write its textures, glTF documents and previews
+//! under its own folder (kept inside `--out`), the stage scene, and its manifest entry.
+
+use super::*;
+
+pub(super) fn export_container(
+    f: &Found,
+    dir: &str,
+    out: &Path,
+    out_c: &Path,
+    cfg: &Config,
+    opts: &ExportOptions,
+) -> ContainerEntry {
+    let mut entry = blank_entry(f);
+    let kind = entry.kind;
+    if f.symlink {
+        let target = std::fs::read_link(&f.abs)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        entry.error = Some(Reason::new(
+            Code::Symlink,
+            format!("symbolic link to {target:?} not followed"),
+        ));
+        return entry;
+    }
+    if let Some(what) = f.not_a_file {
+        // Never opened: opening a FIFO would block the run.
+        entry.error = Some(Reason::new(Code::Io, format!("{what}, not a regular file: not read")));
+        return entry;
+    }
+    entry.size = found_size(f);
+    let map;
+    let bytes: &[u8] = if entry.size == 0 {
+        &[]
+    } else {
+        match read_file(f) {
+            Ok(m) => {
+                map = m;
+                &map
+            }
+            Err(e) => {
+                entry.error = Some(Reason::new(Code::Io, format!("cannot read: {e}")));
+                return entry;
+            }
+        }
+    };
+    let parsed = match container::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            entry.error = Some(container_reason(e));
+            return entry;
+        }
+    };
+    let decoded = decode_parsed(&parsed, kind, &cfg.decoding());
+    entry.textures = decoded.textures.clone();
+    entry.other = decoded.other.clone();
+    let root = OutRoot {
+        path: out,
+        canonical: out_c,
+    };
+    // Textures: PNGs + manifest entries, the links materials use, and (for the previews)
+    // each albedo prepared for sampling while its decoded image is at hand.
+    let previews = opts.previews && cfg.output.previews;
+    let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
+        match root.container_dir(dir).and_then(|abs| {
+            root.no_link_below(&abs, crate::export::textures::TEXTURE_DIR)
+                .map(|()| abs)
+        }) {
+            Ok(abs) => {
+                let max_side = preview_texture_side(kind, cfg);
+                // Only read by `prepare`, which runs only with previews.
+                let needed = if previews {
+                    sampled_albedos(&decoded)
+                } else {
+                    Default::default()
+                };
+                let prepare = |name: &str, img: &xbg7::texture::Image| {
+                    needed
+                        .contains(name)
+                        .then(|| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side))
+                        .flatten()
+                };
+                let (textures, links, prepared) = crate::export::textures::export_textures_with_albedos(
+                    &parsed,
+                    &abs,
+                    dir,
+                    previews.then_some(&prepare),
+                    cfg.output.specular_gloss,
+                );
+                entry.textures = textures;
+                (links, prepared)
+            }
+            Err(e) => {
+                entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+                return entry;
+            }
+        }
+    } else {
+        Default::default()
+    };
+    let tex = Textures {
+        links: &links,
+        prepared: &prepared,
+    };
+    if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
+        entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+    }
+    entry
+}
+
+/// The output root: as given, and canonical (for the inside-`--out` checks).
+pub(super) struct OutRoot<'a> {
+    path: &'a Path,
+    canonical: &'a Path,
+}
+
+impl OutRoot<'_> {
+    /// Create a container's folder; it must resolve inside `--out` (a symlink planted in
+    /// the output tree must not carry writes elsewhere).
+    fn container_dir(&self, dir: &str) -> std::io::Result<PathBuf> {
+        let abs = self.path.join(dir);
+        match std::fs::symlink_metadata(&abs) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::other(format!(
+                    "{dir} is a symlink or a file, not a folder; not written through"
+                )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&abs)?,
+            Err(e) => return Err(e),
+        }
+        if !abs.canonicalize()?.starts_with(self.canonical) {
+            return Err(std::io::Error::other(format!(
+                "{dir} resolves outside the output folder"
+            )));
+        }
+        Ok(abs)
+    }
+
+    /// `dir/name`, when it exists, must be a real folder (not a symlink): the texture
+    /// export writes into `textures/` below a checked container folder, and a planted
+    /// `textures` symlink sent the PNGs to its target.
+    fn no_link_below(&self, dir: &Path, name: &str) -> std::io::Result<()> {
+        match std::fs::symlink_metadata(dir.join(name)) {
+            Ok(m) if !m.is_dir() => Err(std::io::Error::other(format!(
+                "{}/{name} is a symlink or a file, not a folder; not written through",
+                dir.strip_prefix(self.path).unwrap_or(dir).display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+pub(super) fn write_container(
+    d: &ContainerDecode,
+    entry: &mut ContainerEntry,
+    dir: &str,
+    root: &OutRoot<'_>,
+    cfg: &Config,
+    opts: &ExportOptions,
+    tex: &Textures<'_>,
+) -> std::io::Result<()> {
+    let out = root.path;
+    let links = tex.links;
+    let make_dir = || root.container_dir(dir).map(|_| ());
+    let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
+    let files = names::unique_names(&raw);
+    let textures: Vec<String> = d.textures.iter().map(|t| t.name.clone()).collect();
+    let gopts = GltfOptions {
+        axis: cfg.output.axis,
+        vertex_color: cfg.output.vertex_color,
+        specular_gloss: cfg.output.specular_gloss,
+    };
+    let writer = ModelWriter {
+        out,
+        dir,
+        format: cfg.output.format,
+        gopts: &gopts,
+        links,
+    };
+    let previews = opts.previews && cfg.output.previews;
+    let ropts = raster::RenderOptions {
+        size: cfg.output.preview_size,
+        ..Default::default()
+    };
+    let mut made_dir = false;
+    // One set of render buffers for this container's model previews; its albedos were
+    // prepared once, for all of its previews.
+    let mut scratch = raster::Scratch::default();
+    let prepared = tex.prepared;
+    let mut scene_parts: Vec<Vec<u8>> = Vec::new();
+    for (r, file) in d.resources.iter().zip(&files) {
+        let name = String::from_utf8_lossy(&r.name).into_owned();
+        let mut e = ResourceEntry::rejected(r.index, name.clone(), None);
+        match &r.result {
+            Err(reason) => e.reason = Some(reason.clone()),
+            Ok(dr) => {
+                if !made_dir {
+                    make_dir()?;
+                    made_dir = true;
+                }
+                let m = &dr.mesh;
+                e.status = Status::Decoded;
+                e.layout = Some(dr.layout);
+                e.offset = dr.placements.first().map(|p| p.index_offset as u64);
+                e.stride = Some(dr.decl.stride as u32);
+                e.declaration = Some(describe_declaration(&dr.decl));
+                e.vertices = m.vertex_count() as u32;
+                e.triangles = m.triangle_count() as u32;
+                e.submeshes = m.primitives.len() as u32;
+                e.bbox = m.bbox().map(|(a, b)| [a, b]);
+                e.digest = Some(m.digest());
+                e.skybox = dr.skybox;
+                e.spiky = dr.spiky;
+                e.winding = dr.measures.winding_sense().map(str::to_string);
+                e.split = dr.split.map(|k| k.as_str().to_string());
+                let src = Source {
+                    container: &entry.path,
+                    directory_index: r.index,
+                    name: &name,
+                    textures: &textures,
+                };
+                let written = match writer.write(m, file, &src)? {
+                    Ok(w) => w,
+                    Err(err) => {
+                        let why = Reason::new(Code::InvalidAttribute, err.to_string());
+                        entry.resources.push(ResourceEntry::rejected(r.index, name, Some(why)));
+                        continue;
+                    }
+                };
+                e.gltf = Some(written.gltf);
+                e.bin = written.bin;
+                if !dr.skybox {
+                    scene_parts.push(written.document);
+                }
+                if previews && entry.kind == Kind::Model {
+                    let albedo = mesh_albedo(m, prepared);
+                    let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
+                    write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
+                    e.preview = Some(format!("{dir}/{file}.png"));
+                }
+            }
+        }
+        entry.resources.push(e);
+    }
+    if entry.kind == Kind::Stage && !scene_parts.is_empty() {
+        entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
+    }
+    if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
+        let mut cells = textured_grid_cells(d.resources.iter(), prepared);
+        let shown = preview::grid_capacity(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
+        if shown < cells.len() {
+            entry.preview_cells = Some(crate::manifest::GridCells {
+                shown: shown as u32,
+                total: u32::try_from(cells.len()).unwrap_or(u32::MAX),
+            });
+            cells.truncate(shown);
+        }
+        let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
+        make_dir()?;
+        write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
+        entry.preview = Some(format!("{dir}/preview.png"));
+    }
+    Ok(())
+}
+
+/// A container's exported textures: the material links, and the `_col` albedos prepared
+/// for its previews (empty without previews).
+pub(super) struct Textures<'a> {
+    links: &'a xbg7::texture::maps::TextureLinks,
+    prepared: &'a PreviewTextures,
+}
+
+/// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the
+/// `.gltf` JSON or the `.glb` bytes), kept for the stage scene.
+pub(super) struct WrittenModel {
+    gltf: String,
+    bin: Option<String>,
+    document: Vec<u8>,
+}
+
+/// Where and how one container's models are written.
+pub(super) struct ModelWriter<'a> {
+    out: &'a Path,
+    dir: &'a str,
+    format: Format,
+    gopts: &'a GltfOptions,
+    links: &'a xbg7::texture::maps::TextureLinks,
+}
+
+impl ModelWriter<'_> {
+    /// Write one decoded resource as `.gltf` + `.bin` (materials with their textures) or as
+    /// one `.glb`; the inner error is the writer refusing the mesh (it becomes a reject).
+    fn write(
+        &self,
+        m: &Mesh,
+        file: &str,
+        src: &Source<'_>,
+    ) -> std::io::Result<Result<WrittenModel, gltf_out::GltfError>> {
+        let (out, dir) = (self.out, self.dir);
+        match self.format {
+            Format::Gltf => {
+                let bin_name = format!("{file}.bin");
+                let g = match gltf_out::try_build_textured(m, &bin_name, self.gopts, src, self.links) {
+                    Ok(g) => g,
+                    Err(e) => return Ok(Err(e)),
+                };
+                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+                Ok(Ok(WrittenModel {
+                    gltf: format!("{dir}/{file}.gltf"),
+                    bin: Some(format!("{dir}/{bin_name}")),
+                    document: g.gltf,
+                }))
+            }
+            Format::Glb => {
+                // The linked PNGs were written into this folder before the models.
+                let png = |uri: &str| std::fs::read(out.join(dir).join(uri)).ok();
+                let glb = match gltf_out::try_build_glb_textured(m, self.gopts, src, self.links, &png) {
+                    Ok(g) => g,
+                    Err(e) => return Ok(Err(e)),
+                };
+                write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
+                Ok(Ok(WrittenModel {
+                    gltf: format!("{dir}/{file}.glb"),
+                    bin: None,
+                    document: glb,
+                }))
+            }
+        }
+    }
+}
+
+/// The stage scene's file stem: the container's folder name, or `<dir>~scene` when a
+/// resource file already uses that name (`~scene` never comes out of [`names`]).
+pub fn scene_stem(dir: &str, files: &[String]) -> String {
+    if files.iter().any(|f| f.eq_ignore_ascii_case(dir)) {
+        format!("{dir}~scene")
+    } else {
+        dir.to_string()
+    }
+}
+
+/// Write the stage scene (every non-skybox decoded sub-model, see [`xbg7_gltf::scene`]) into
+/// the stage's folder; its path relative to OUT, or `None` when it cannot be built (the
+/// per-resource files are still valid, so this is not a container error).
+pub(super) fn write_stage_scene(
+    parts: &[Vec<u8>],
+    files: &[String],
+    dir: &str,
+    out: &Path,
+    format: Format,
+    container: &str,
+) -> std::io::Result<Option<String>> {
+    let stem = scene_stem(dir, files);
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    let (built, ext) = match format {
+        Format::Gltf => (scene::merge_gltf(&refs, dir, container), "gltf"),
+        Format::Glb => (scene::merge_glb(&refs, dir, container), "glb"),
+    };
+    let Ok(bytes) = built else {
+        return Ok(None);
+    };
+    write_atomic(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
+    Ok(Some(format!("{dir}/{stem}.{ext}")))
+}
