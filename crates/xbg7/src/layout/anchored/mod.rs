@@ -1,0 +1,675 @@
+//! Content anchoring (FORMAT.md §6): placing blocks whose offset is not stored.
+//!
+//! Owns the engine used for stage resources, later model sub-meshes and bodies:
+//! 1. **Unit-normal bitmap** per (normal type, byte parity), one O(file) pass.
+//! 2. **Runs** per stride: maximal chains of unit normals `stride` apart; a block's vertex
+//!    buffer is a run, or the start or the end of one (junk before or after it may
+//!    decode as a unit vector by chance), so each run of length `L ≥ V` gives a
+//!    start-aligned and an end-aligned candidate.
+//! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
+//!    a real triangle, and the decoded block must pass every hard gate.
+//! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
+//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`]); a window
+//!    must start with a real triangle, not extend backwards by one, reference all `V`
+//!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
+//!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
+//!    work budget per data section ([`NO_NORMAL_BUDGET`]).
+//! 5. **Global resolution**, both kinds of candidates together: one block, one owner. A
+//!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
+//!    exists; a unit with a single candidate evicts conflicting candidates of others; a
+//!    window that extends backwards by a valid triangle (the suffix of a longer index
+//!    buffer) loses to one that does not, and to the longer window of any other
+//!    resource's counts, readable or not ([`drop_suffix_windows`]); byte-identical blocks may be shared by
+//!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
+//!
+//! Files: `bitmap` (steps 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]:
+//! steps 3–4), `resolve` (step 5); this file holds the units, their claims, and
+//! [`anchor`] / [`next_after`], which run them.
+
+use super::{decode_block, gate_block, read_block, Decoded, Placement};
+use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
+use crate::gates::{degenerate, GateConfig};
+use crate::mesh::Mesh;
+use crate::reason::{Code, Reason};
+use crate::vertex::AttributeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
+
+mod bitmap;
+mod resolve;
+mod search;
+
+pub use bitmap::*;
+use resolve::*;
+pub use search::*;
+
+/// Most candidate blocks one unit may keep for global resolution; more is
+/// `ambiguous_anchor` (a real disc has a handful; a hostile file could otherwise make
+/// every one of thousands of resources hold thousands of candidates).
+pub const MAX_CANDIDATES: usize = 512;
+
+/// One thing to place: a resource's block, or one sub-mesh record's block.
+#[derive(Clone, Copy, Debug)]
+pub struct Unit<'a> {
+    pub decl: &'a Declaration,
+    pub map: &'a AttributeMap,
+    pub vertex_count: u32,
+    pub index_count: u32,
+}
+
+/// A claim: a place where the unit's block can be, by structure (an index window of
+/// `I` values `< V` that references at least [`CLAIM_MIN_REFERENCED`] of the `V`
+/// vertices, before a vertex run), whether or not the block there passes the gates.
+/// A claim that fails the gates still owns its bytes: a block belongs to its owner
+/// whether or not the owner decodes (FORMAT.md §6).
+#[derive(Clone, Debug)]
+struct Cand {
+    range: Range<usize>,
+    /// The gated block, or why the block here fails the gates. Shared: the same block is
+    /// a claim of every unit with the same counts.
+    result: Result<Rc<Decoded>, Reason>,
+    /// How much the window looks like the start of a real index buffer:
+    /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
+    /// triangle). A preference, not a proof (FORMAT.md §6).
+    strength: u8,
+    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
+    unit_normals: u32,
+}
+
+impl Cand {
+    fn ok(&self) -> Option<&Decoded> {
+        self.result.as_ref().ok().map(|d| d.as_ref())
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// Same counts, same declaration, same bytes: a duplicate may share or mirror it.
+fn identical(data: &[u8], a: &Range<usize>, b: &Range<usize>, ua: &Unit, ub: &Unit) -> bool {
+    ua.vertex_count == ub.vertex_count
+        && ua.index_count == ub.index_count
+        && ua.decl == ub.decl
+        && data[a.clone()] == data[b.clone()]
+}
+
+/// What the pinning of one unit found.
+#[derive(Default)]
+struct Found {
+    cands: Vec<Cand>,
+    /// Windows with plausible indices whose block failed a gate.
+    failures: Vec<(usize, Reason)>,
+}
+
+/// Why nothing was placed. When every window with plausible indices failed the same
+/// gate, that gate's code is the reason (e.g. `position_out_of_bounds`); otherwise
+/// `no_valid_anchor` with a summary.
+fn no_candidate(unit: &Unit<'_>, after: Option<usize>, failures: &[(usize, Reason)]) -> Reason {
+    let place = after.map(|a| format!(" after {a:#x}")).unwrap_or_default();
+    let what = format!(
+        "{} vertices (stride {}) preceded by {} valid indices{place}",
+        unit.vertex_count, unit.decl.stride, unit.index_count
+    );
+    match failures {
+        [] if unit.map.normal.is_none() => Reason::new(
+            Code::NoAnchorElement,
+            format!("no NORMAL element, and no index window fits a block of {what}"),
+        ),
+        [] => Reason::new(Code::NoValidAnchor, format!("no vertex run of {what}")),
+        [(at, first), rest @ ..] if rest.iter().all(|(_, r)| r.code == first.code) => Reason::new(
+            first.code,
+            format!(
+                "{} block(s) of {what} fail this gate; at {at:#x}: {}",
+                failures.len(),
+                first.detail
+            ),
+        ),
+        _ => {
+            let codes: BTreeSet<&str> = failures.iter().map(|(_, r)| r.code.as_str()).collect();
+            let codes: Vec<&str> = codes.into_iter().collect();
+            Reason::new(
+                Code::NoValidAnchor,
+                format!(
+                    "{} block(s) of {what} fail the gates ({})",
+                    failures.len(),
+                    codes.join(", ")
+                ),
+            )
+        }
+    }
+}
+
+/// The next block of a straight sequence: the first gated candidate starting at or after
+/// `min_offset` (exact-end candidates first). Used for later sub-meshes of the
+/// documented model layout, whose blocks follow each other in record order.
+pub fn next_after(
+    scanner: &mut Scanner<'_>,
+    unit: &Unit<'_>,
+    min_offset: usize,
+    claimed: &[Range<usize>],
+    cfg: &GateConfig,
+) -> Result<Decoded, Reason> {
+    let all = scanner.cached(unit, cfg)?;
+    // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
+    let from = all.cands.partition_point(|c| c.range.start < min_offset);
+    let free = |c: &&Cand| c.ok().is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
+    // The first gated block after the previous one; a window that looks like the start of
+    // an index buffer before one that does not (e.g. the block read one stride early).
+    let pick = all.cands[from..]
+        .iter()
+        .filter(free)
+        .find(|c| c.strength == 3)
+        .or_else(|| all.cands[from..].iter().find(free));
+    pick.and_then(Cand::ok).cloned().ok_or_else(|| {
+        let mut failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
+        failures.extend(
+            all.cands[from..]
+                .iter()
+                .filter_map(|c| c.result.as_ref().err().map(|r| (c.range.start, r.clone()))),
+        );
+        failures.sort_by_key(|f| f.0);
+        no_candidate(unit, Some(min_offset), &failures)
+    })
+}
+
+/// Most pairs of conflicting claims one container may hold; beyond it every unit with a
+/// claim is `ambiguous_anchor` (a real disc has a handful; the bound keeps hostile input
+/// linear).
+pub const MAX_CONFLICTS: usize = 1 << 20;
+
+/// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
+/// (so a later search can keep off blocks that have an owner, decodable or not).
+pub struct Anchored {
+    pub results: Vec<Result<Decoded, Reason>>,
+    pub claims: Vec<Range<usize>>,
+}
+
+/// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
+pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
+    let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
+    let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+    let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
+    for (u, unit) in units.iter().enumerate() {
+        match scanner.candidates(unit, claimed, cfg) {
+            Ok(f) if f.cands.len() > MAX_CANDIDATES => {
+                results[u] = Some(Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("more than {MAX_CANDIDATES} blocks validate"),
+                )))
+            }
+            Ok(f) => (cands[u], failures[u]) = (f.cands, f.failures),
+            Err(r) => results[u] = Some(Err(r)),
+        }
+    }
+    let mut claims: Vec<Range<usize>> = cands.iter().flatten().map(|c| c.range.clone()).collect();
+    let seen = &mut scanner.seen;
+    claims.extend(drop_suffix_windows(
+        scanner.data,
+        units,
+        &mut cands,
+        &mut failures,
+        cfg,
+        seen,
+    ));
+    resolve(scanner.data, units, &mut cands, &failures, &mut results);
+    Anchored {
+        results: results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))
+            .collect(),
+        claims,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::parse_declaration;
+
+    /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20).
+    fn decl() -> Declaration {
+        let mut b = Vec::new();
+        for w in [
+            0u32,
+            0x002A_23B9,
+            0,
+            0x0000_000C,
+            0x001A_2360,
+            0x0003_0000,
+            0x00FF_0000,
+            0xFFFF_FFFF,
+            0,
+        ] {
+            b.extend(w.to_be_bytes());
+        }
+        parse_declaration(&b).unwrap().0
+    }
+
+    /// A square pyramid: 5 vertices, outward normals, 6 triangles (base first).
+    const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
+    const PYR_POS: [[f32; 3]; 5] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.5, 0.5, 1.0],
+    ];
+
+    fn vertices(scale: f32) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in PYR_POS {
+            let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
+            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            for c in p {
+                out.extend((c * scale).to_be_bytes());
+            }
+            for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
+                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+            }
+        }
+        out
+    }
+
+    fn indices(idx: &[u16]) -> Vec<u8> {
+        idx.iter().flat_map(|i| i.to_be_bytes()).collect()
+    }
+
+    /// Junk that is not unit normals and not small indices.
+    fn junk(n: usize) -> Vec<u8> {
+        (0..n).map(|k| (0x9D ^ (k * 37) as u8) | 0x80).collect()
+    }
+
+    fn place(data: &[u8], units: &[(u32, u32)], d: &Declaration) -> Vec<Result<usize, Code>> {
+        let map = AttributeMap::of(d);
+        let us: Vec<Unit> = units
+            .iter()
+            .map(|&(v, i)| Unit {
+                decl: d,
+                map: &map,
+                vertex_count: v,
+                index_count: i,
+            })
+            .collect();
+        anchor(&mut Scanner::new(data), &us, &[], &GateConfig::default())
+            .results
+            .into_iter()
+            .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
+            .collect()
+    }
+
+    #[test]
+    fn suffix_window_loses_to_the_true_block() {
+        // A = 18 indices; B = the same 5 vertices with only the 4 side triangles, which
+        // are exactly the last 12 indices of A: B validates on A's block too.
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        let a_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        data.extend([0u8; 12]);
+        let b_at = data.len();
+        data.extend(indices(&PYR_IDX[6..]));
+        data.extend(vertices(2.0));
+        data.extend(junk(40));
+        assert_eq!(place(&data, &[(5, 18), (5, 12)], &d), vec![Ok(a_at), Ok(b_at)]);
+        // Order of units does not matter (no first-come first-served).
+        assert_eq!(place(&data, &[(5, 12), (5, 18)], &d), vec![Ok(b_at), Ok(a_at)]);
+    }
+
+    #[test]
+    fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let r = place(&data, &[(5, 18), (5, 12)], &d);
+        assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn an_unreadable_owner_keeps_its_index_tail_from_a_sibling() {
+        // A's declaration gives a stride its bytes do not have (as a multi-stream or
+        // quantized owner's may), so A claims nothing by reading; B's only fit is the
+        // last 12 of A's 18 indices before A's vertices. A's counts still own that.
+        let d = decl();
+        let wide = Declaration {
+            elements: d.elements.clone(),
+            stride: 24,
+        };
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let (map, wide_map) = (AttributeMap::of(&d), AttributeMap::of(&wide));
+        let a = Unit {
+            decl: &wide,
+            map: &wide_map,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let b = Unit {
+            decl: &d,
+            map: &map,
+            vertex_count: 5,
+            index_count: 12,
+        };
+        let mut scanner = Scanner::new(&data);
+        let r = anchor(&mut scanner, &[a, b], &[], &GateConfig::default());
+        let b_result = r.results[1].as_ref().map(|x| x.placement.index_offset);
+        assert_eq!(b_result.map_err(|e| e.code), Err(Code::AmbiguousAnchor), "{b_result:?}");
+        assert!(r.claims.iter().any(|c| c.start == 16), "{:?}", r.claims);
+        // Without A's counts in the section, B's tail window is all there is, and taken.
+        let alone = anchor(&mut Scanner::new(&data), &[b], &[], &GateConfig::default());
+        assert_eq!(
+            alone.results[0].as_ref().map(|x| x.placement.index_offset).ok(),
+            Some(28)
+        );
+    }
+
+    #[test]
+    fn a_window_reaching_into_zero_padding_is_not_a_block() {
+        // C would read 6 zero indices of padding + A's 18: "(0,0,0) leading triangles".
+        let d = decl();
+        let mut data = vec![0u8; 32];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        // C's only fit is A's block, which A's own window claims more strongly.
+        assert_eq!(
+            place(&data, &[(5, 24), (5, 18)], &d),
+            vec![Err(Code::AmbiguousAnchor), Ok(32)]
+        );
+    }
+
+    #[test]
+    fn run_longer_than_the_vertex_count_is_not_a_smaller_resource() {
+        // A 4-vertex resource must not take the first 4 slots of a 5-vertex run.
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        // (Its reading of the pyramid's bytes is a claim that fails the gates.)
+        assert!(place(&data, &[(4, 6)], &d)[0].is_err());
+    }
+
+    #[test]
+    fn identical_duplicates_may_share_or_split_blocks() {
+        let d = decl();
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        // One block, two resources with identical counts: both decode from it.
+        assert_eq!(place(&data, &[(5, 18), (5, 18)], &d), vec![Ok(16), Ok(16)]);
+        // Two identical copies: each takes one.
+        let second = data.len() + 8;
+        data.extend([0u8; 8]);
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(16));
+        assert_eq!(place(&data, &[(5, 18), (5, 18)], &d), vec![Ok(16), Ok(second)]);
+    }
+
+    /// `lead`, then two pyramid blocks (same indices, the given vertex bytes) between junk.
+    fn two_blocks(lead: Vec<u8>, first: Vec<u8>, second: Vec<u8>) -> Vec<u8> {
+        let mut data = lead;
+        data.extend(indices(&PYR_IDX));
+        data.extend(first);
+        data.extend(junk(64));
+        data.extend(indices(&PYR_IDX));
+        data.extend(second);
+        data.extend(junk(16));
+        data
+    }
+
+    #[test]
+    fn two_different_blocks_for_one_resource_are_ambiguous() {
+        let data = two_blocks(vec![0u8; 16], vertices(1.0), vertices(3.0));
+        assert_eq!(place(&data, &[(5, 18)], &decl()), vec![Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn no_normal_and_nothing_to_anchor_on_is_no_anchor_element() {
+        let d = decl_of(&[0, 0x002A_23B9, 0]);
+        assert_eq!(place(&[0u8; 64], &[(5, 18)], &d), vec![Err(Code::NoAnchorElement)]);
+        // Fewer indices than vertices can never reference them all.
+        let mut data = vec![0u8; 16];
+        data.extend(indices(&PYR_IDX[..3]));
+        data.extend(nn_vertices(1.0));
+        assert_eq!(place(&data, &[(5, 3)], &nn_decl()), vec![Err(Code::NoAnchorElement)]);
+    }
+
+    /// A declaration from its element words (3 u32 each), END appended.
+    fn decl_of(words: &[u32]) -> Declaration {
+        let mut b: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        for w in [0x00FF_0000u32, 0xFFFF_FFFF, 0] {
+            b.extend(w.to_be_bytes());
+        }
+        parse_declaration(&b).unwrap().0
+    }
+
+    /// `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_2` (stride 16): no NORMAL.
+    fn nn_decl() -> Declaration {
+        decl_of(&[0, 0x002A_23B9, 0, 0x0000_000C, 0x002C_235F, 0x0005_0000])
+    }
+
+    /// The pyramid's vertices in `nn_decl` form (positions × `scale`, UVs in [0, 1]).
+    fn nn_vertices(scale: f32) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in PYR_POS {
+            for c in p {
+                out.extend((c * scale).to_be_bytes());
+            }
+            for c in [p[0] * 0.75 + 0.125, p[1] * 0.5 + 0.25] {
+                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_block_without_normals_anchors_exactly() {
+        let d = nn_decl();
+        let mut data = junk(30);
+        data.extend([0u8; 2]);
+        let at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(2.5));
+        data.extend(junk(64));
+        assert_eq!(place(&data, &[(5, 18)], &d), vec![Ok(at)]);
+        // The decoded geometry is the stored one, bit for bit.
+        let map = AttributeMap::of(&d);
+        let unit = Unit {
+            decl: &d,
+            map: &map,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default()).results;
+        let m = &got[0].as_ref().unwrap().mesh;
+        assert_eq!(m.indices, PYR_IDX.map(u32::from).to_vec());
+        assert_eq!(m.positions[4], [1.25, 1.25, 2.5]);
+        assert_eq!(m.texcoords[0][1], [0.875, 0.25]);
+    }
+
+    #[test]
+    fn two_different_blocks_without_normals_are_ambiguous() {
+        let data = two_blocks(junk(32), nn_vertices(1.0), nn_vertices(3.0));
+        assert_eq!(place(&data, &[(5, 18)], &nn_decl()), vec![Err(Code::AmbiguousAnchor)]);
+    }
+
+    #[test]
+    fn a_window_without_normals_reaching_into_zero_padding_is_refused() {
+        // (5, 24) would read 6 zero indices of padding + the real 18: its first triangle
+        // is (0, 0, 0); every later start is the suffix case or misreads the vertices.
+        let d = nn_decl();
+        let mut data = junk(16);
+        data.extend([0u8; 32]);
+        let at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(nn_vertices(1.0));
+        data.extend(junk(64));
+        let r = place(&data, &[(5, 24), (5, 18)], &d);
+        assert_eq!(r[1], Ok(at));
+        assert!(r[0].is_err(), "{r:?}");
+    }
+
+    #[test]
+    fn a_no_normal_unit_does_not_take_a_block_a_normal_unit_owns() {
+        // `POSITION@0 FLOAT3, TEXCOORD@12 FLOAT16_4` (stride 20) reads the pyramid's
+        // normals as texture coordinates, so the no-normal unit validates on the normal
+        // block A too; A's only claimant with a NORMAL keeps it, the other gets B.
+        let nd = decl();
+        let td = decl_of(&[0, 0x002A_23B9, 0, 0x0000_000C, 0x001A_2360, 0x0005_0000]);
+        let mut data = junk(32);
+        let a_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        data.extend(vertices(1.0));
+        data.extend(junk(64));
+        let b_at = data.len();
+        data.extend(indices(&PYR_IDX));
+        for c in nn_vertices(4.0).chunks_exact(16) {
+            data.extend(&c[..12]);
+            for h in [0.25f32, 0.5, 0.0, 0.0] {
+                data.extend(half::f16::from_f32(h).to_bits().to_be_bytes());
+            }
+        }
+        data.extend(junk(16));
+        let (nm, tm) = (AttributeMap::of(&nd), AttributeMap::of(&td));
+        let un = Unit {
+            decl: &nd,
+            map: &nm,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let ut = Unit {
+            decl: &td,
+            map: &tm,
+            vertex_count: 5,
+            index_count: 18,
+        };
+        let at = |us: &[Unit]| -> Vec<Result<usize, Code>> {
+            anchor(&mut Scanner::new(&data), us, &[], &GateConfig::default())
+                .results
+                .into_iter()
+                .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
+                .collect()
+        };
+        assert_eq!(at(&[un, ut]), vec![Ok(a_at), Ok(b_at)]);
+        assert_eq!(at(&[ut, un]), vec![Ok(b_at), Ok(a_at)]);
+    }
+
+    #[test]
+    fn index_runs_match_a_plain_scan() {
+        let mut data: Vec<u8> = (0..5000u32)
+            .map(|k| (k.wrapping_mul(2_654_435_761) >> 17) as u8 & 0x07)
+            .collect();
+        data.extend([0u8; 300]);
+        data.extend((0..777u32).map(|k| (k * 13) as u8));
+        let cases = [
+            (1u32, 1usize),
+            (5, 3),
+            (600, 3),
+            (600, 7),
+            (1500, 40),
+            (2048, 10),
+            (2048, 31),
+            (2048, 127),
+            (70_000, 1),
+            (70_000, 200),
+            (9, 40),
+        ];
+        for (v, min) in cases {
+            let mut want = Vec::new();
+            let (mut st, mut l) = (0, 0);
+            for (k, c) in data.chunks_exact(2).enumerate() {
+                if (u16::from_be_bytes([c[0], c[1]]) as u32) < v {
+                    if l == 0 {
+                        st = k;
+                    }
+                    l += 1;
+                } else {
+                    if l >= min {
+                        want.push((st, l));
+                    }
+                    l = 0;
+                }
+            }
+            if l >= min {
+                want.push((st, l));
+            }
+            assert_eq!(index_runs(&data, v, min), want, "v {v} min {min}");
+        }
+    }
+
+    #[test]
+    fn no_unit_normal_fits_below_the_index_bound() {
+        let tol = unit_tolerance(DeclType::Float16_4);
+        let xyz = |h: u16| -> Vec<u8> { [h, h, h, 0].iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // The largest all-equal xyz below the bound is short of unit; one step up is not.
+        assert!(!is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16),
+            tol
+        ));
+        assert!(is_unit_normal(
+            DeclType::Float16_4,
+            &xyz(HALF_UNIT_MIN_COMPONENT as u16 + 1),
+            tol
+        ));
+        // And no xyz of halves all ≤ the bound is unit (components are monotone in bits).
+        let mut v = Vec::new();
+        for h in (0..=HALF_UNIT_MIN_COMPONENT as u16)
+            .step_by(7)
+            .chain([HALF_UNIT_MIN_COMPONENT as u16])
+        {
+            v.extend(h.to_be_bytes());
+        }
+        let bm = UnitBitmap::build(&v, DeclType::Float16_4, 0);
+        assert_eq!(bm.iter().count(), 0);
+    }
+
+    #[test]
+    fn pack_bits_puts_flag_j_at_bit_j() {
+        for j in 0..64 {
+            let mut f = [0u8; 64];
+            f[j] = 1;
+            assert_eq!(pack_bits(&f), 1 << j);
+        }
+        let f: [u8; 64] = std::array::from_fn(|j| (j % 3 == 0) as u8);
+        let want = (0..64).filter(|j| j % 3 == 0).fold(0u64, |a, j| a | 1 << j);
+        assert_eq!(pack_bits(&f), want);
+    }
+
+    #[test]
+    fn half_square_is_the_square_of_the_reader() {
+        for h in 0..=u16::MAX {
+            let x = crate::decl::xenos_half_to_f32(h);
+            assert_eq!(half_square(h).to_bits(), (x * x).to_bits(), "{h:#06x}");
+        }
+    }
+
+    #[test]
+    fn bitmap_scan_agrees_with_the_reader() {
+        let data: Vec<u8> = (0..20_000u32)
+            .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let mut v = vertices(1.0);
+        v.extend(data);
+        let bm = UnitBitmap::build(&v, DeclType::Float16_4, 0);
+        let tol = unit_tolerance(DeclType::Float16_4);
+        for q in (0..v.len() - 8).step_by(2) {
+            assert_eq!(
+                bm.get(q),
+                is_unit_normal(DeclType::Float16_4, &v[q..q + 8], tol),
+                "offset {q}"
+            );
+        }
+        assert!(bm.get(12) && bm.get(32));
+    }
+}

@@ -1,0 +1,479 @@
+//! One unit's claims: the [`Scanner`] over a data section (bitmaps, runs and gated
+//! candidates cached per declaration and counts), pinning an index window before a
+//! vertex run, the no-normal search under its work budget, the plausibility checks of a
+//! block found without normals, and the pruning of a unit's misaligned readings.
+
+use super::*;
+
+/// Vertex-buffer starts tried before a run start, one stride each: the first normals of
+/// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
+pub const MAX_LEADING_NON_UNIT: usize = 2;
+
+/// Can the window starting at `w` be extended backwards by a valid, real triangle?
+pub(super) fn extendable(data: &[u8], w: usize, m: &Mesh) -> bool {
+    if w < 6 {
+        return false;
+    }
+    let t: Vec<u32> = data[w - 6..w]
+        .chunks_exact(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
+        .collect();
+    let v = m.positions.len() as u32;
+    t.iter().all(|&i| i < v) && !degenerate(m, [t[0], t[1], t[2]])
+}
+
+/// The claim strength of a block read at window `w` (see [`Cand::strength`]).
+pub(super) fn strength(data: &[u8], w: usize, m: &Mesh) -> u8 {
+    let real_start = m.indices.len() >= 3 && !degenerate(m, [m.indices[0], m.indices[1], m.indices[2]]);
+    2 * u8::from(!extendable(data, w, m)) + u8::from(real_start)
+}
+
+/// Cheap index pre-check straight from the bytes (no allocation): every value `< v`,
+/// from the end, next to the vertex run already looked at (a window over another
+/// block's index tail or over vertex data usually fails within a few values there).
+pub(super) fn window_valid(data: &[u8], w: usize, i: usize, v: u32) -> bool {
+    i >= 3
+        && data[w..w + 2 * i]
+            .chunks_exact(2)
+            .rev()
+            .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
+}
+
+/// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
+pub(super) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
+    seen.clear();
+    seen.resize(v.div_ceil(64), 0);
+    for c in data[w..w + 2 * i].chunks_exact(2) {
+        let x = u16::from_be_bytes([c[0], c[1]]) as usize;
+        seen[x / 64] |= 1 << (x % 64);
+    }
+    seen.iter().map(|x| x.count_ones() as usize).sum()
+}
+
+/// The unit's claim on a vertex buffer starting at `p` (its window: the `I` u16 values
+/// just before): `None` unless every index is `< V`, the window references at least the
+/// gates' `min_referenced_fraction` of the vertices (a block that fails another gate is
+/// still its owner's) and the block lies inside the data. A window whose
+/// indices are valid but which is no claim is recorded in `failures`.
+pub(super) fn claim(
+    data: &[u8],
+    p: usize,
+    unit: &Unit<'_>,
+    cfg: &GateConfig,
+    seen: &mut Vec<u64>,
+    failures: &mut Vec<(usize, Reason)>,
+) -> Option<Cand> {
+    let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
+    let w = p.checked_sub(2 * i)?;
+    if !window_valid(data, w, i, unit.vertex_count) {
+        return None;
+    }
+    let pl = Placement {
+        index_offset: w,
+        index_count: unit.index_count,
+        vertex_offset: p,
+        vertex_count: unit.vertex_count,
+    };
+    if pl.range(unit.decl.stride).end > data.len() {
+        return None; // the last vertex's undeclared bytes run past the data
+    }
+    let n = referenced(data, w, i, v, seen);
+    if (n as f64) < cfg.min_referenced_fraction * v as f64 {
+        if failures.len() < MAX_CANDIDATES {
+            failures.push((
+                w,
+                Reason::new(Code::VerticesUnreferenced, format!("{n} of {v} vertices referenced")),
+            ));
+        }
+        return None;
+    }
+    let mesh = match read_block(data, pl, unit.decl, unit.map) {
+        Ok(m) => m,
+        Err(why) => {
+            if failures.len() < MAX_CANDIDATES {
+                failures.push((w, why));
+            }
+            return None;
+        }
+    };
+    let strength = strength(data, w, &mesh);
+    let unit_normals = match (&mesh.normals, unit.map.normal) {
+        (Some(ns), Some(e)) => {
+            let tol = unit_tolerance(e.ty) as f64;
+            ns.iter()
+                .filter(|n| {
+                    let l = (n[0] as f64).hypot(n[1] as f64).hypot(n[2] as f64);
+                    (l - 1.0).abs() <= tol
+                })
+                .count() as u32
+        }
+        _ => 0,
+    };
+    Some(Cand {
+        range: pl.range(unit.decl.stride),
+        result: gate_block(pl, mesh, cfg).map(Rc::new),
+        strength,
+        unit_normals,
+    })
+}
+
+/// Of two overlapping claims of one unit (the same bytes read at two alignments: a
+/// stride or a few bytes apart), the one with fewer unit normals is a misreading of the
+/// other (at the true alignment the stored normals are unit, FORMAT.md §6) and goes; a
+/// tie keeps both. `cands` sorted by start.
+pub(super) fn prune_misaligned(cands: &mut Vec<Cand>) {
+    let mut drop = vec![false; cands.len()];
+    for a in 0..cands.len() {
+        for b in a + 1..cands.len() {
+            if cands[b].range.start >= cands[a].range.end {
+                break;
+            }
+            let (na, nb) = (cands[a].unit_normals, cands[b].unit_normals);
+            if na > nb {
+                drop[b] = true;
+            } else if nb > na {
+                drop[a] = true;
+            }
+        }
+    }
+    let mut k = 0;
+    cands.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
+
+/// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
+/// (its tolerance) needs a component of magnitude ≥ 0.998/√3 ≈ 0.576195, and the half
+/// 0x389C is 0.576172, too small (tested), so that component's bits are ≥ 0x389D, or
+/// ≥ 0x8000 when negative. Hence u16 indices `< V ≤ 0x389C` never cover a whole
+/// unit-normal xyz.
+pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
+
+/// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
+/// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
+/// index count), computed on first use and reused by every unit (so thousands of
+/// sub-mesh records or identical resources cost one candidate search each, not one per
+/// record). A scanner is used with one [`GateConfig`].
+pub struct Scanner<'d> {
+    pub(super) data: &'d [u8],
+    pub(super) bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
+    pub(super) runs: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
+    pub(super) cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
+    /// Work left for the index-window search of resources without a NORMAL element
+    /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
+    pub(super) budget: usize,
+    /// Scratch bitset for counting referenced vertices.
+    pub(super) seen: Vec<u64>,
+}
+
+impl<'d> Scanner<'d> {
+    pub fn new(data: &'d [u8]) -> Scanner<'d> {
+        Scanner {
+            data,
+            bitmaps: BTreeMap::new(),
+            runs: BTreeMap::new(),
+            cands: HashMap::new(),
+            budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Every gated candidate block of `unit` not overlapping `claimed`, by offset, and
+    /// the gate failures of windows whose indices were plausible (offset, why), so a
+    /// reject can name the real cause.
+    pub(super) fn candidates(
+        &mut self,
+        unit: &Unit<'_>,
+        claimed: &[Range<usize>],
+        cfg: &GateConfig,
+    ) -> Result<Found, Reason> {
+        let all = self.cached(unit, cfg)?;
+        Ok(Found {
+            cands: all
+                .cands
+                .iter()
+                .filter(|c| !claimed.iter().any(|r| overlaps(r, &c.range)))
+                .cloned()
+                .collect(),
+            failures: all.failures.clone(),
+        })
+    }
+
+    /// Every gated candidate block of `unit` (sorted by offset) and the failures, searched
+    /// once per (declaration, counts).
+    pub(super) fn cached(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Rc<Found>, Reason> {
+        let key = (unit.decl.clone(), unit.vertex_count, unit.index_count);
+        if let Some(c) = self.cands.get(&key) {
+            return Ok(c.clone());
+        }
+        let c = Rc::new(self.search(unit, cfg)?);
+        self.cands.insert(key, c.clone());
+        Ok(c)
+    }
+
+    /// Every gated candidate block of `unit`, by offset, and the gate failures.
+    pub(super) fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+        let data = self.data;
+        let Some(ne) = unit.map.normal else {
+            return self.search_no_normal(unit, cfg);
+        };
+        let (no, s) = (ne.offset as usize, unit.decl.stride);
+        let bm_key = (ne.ty.code(), no % 2);
+        let bm = self
+            .bitmaps
+            .entry(bm_key)
+            .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
+        let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
+            // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit
+            // normal anywhere.
+            tolerant_runs(bm, s)
+        });
+        let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
+        let mut found = Found::default();
+        // An end-aligned window covers the xyz of the run's slot before it whenever
+        // `s − no ≤ 2I`; with FLOAT16_4 normals and `V ≤ HALF_UNIT_MIN_COMPONENT` that
+        // slot holds an index `≥ V`, so the window cannot pass: skip it unread.
+        // (An even normal offset keeps those halves on the window's u16 boundaries.)
+        let end_aligned_hopeless = ne.ty == DeclType::Float16_4
+            && unit.vertex_count <= HALF_UNIT_MIN_COMPONENT
+            && no % 2 == 0
+            && s.saturating_sub(no) <= 2 * i;
+        let mut seen = std::mem::take(&mut self.seen);
+        // A block's vertex run holds at least half of its V slots as unit normals (the
+        // mean-|normal| gate asks for as much), so shorter runs are not looked at.
+        let need = v.div_ceil(2).max(2);
+        for &(q0, l, _) in rs.iter().take_while(|r| r.2 >= need) {
+            let Some(p0) = q0.checked_sub(no) else { continue };
+            // Start-aligned: the run's first unit normal is vertex 0, or one of the first
+            // few vertices when the ones before it are not unit. A place one stride
+            // earlier is tried only when the bytes before this one are no index window
+            // of the unit (then they may be a vertex whose normal is not unit); where
+            // they are indices, the buffer starts here, and an earlier place would read
+            // a window shifted into them. (The same place found twice is deduplicated
+            // below; only valid windows, which are rare, cost more than a few reads.)
+            let mut p = p0;
+            for k in 0..=MAX_LEADING_NON_UNIT {
+                if k > 0 {
+                    let Some(q) = p.checked_sub(s) else { break };
+                    p = q;
+                }
+                let Some(w) = p.checked_sub(2 * i) else { break };
+                if !window_valid(data, w, i, unit.vertex_count) {
+                    continue;
+                }
+                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                    found.cands.push(c);
+                }
+                break;
+            }
+            // End-aligned: junk before the buffer may decode as unit normals too.
+            if l > v && !end_aligned_hopeless {
+                let p = q0 + (l - v) * s - no;
+                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                    found.cands.push(c);
+                }
+            }
+        }
+        self.seen = seen;
+        found.cands.sort_by_key(|c| c.range.start);
+        found.cands.dedup_by_key(|c| c.range.clone());
+        prune_misaligned(&mut found.cands);
+        found.failures.sort_by_key(|f| f.0);
+        Ok(found)
+    }
+
+    /// Pinning without a NORMAL element (§6 anchors on normals; these resources have
+    /// none): every index window of `I` u16 indices `< V` that starts with a real triangle
+    /// and cannot be extended backwards by one, immediately followed by `V` vertices whose
+    /// every declared element is plausible ([`plausible_vertices`]) and which the window
+    /// references *all* of; then the hard gates. The windows come from the maximal runs of
+    /// u16 values `< V` (one O(file) pass per distinct (V, I)); each window costs O(1)
+    /// until it passes the cheap checks, and the whole search of a data section is bounded
+    /// by a work budget — running out rejects the unit (never a partial answer).
+    pub(super) fn search_no_normal(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+        let data = self.data;
+        let no_element = |why: &str| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!("no NORMAL element to anchor on and no stored offset; {why}"),
+            )
+        };
+        let pe = unit
+            .map
+            .position
+            .ok_or_else(|| no_element("no POSITION element either"))?;
+        let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
+        if !(3..=1 << 16).contains(&v) || i < v || s == 0 || pe.offset as usize + pe.ty.size() > s {
+            return Err(no_element(&format!(
+                "{i} u16 indices cannot reference all {v} vertices (stride {s})"
+            )));
+        }
+        self.spend(data.len(), unit)?;
+        let runs = index_runs(data, unit.vertex_count, i);
+        let mut found = Found::default();
+        let mut seen = vec![0u64; v.div_ceil(64)];
+        let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+        for (a, len) in runs {
+            for w in a..=a + len - i {
+                let (t0, t1, t2) = (idx(w), idx(w + 1), idx(w + 2));
+                if t0 == t1 || t1 == t2 || t0 == t2 {
+                    continue;
+                }
+                let p = 2 * (w + i);
+                if p + v * s > data.len() {
+                    break; // every later window of this run ends past the data too
+                }
+                let pos = |k: u32| -> [f32; 3] {
+                    let at = p + k as usize * s + pe.offset as usize;
+                    let c = pe.ty.decode(&data[at..at + pe.ty.size()]);
+                    [c[0], c[1], c[2]]
+                };
+                let real = |t: [u32; 3]| {
+                    let ps = t.map(pos);
+                    ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
+                };
+                // The suffix of a longer index buffer (or a window inside one).
+                if w >= a + 3 {
+                    let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
+                    if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
+                        continue;
+                    }
+                }
+                if !real([t0, t1, t2])
+                    || !plausible_position(pos(0), cfg.max_abs_coordinate)
+                    || !plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
+                {
+                    continue;
+                }
+                self.spend(2 * i + v * s, unit)?;
+                seen.iter_mut().for_each(|x| *x = 0);
+                for k in w..w + i {
+                    let x = idx(k) as usize;
+                    seen[x / 64] |= 1 << (x % 64);
+                }
+                let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+                let verdict = if referenced < v {
+                    Err(Reason::new(
+                        Code::VerticesUnreferenced,
+                        format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
+                    ))
+                } else {
+                    plausible_vertices(data, p, unit, cfg)
+                };
+                let pl = Placement {
+                    index_offset: 2 * w,
+                    index_count: unit.index_count,
+                    vertex_offset: p,
+                    vertex_count: unit.vertex_count,
+                };
+                match verdict.and_then(|()| decode_block(data, pl, unit.decl, unit.map, cfg)) {
+                    Ok(d) => {
+                        if found.cands.len() >= MAX_CANDIDATES {
+                            return Err(Reason::new(
+                                Code::AmbiguousAnchor,
+                                format!("more than {MAX_CANDIDATES} blocks validate"),
+                            ));
+                        }
+                        // Its window starts with a real triangle and cannot be extended
+                        // backwards (both checked above): the strongest kind of claim.
+                        found.cands.push(Cand {
+                            range: pl.range(s),
+                            result: Ok(Rc::new(d)),
+                            strength: 3,
+                            unit_normals: 0,
+                        })
+                    }
+                    Err(why) if found.failures.len() < MAX_CANDIDATES => found.failures.push((2 * w, why)),
+                    Err(_) => {}
+                }
+            }
+        }
+        found.cands.sort_by_key(|c| c.range.start);
+        found.cands.dedup_by_key(|c| c.range.clone());
+        found.failures.sort_by_key(|f| f.0);
+        Ok(found)
+    }
+
+    /// Take `n` units of work from the no-normal budget, or reject `unit`.
+    pub(super) fn spend(&mut self, n: usize, unit: &Unit<'_>) -> Result<(), Reason> {
+        self.budget = self.budget.checked_sub(n).ok_or_else(|| {
+            Reason::new(
+                Code::NoAnchorElement,
+                format!(
+                    "no NORMAL element; the index-window search budget of this data section \
+                     ({NO_NORMAL_BUDGET}× its size) ran out before {} vertices / {} indices were searched",
+                    unit.vertex_count, unit.index_count
+                ),
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// The work budget of the no-normal search, in multiples of the data section's size
+/// (plus 16 MiB): passes over the data and bytes of fully checked windows count.
+pub const NO_NORMAL_BUDGET: usize = 24;
+
+/// Smallest |coordinate| that is geometry rather than bytes of something else read as
+/// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
+pub(super) const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
+
+/// Largest |texture coordinate| accepted for a block found without a NORMAL element
+/// (UVs are in [0, 1], tiled a few times at most; misaligned halves are mostly far out).
+pub(super) const MAX_ABS_TEXCOORD: f32 = 1024.0;
+
+pub(super) fn plausible_position(c: [f32; 3], bound: f64) -> bool {
+    c.iter()
+        .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
+}
+
+/// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
+pub(super) fn has_area(p: [[f32; 3]; 3]) -> bool {
+    let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
+    let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
+    let n = [
+        e[1] * f[2] - e[2] * f[1],
+        e[2] * f[0] - e[0] * f[2],
+        e[0] * f[1] - e[1] * f[0],
+    ];
+    let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    a2.is_finite() && a2 > 0.0
+}
+
+/// Every vertex's position plausible ([`plausible_position`]) and every texture
+/// coordinate finite and within [`MAX_ABS_TEXCOORD`]. (Colours, blend weights and other
+/// elements decode to something for any bytes: nothing to check.)
+pub(super) fn plausible_vertices(data: &[u8], p: usize, unit: &Unit<'_>, cfg: &GateConfig) -> Result<(), Reason> {
+    let s = unit.decl.stride;
+    let elem = |e: &crate::decl::Element, k: usize| {
+        let at = p + k * s + e.offset as usize;
+        data.get(at..at + e.ty.size()).map(|b| e.ty.decode(b))
+    };
+    for k in 0..unit.vertex_count as usize {
+        if let Some(pe) = &unit.map.position {
+            match elem(pe, k) {
+                Some(c) if plausible_position([c[0], c[1], c[2]], cfg.max_abs_coordinate) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::PositionOutOfBounds,
+                        format!("vertex {k}: position is not plausible geometry"),
+                    ))
+                }
+            }
+        }
+        for te in &unit.map.texcoords {
+            let n = te.ty.components().min(2);
+            match elem(te, k) {
+                Some(c) if c[..n].iter().all(|x| x.is_finite() && x.abs() <= MAX_ABS_TEXCOORD) => {}
+                _ => {
+                    return Err(Reason::new(
+                        Code::InvalidAttribute,
+                        format!("vertex {k}: texture coordinate beyond ±{MAX_ABS_TEXCOORD}"),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
