@@ -11,6 +11,12 @@
 //! descriptors, a marker whose declaration never ends, absurd vertex/index counts, every
 //! kind of hostile resource name and container file name, an upper-case `.XPR`, and
 //! symlinks pointing outside the disc (and at `/dev/zero`).
+//!
+//! The one use of the decoder's crate beyond vocabulary: [`disassemble`] reads a *clean*
+//! generated file back into its directory entries with `xbg7::container::parse` (the
+//! public XDK frame, no XBG7 or TX2D decoding) so that the fixtures can edit them. The
+//! generator's output and truth never pass through it; the ground truth stays independent
+//! of the decoder.
 
 use std::path::{Path, PathBuf};
 
