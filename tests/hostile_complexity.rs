@@ -6,6 +6,10 @@
 //! `MAX_CANDIDATES` valid blocks is ambiguous). Before the fix, 6000 records took 42 s
 //! (quadratic: every record searched every block again).
 
+#[path = "../crates/xbg7/src/layout/anchored/pyramid.rs"]
+mod pyramid;
+
+use pyramid::pyramid;
 use std::time::{Duration, Instant};
 
 use xbg7::layout::anchored::MAX_CANDIDATES;
@@ -32,29 +36,6 @@ fn decl() -> Vec<u8> {
         0xFFFF_FFFF,
         0,
     ])
-}
-
-/// A square pyramid block (18 indices, 5 vertices, outward normals), scaled by `s`.
-fn pyramid(s: f32) -> Vec<u8> {
-    let idx: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
-    let mut out: Vec<u8> = idx.iter().flat_map(|i| i.to_be_bytes()).collect();
-    for p in [
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [1.0, 1.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.5, 0.5, 1.0f32],
-    ] {
-        let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
-        let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        for c in p {
-            out.extend((c * s).to_be_bytes());
-        }
-        for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
-            out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
-        }
-    }
-    out
 }
 
 /// Filler that is neither a unit normal nor a small index.

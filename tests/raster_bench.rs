@@ -7,6 +7,10 @@
 //! Writes `docs/img/raster_example.png` and `docs/img/stage_grid_example.png`. The
 //! rasterizer's timings are in `xbg7-export bench --raster`, not in a test.
 
+#[path = "common/shapes.rs"]
+mod shapes;
+
+use shapes::cuboid;
 use xbg7::mesh::Mesh;
 use xbg7_export::bench::uv_sphere;
 use xbg7_preview::preview::{stage_grid, Cell};
@@ -41,30 +45,6 @@ fn torus(major: f32, minor: f32, nu: u32, nv: u32, centre: [f32; 3]) -> Mesh {
         }
     }
     finish(positions, Some(normals), indices)
-}
-
-/// Box without normals (face normals are used).
-fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Mesh {
-    let mut p = Vec::new();
-    for i in 0..8u32 {
-        p.push([
-            if i & 1 == 0 { lo[0] } else { hi[0] },
-            if i & 2 == 0 { lo[1] } else { hi[1] },
-            if i & 4 == 0 { lo[2] } else { hi[2] },
-        ]);
-    }
-    let mut idx = Vec::new();
-    for q in [
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-    ] {
-        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
-    }
-    finish(p, None, idx)
 }
 
 fn finish(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {

@@ -1,7 +1,11 @@
 //! Rasterizer behaviour with exact expectations: projection and fit, occlusion, two-sided
 //! shading, robustness on bad geometry, determinism of the PNG bytes.
 
+#[path = "common/shapes.rs"]
+mod shapes;
+
 use proptest::prelude::*;
+use shapes::cuboid;
 use xbg7::mesh::Mesh;
 use xbg7_preview::raster::{
     encode_png, render_mesh, shade_color, try_encode_png, Background, Camera, Image, RenderOptions, MARGIN, PITCH_DEG,
@@ -10,31 +14,6 @@ use xbg7_preview::raster::{
 
 fn mesh(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
     Mesh::single(positions, normals, indices)
-}
-
-/// Axis-aligned box `[lo, hi]` as 12 triangles, no normals.
-fn cuboid(lo: [f32; 3], hi: [f32; 3]) -> Mesh {
-    let mut p = Vec::new();
-    for i in 0..8u32 {
-        p.push([
-            if i & 1 == 0 { lo[0] } else { hi[0] },
-            if i & 2 == 0 { lo[1] } else { hi[1] },
-            if i & 4 == 0 { lo[2] } else { hi[2] },
-        ]);
-    }
-    let quads = [
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-    ];
-    let mut idx = Vec::new();
-    for q in quads {
-        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
-    }
-    mesh(p, None, idx)
 }
 
 /// Transparent background, no wireframe (the defaults), at the given size.

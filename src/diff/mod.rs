@@ -20,7 +20,7 @@
 //!
 //! Files: `render` (text, Markdown, JSON); this file loads and compares manifests.
 
-use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status, SCHEMA};
+use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,6 +29,7 @@ use xbg7::reason::{Code, Reason};
 
 mod render;
 
+pub use crate::manifest::{parse, ManifestError};
 pub use render::*;
 
 /// Why a manifest could not be loaded.
@@ -40,70 +41,8 @@ pub enum DiffError {
     Manifest { path: String, error: ManifestError },
 }
 
-/// Why bytes are not a `xbg7-export.manifest/1` manifest.
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    #[error("not JSON: {0}")]
-    NotJson(serde_json::Error),
-    #[error("not a manifest: the top level is not a JSON object")]
-    NotObject,
-    #[error("not a manifest: missing field `schema`")]
-    MissingSchema,
-    #[error("schema is {found}, expected {SCHEMA}")]
-    WrongSchema { found: String },
-    /// Serde's message names the field and position (e.g. "missing field `kind` at line 9 column 5").
-    #[error("not a manifest: {0}")]
-    Invalid(serde_json::Error),
-    /// Two entries with one key: a diff keyed by it would silently keep one of them.
-    #[error("not a manifest: {0}")]
-    Duplicate(String),
-}
-
 /// Largest manifest [`load`] reads (a full-scale disc's manifest is ≈ 10 MB).
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
-
-/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
-pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::NotJson)?;
-    let obj = value.as_object().ok_or(ManifestError::NotObject)?;
-    match obj.get("schema") {
-        None => return Err(ManifestError::MissingSchema),
-        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-        Some(serde_json::Value::String(s)) => return Err(ManifestError::WrongSchema { found: s.clone() }),
-        Some(other) => {
-            return Err(ManifestError::WrongSchema {
-                found: other.to_string(),
-            })
-        }
-    }
-    // Deserialise from the bytes again (not the Value) so errors carry line and column.
-    let m: Manifest = serde_json::from_slice(bytes).map_err(ManifestError::Invalid)?;
-    check_unique(&m)?;
-    Ok(m)
-}
-
-/// Container paths are unique, and resource indices within each container.
-fn check_unique(m: &Manifest) -> Result<(), ManifestError> {
-    let mut paths = std::collections::BTreeSet::new();
-    for c in &m.containers {
-        if !paths.insert(c.path.as_str()) {
-            return Err(ManifestError::Duplicate(format!(
-                "container {:?} is listed twice",
-                c.path
-            )));
-        }
-        let mut idx = std::collections::BTreeSet::new();
-        for r in &c.resources {
-            if !idx.insert(r.index) {
-                return Err(ManifestError::Duplicate(format!(
-                    "resource index {} of {:?} is listed twice",
-                    r.index, c.path
-                )));
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Read and [`parse`] a manifest file; errors name the path.
 pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {

@@ -185,7 +185,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             .is_ok_and(|m| m.is_file())
             .then(|| std::fs::read(p).ok())
             .flatten()
-            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+            .and_then(|b| crate::manifest::parse(&b).ok())
     };
     let previous = match read_manifest(&manifest_path) {
         Some(m) => {

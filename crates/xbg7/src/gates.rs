@@ -4,7 +4,7 @@
 //! ([`verdict`]) against [`GateConfig`]. Nothing is emitted unless every hard gate
 //! passes; the edge-length ratio is a soft signal only, recorded in the manifest.
 
-use crate::mesh::Mesh;
+use crate::mesh::{cross, Mesh};
 use crate::reason::{Code, Reason};
 use serde::{Deserialize, Serialize};
 
@@ -79,13 +79,6 @@ impl Measures {
 
 fn sub(a: [f32; 3], b: [f32; 3]) -> [f64; 3] {
     [(a[0] - b[0]) as f64, (a[1] - b[1]) as f64, (a[2] - b[2]) as f64]
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]

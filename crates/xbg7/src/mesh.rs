@@ -162,6 +162,16 @@ pub fn bbox_of(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
     Some((lo, hi))
 }
 
+/// The cross product `a × b`: a triangle's (area-weighted) face normal is
+/// `(p1 − p0) × (p2 − p0)`. The one copy the gates, the rasterizer and the glTF writer use.
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -253,11 +253,7 @@ pub(super) fn face_normal_sums(positions: &[[f32; 3]], indices: &[u32]) -> Vec<[
         let (a, b, c) = (at(tri[0]), at(tri[1]), at(tri[2]));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        let cross = [
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-        ];
+        let cross = xbg7::mesh::cross(u, v);
         for &i in tri {
             for k in 0..3 {
                 sums[i as usize][k] += cross[k];

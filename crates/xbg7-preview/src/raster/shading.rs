@@ -75,11 +75,7 @@ pub fn shade_color(normal_file: [f32; 3]) -> [u8; 3] {
 pub(super) fn face_normal(vs: [[f64; 3]; 3]) -> [f32; 3] {
     let u = [vs[1][0] - vs[0][0], vs[1][1] - vs[0][1], vs[1][2] - vs[0][2]];
     let w = [vs[2][0] - vs[0][0], vs[2][1] - vs[0][1], vs[2][2] - vs[0][2]];
-    let c = [
-        u[1] * w[2] - u[2] * w[1],
-        u[2] * w[0] - u[0] * w[2],
-        u[0] * w[1] - u[1] * w[0],
-    ];
+    let c = xbg7::mesh::cross(u, w);
     let cl = dot3(c, c).sqrt();
     if cl > 0.0 && cl.is_finite() {
         let icl = 1.0 / cl;

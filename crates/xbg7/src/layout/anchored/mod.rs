@@ -37,6 +37,8 @@ use std::ops::Range;
 use std::rc::Rc;
 
 mod bitmap;
+#[cfg(test)]
+pub(crate) mod pyramid;
 mod resolve;
 mod search;
 
@@ -225,6 +227,7 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
 
 #[cfg(test)]
 mod tests {
+    use super::pyramid::{indices, vertices, PYR_IDX, PYR_POS};
     use super::*;
     use crate::decl::parse_declaration;
 
@@ -245,35 +248,6 @@ mod tests {
             b.extend(w.to_be_bytes());
         }
         parse_declaration(&b).unwrap().0
-    }
-
-    /// A square pyramid: 5 vertices, outward normals, 6 triangles (base first).
-    const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
-    const PYR_POS: [[f32; 3]; 5] = [
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [1.0, 1.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.5, 0.5, 1.0],
-    ];
-
-    fn vertices(scale: f32) -> Vec<u8> {
-        let mut out = Vec::new();
-        for p in PYR_POS {
-            let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
-            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-            for c in p {
-                out.extend((c * scale).to_be_bytes());
-            }
-            for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
-                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
-            }
-        }
-        out
-    }
-
-    fn indices(idx: &[u16]) -> Vec<u8> {
-        idx.iter().flat_map(|i| i.to_be_bytes()).collect()
     }
 
     /// Junk that is not unit normals and not small indices.

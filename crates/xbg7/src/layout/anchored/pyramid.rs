@@ -1,0 +1,44 @@
+//! Test fixture: a square pyramid block (5 vertices, outward normals, 6 triangles, base
+//! first) in the stride-20 `FLOAT3` position + `FLOAT16_4` normal layout. Shared by the
+//! anchoring unit tests and `tests/hostile_complexity.rs` (which includes this file by
+//! path), so the two cannot drift apart.
+
+/// The pyramid's indices.
+pub const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
+/// The pyramid's positions (unit base, apex at height 1).
+pub const PYR_POS: [[f32; 3]; 5] = [
+    [0.0, 0.0, 0.0],
+    [1.0, 0.0, 0.0],
+    [1.0, 1.0, 0.0],
+    [0.0, 1.0, 0.0],
+    [0.5, 0.5, 1.0],
+];
+
+/// The vertex buffer, positions scaled by `scale`, normals pointing away from the centre.
+pub fn vertices(scale: f32) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in PYR_POS {
+        let d = [p[0] - 0.5, p[1] - 0.5, p[2] - 0.4];
+        let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        for c in p {
+            out.extend((c * scale).to_be_bytes());
+        }
+        for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
+            out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+        }
+    }
+    out
+}
+
+/// Big-endian u16 indices.
+pub fn indices(idx: &[u16]) -> Vec<u8> {
+    idx.iter().flat_map(|i| i.to_be_bytes()).collect()
+}
+
+/// The whole block: its indices, then its vertices scaled by `s`.
+#[allow(dead_code)] // used by tests/hostile_complexity.rs only
+pub fn pyramid(s: f32) -> Vec<u8> {
+    let mut out = indices(&PYR_IDX);
+    out.extend(vertices(s));
+    out
+}
