@@ -9,7 +9,7 @@
 #[path = "../crates/xbg7/src/layout/anchored/pyramid.rs"]
 mod pyramid;
 
-use pyramid::pyramid;
+use pyramid::{pyramid, DECL_WORDS};
 use std::time::{Duration, Instant};
 
 use xbg7::layout::anchored::MAX_CANDIDATES;
@@ -25,17 +25,7 @@ fn words(ws: &[u32]) -> Vec<u8> {
 
 /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20), END.
 fn decl() -> Vec<u8> {
-    words(&[
-        0,
-        0x002A_23B9,
-        0,
-        0x0000_000C,
-        0x001A_2360,
-        0x0003_0000,
-        0x00FF_0000,
-        0xFFFF_FFFF,
-        0,
-    ])
+    words(&DECL_WORDS)
 }
 
 /// Filler that is neither a unit normal nor a small index.

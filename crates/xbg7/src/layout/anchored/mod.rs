@@ -227,24 +227,14 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
 
 #[cfg(test)]
 mod tests {
-    use super::pyramid::{indices, vertices, PYR_IDX, PYR_POS};
+    use super::pyramid::{indices, vertices, DECL_WORDS, PYR_IDX, PYR_POS};
     use super::*;
     use crate::decl::parse_declaration;
 
     /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20).
     fn decl() -> Declaration {
         let mut b = Vec::new();
-        for w in [
-            0u32,
-            0x002A_23B9,
-            0,
-            0x0000_000C,
-            0x001A_2360,
-            0x0003_0000,
-            0x00FF_0000,
-            0xFFFF_FFFF,
-            0,
-        ] {
+        for w in DECL_WORDS {
             b.extend(w.to_be_bytes());
         }
         parse_declaration(&b).unwrap().0

@@ -3,6 +3,20 @@
 //! anchoring unit tests and `tests/hostile_complexity.rs` (which includes this file by
 //! path), so the two cannot drift apart.
 
+/// The block's declaration as big-endian words: `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`
+/// (stride 20), END.
+pub const DECL_WORDS: [u32; 9] = [
+    0,
+    0x002A_23B9,
+    0,
+    0x0000_000C,
+    0x001A_2360,
+    0x0003_0000,
+    0x00FF_0000,
+    0xFFFF_FFFF,
+    0,
+];
+
 /// The pyramid's indices.
 pub const PYR_IDX: [u16; 18] = [0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4];
 /// The pyramid's positions (unit base, apex at height 1).
