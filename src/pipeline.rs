@@ -40,6 +40,8 @@ pub struct DecodedResource {
     pub spiky: bool,
     /// How the primitives were split (None: one primitive).
     pub split: Option<SplitKind>,
+    /// Why the split is [`SplitKind::Undecided`] (the manifest entry's `reason`).
+    pub note: Option<Reason>,
 }
 
 /// How a decoded resource's primitives came about (the manifest's `split`).
@@ -52,6 +54,11 @@ pub enum SplitKind {
     InferredOrder,
     /// One block per record, each found by content (bodies), in record order.
     PerRecordBlocks,
+    /// One primitive over a shared index buffer whose split by the records is
+    /// undecidable (several orders of the records fit it, or none does): the geometry is
+    /// exact, the sub-mesh boundaries are not known (FORMAT.md leaves the records' order
+    /// undocumented), so none is guessed.
+    Undecided,
 }
 
 impl SplitKind {
@@ -60,6 +67,7 @@ impl SplitKind {
             SplitKind::Records => "records",
             SplitKind::InferredOrder => "inferred_order",
             SplitKind::PerRecordBlocks => "per_record_blocks",
+            SplitKind::Undecided => "undecided",
         }
     }
 }
@@ -422,19 +430,27 @@ fn assemble(
                 .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
                 .cloned()
                 .collect();
+            let mut note = None;
             if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
-                let (counts, order) = records::order_split_any(&mesh.indices, &runs)?;
-                if counts.len() >= 2 {
-                    split_by_counts(&mut mesh, &counts);
-                    split = Some(match order {
-                        SplitOrder::Records => SplitKind::Records,
-                        SplitOrder::Inferred => SplitKind::InferredOrder,
-                    });
+                match records::order_split_any(&mesh.indices, &runs) {
+                    Ok((counts, order)) if counts.len() >= 2 => {
+                        split_by_counts(&mut mesh, &counts);
+                        split = Some(match order {
+                            SplitOrder::Records => SplitKind::Records,
+                            SplitOrder::Inferred => SplitKind::InferredOrder,
+                        });
+                    }
+                    Ok(_) => {}
+                    // The block is the marker's and passed the gates; only where its
+                    // sub-meshes begin is unknown: one primitive, and the reason.
+                    Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
                 }
             } else if r.records.len() > 1 {
                 return Err(records::ambiguous(&r.records, r.d.index_count));
             }
-            finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)
+            let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
+            d.note = note;
+            Ok(d)
         }
     }
 }
@@ -493,6 +509,7 @@ fn finish(
         decl: r.d.decl.clone(),
         measures,
         split,
+        note: None,
     })
 }
 
@@ -1332,6 +1349,7 @@ fn write_container(
                 e.spiky = dr.spiky;
                 e.winding = dr.measures.winding_sense().map(str::to_string);
                 e.split = dr.split.map(|k| k.as_str().to_string());
+                e.reason = dr.note.clone();
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,
