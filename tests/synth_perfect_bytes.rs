@@ -23,13 +23,22 @@ fn disc_digests(seed: u64) -> (String, String) {
         truth.update(&(json.len() as u64).to_le_bytes());
         truth.update(&json);
     }
-    (files.finalize().to_hex().to_string(), truth.finalize().to_hex().to_string())
+    (
+        files.finalize().to_hex().to_string(),
+        truth.finalize().to_hex().to_string(),
+    )
 }
 
 #[test]
 fn perfect_demo_disc_seed_1_is_byte_identical_to_before_realism() {
     let (files, truth) = disc_digests(1);
     eprintln!("seed 1 demo disc: files {files}, truth {truth}");
-    assert_eq!(files, "994cf0f8a2be93e1c01ebd2998e0fb0a1e6eb0a3ecd277e3bd4d2454c832ffcc");
-    assert_eq!(truth, "18225f0c6ce9dcd4a241eec8bf3a7e9dd4456c3a300677a3f9ae62d3ef2b7455");
+    assert_eq!(
+        files,
+        "994cf0f8a2be93e1c01ebd2998e0fb0a1e6eb0a3ecd277e3bd4d2454c832ffcc"
+    );
+    assert_eq!(
+        truth,
+        "18225f0c6ce9dcd4a241eec8bf3a7e9dd4456c3a300677a3f9ae62d3ef2b7455"
+    );
 }
