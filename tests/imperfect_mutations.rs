@@ -22,7 +22,7 @@ use xbg7_export::synth::hostile::{assemble, RawEntry};
 use xbg7_export::synth::rng::Gen;
 use xbg7_export::synth::vformat::{usage, EncType, VertexFormat};
 use xbg7_export::synth::{build_file, file_plan, FileSpec, Scale, SynthFile, SynthOptions, TruthContainer};
-use xbg7_export::verify::{check_container, Report, Tally};
+use xbg7_export::verify::{check_container, Report};
 
 const SEED: u64 = 7;
 
