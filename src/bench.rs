@@ -9,6 +9,8 @@
 //! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared.
 //! (d) peak RSS of the process.
 //!
+//! `--noisy-textures` runs (a)–(d) on a texture-heavy copy of the disc ([`noisy_copy`]).
+//!
 //! `--raster` instead times the rasterizer alone ([`raster`]): a 5 000-triangle sphere
 //! rendered at 512² with 2×2 supersampling on one thread, with the wireframe overlay,
 //! and its PNG encoding. With `--disc` too, it also times the preview of the disc's
@@ -260,6 +262,50 @@ pub fn run(
     report.previews_overhead = previews_overhead;
     report.peak_rss_mb = peak_rss_mb();
     Ok(report)
+}
+
+/// Copy the disc's containers into `to` (a folder of `hidden/resource3d/*.xpr`) with
+/// every texture's base level replaced by pseudo-random bytes (any bytes are a valid
+/// block of every format): the high-entropy textures of detailed art, for the
+/// texture-heavy variant of the bench. Geometry and descriptors are untouched. Returns
+/// how many base levels were randomised.
+pub fn noisy_copy(disc: &Path, to: &Path) -> Result<usize, BenchError> {
+    let found = walker::discover(disc)?;
+    let dir = to.join("hidden").join("resource3d");
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(&dir)?;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut noisy = 0;
+    for f in &found {
+        let mut bytes = read_one(f)?;
+        if let Ok(c) = xbg7::container::parse(&bytes) {
+            let data_start = c.data_start;
+            let ranges: Vec<(usize, usize)> = c
+                .resources
+                .iter()
+                .filter(|r| r.is(xbg7::container::TAG_TX2D))
+                .filter_map(|r| {
+                    let h = xbg7::texture::header::parse(r.descriptor).ok()?;
+                    let format = h.check().ok()?;
+                    let base = h.base_address as usize;
+                    let end = base.saturating_add(h.base_size(format) as usize).min(c.data.len());
+                    (base < end).then_some((data_start + base, data_start + end))
+                })
+                .collect();
+            for (a, b) in ranges {
+                for x in &mut bytes[a..b] {
+                    // xorshift64*
+                    state ^= state >> 12;
+                    state ^= state << 25;
+                    state ^= state >> 27;
+                    *x = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8;
+                }
+                noisy += 1;
+            }
+        }
+        std::fs::write(dir.join(file_name(f)), &bytes)?;
+    }
+    Ok(noisy)
 }
 
 /// UV sphere with smooth normals: `2·segments·(rings − 1)` triangles.

@@ -150,6 +150,11 @@ enum Cmd {
         /// high-entropy textures and, with --disc, on the disc's decoded textures.
         #[arg(long)]
         png: bool,
+        /// The texture-heavy variant: bench a copy of --disc (written under the scratch
+        /// folder) whose texture base levels are random bytes, the high-entropy textures
+        /// detailed game art decodes to; the geometry is untouched.
+        #[arg(long)]
+        noisy_textures: bool,
     },
     /// Decode a synthetic disc and compare every resource with its truth.json
     /// (exit 1 if any decoded resource differs from the truth or an expected one is missed).
@@ -392,6 +397,7 @@ fn run(cli: Cli) -> Result<()> {
             rounds,
             raster,
             png,
+            noisy_textures,
         }) => {
             if png {
                 let mut rows =
@@ -415,6 +421,17 @@ fn run(cli: Cli) -> Result<()> {
             let scratch =
                 scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;
+            let disc = if noisy_textures {
+                let to = scratch.join("noisy-disc");
+                let n = xbg7_export::bench::noisy_copy(&disc, &to)?;
+                eprintln!(
+                    "texture-heavy copy: {n} texture base levels randomised in {}",
+                    to.display()
+                );
+                to
+            } else {
+                disc
+            };
             let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews, decode_only, rounds)?;
             println!("{}", serde_json::to_string_pretty(&r)?);
             Ok(())

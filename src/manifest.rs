@@ -119,7 +119,8 @@ pub struct ResourceEntry {
     /// `"ccw"` / `"cw"`: how the winding relates to the normals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winding: Option<String>,
-    /// How the primitives came about (`records`, `inferred_order`, `per_record_blocks`);
+    /// How the primitives came about (`records`, `inferred_order`, `per_record_blocks`,
+    /// `undecided`: one primitive, the records' split undecidable, `reason` says why);
     /// absent for one primitive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<String>,
@@ -279,7 +280,13 @@ pub fn summarize(containers: &[ContainerEntry]) -> Summary {
         for reason in c
             .error
             .iter()
-            .chain(c.resources.iter().filter_map(|r| r.reason.as_ref()))
+            // A decoded resource's reason is a note (`split: undecided`), no reject.
+            .chain(
+                c.resources
+                    .iter()
+                    .filter(|r| r.status == Status::Rejected)
+                    .filter_map(|r| r.reason.as_ref()),
+            )
         {
             *s.reasons.entry(reason.code.as_str().to_string()).or_default() += 1;
         }

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use xbg7::container::{self, TAG_TX2D};
+use xbg7::decode::SplitKind;
 use xbg7::texture::resource::decode_resource;
 use xbg7_synth::truth::{TruthContainer, TruthDisc};
 
@@ -31,6 +32,9 @@ use xbg7_synth::truth::{TruthContainer, TruthDisc};
 pub enum Outcome {
     /// Decoded, digest and placement equal to the truth.
     Exact,
+    /// Decoded as one primitive because the sub-mesh split is undecidable
+    /// (`split: undecided`), geometry and placement equal to the truth.
+    ExactUnsplit,
     /// Rejected, as the truth expects.
     RejectedAsExpected,
     /// Rejected although the truth expects it decoded.
@@ -43,6 +47,8 @@ pub enum Outcome {
 pub struct Tally {
     pub expected_decoded: usize,
     pub decoded_exact: usize,
+    /// Of `decoded_exact`: emitted as one primitive, the split undecidable.
+    pub unsplit: usize,
     pub expected_rejected: usize,
     /// Resources that may be decoded (exactly) or rejected.
     pub expected_either: usize,
@@ -88,6 +94,10 @@ impl Report {
     pub fn missed(&self) -> usize {
         self.categories.values().map(|t| t.missed.len()).sum::<usize>() + self.texture_rejected()
     }
+    /// Resources decoded exactly as one primitive (the sub-mesh split undecidable).
+    pub fn unsplit(&self) -> usize {
+        self.categories.values().map(|t| t.unsplit).sum()
+    }
     pub fn texture_wrong(&self) -> usize {
         self.textures.values().map(|t| t.wrong.len()).sum()
     }
@@ -125,6 +135,10 @@ impl Report {
         }
         match outcome {
             Outcome::Exact => t.decoded_exact += 1,
+            Outcome::ExactUnsplit => {
+                t.decoded_exact += 1;
+                t.unsplit += 1;
+            }
             Outcome::RejectedAsExpected => t.rejected += 1,
             Outcome::Missed(m) => t.missed.push(m),
             Outcome::Wrong(w) => t.wrong.push(w),
@@ -136,6 +150,7 @@ impl Report {
         let sum = |me: &mut Tally, t: Tally| {
             me.expected_decoded += t.expected_decoded;
             me.decoded_exact += t.decoded_exact;
+            me.unsplit += t.unsplit;
             me.expected_rejected += t.expected_rejected;
             me.expected_either += t.expected_either;
             me.rejected += t.rejected;
@@ -198,6 +213,14 @@ impl Report {
             self.missed(),
             self.container_errors.len()
         );
+        if self.unsplit() > 0 {
+            let _ = writeln!(
+                s,
+                "       {} decoded exactly as one primitive (split: undecided; the records' order \
+                 does not decide the sub-mesh ranges)",
+                self.unsplit()
+            );
+        }
         s
     }
 }
@@ -225,10 +248,10 @@ fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
             t.expected_rejected + t.expected_either,
             pct(t.rejected, t.expected_rejected + t.expected_either),
             t.wrong.len(),
-            if either {
-                "  (decoded exactly or rejected: both correct)"
-            } else {
-                ""
+            match (either, t.unsplit) {
+                (true, _) => "  (decoded exactly or rejected: both correct)".to_string(),
+                (false, 0) => String::new(),
+                (false, n) => format!("  ({n} as one primitive: split undecidable)"),
             }
         );
     }
@@ -359,16 +382,22 @@ pub fn check_container(bytes: &[u8], truth: &TruthContainer, cfg: &Config) -> Re
                     want.duplicate_of.is_some() || truth.resources.iter().any(|r| r.duplicate_of == Some(want.index));
                 let offsets: Vec<u64> = dr.placements.iter().map(|p| p.index_offset as u64).collect();
                 let truth_offsets: Vec<u64> = want.blocks.iter().map(|b| b.index_offset).collect();
+                let unsplit = dr.split == Some(SplitKind::Undecided);
+                let digest = dr.mesh.digest();
+                let want_digest = if unsplit { &want.digest_unsplit } else { &want.digest };
                 if want.digest.is_none() {
                     Outcome::Wrong(format!(
                         "{label}: decoded at {offsets:x?}, but the truth expects a reject (no digest)"
                     ))
-                } else if want.digest.as_deref() != Some(dr.mesh.digest().as_str()) {
+                } else if want_digest.as_deref() != Some(digest.as_str()) {
+                    let what = if unsplit { "unsplit digest" } else { "digest" };
                     Outcome::Wrong(format!(
-                        "{label}: digest differs (decoded at {offsets:x?}, truth {truth_offsets:x?})"
+                        "{label}: {what} differs (decoded at {offsets:x?}, truth {truth_offsets:x?})"
                     ))
                 } else if !has_twin && offsets != truth_offsets {
                     Outcome::Wrong(format!("{label}: placed at {offsets:x?}, truth {truth_offsets:x?}"))
+                } else if unsplit {
+                    Outcome::ExactUnsplit
                 } else {
                     Outcome::Exact
                 }

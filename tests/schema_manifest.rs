@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use xbg7::reason::{Code, Reason};
 use xbg7::texture::{Reject as TextureReject, TextureCode};
 use xbg7_export::manifest::{
-    ContainerEntry, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry, SCHEMA,
+    ContainerEntry, GridCells, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry, SCHEMA,
 };
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.schema.json");
@@ -107,7 +107,8 @@ fn full_resource() -> ResourceEntry {
         index: 3,
         name: "rou_f001_body_00".into(),
         status: Status::Decoded,
-        reason: Some(Reason::new(Code::NormalsNotUnit, "soft")),
+        // A decoded resource's reason: the note of an undecidable split.
+        reason: Some(Reason::new(Code::AmbiguousSubmeshSplit, "2 orders fit")),
         layout: Some(Layout::Anchored),
         offset: Some(0x1800),
         stride: Some(32),
@@ -120,7 +121,7 @@ fn full_resource() -> ResourceEntry {
         skybox: true,
         spiky: true,
         winding: Some("ccw".into()),
-        split: Some("inferred_order".into()),
+        split: Some("undecided".into()),
         gltf: Some("models/f001/rou_f001_body_00.gltf".into()),
         bin: Some("models/f001/rou_f001_body_00.bin".into()),
         preview: Some("models/f001/rou_f001_body_00.png".into()),
@@ -143,7 +144,10 @@ fn full_container() -> ContainerEntry {
         error: Some(Reason::new(Code::Truncated, "directory past end")),
         preview: Some("stages/Stage_S01.png".into()),
         scene: Some("Stage_S01/Stage_S01.gltf".into()),
-        preview_cells: None,
+        preview_cells: Some(GridCells {
+            shown: 1024,
+            total: 5000,
+        }),
         resources: vec![full_resource(), minimal_rejected()],
         textures: vec![
             TextureEntry {
@@ -221,6 +225,9 @@ fn hand_built_manifest_validates() {
     assert_eq!(m["summary"]["files"], 2);
     assert_eq!(m["summary"]["kinds"]["stage"]["resources"], 2);
     assert_eq!(m["summary"]["reasons"]["truncated"], 1);
+    // Rejects per code: the rejected resource's, not the decoded one's note.
+    assert_eq!(m["summary"]["reasons"]["no_valid_anchor"], 1);
+    assert!(m["summary"]["reasons"].get("ambiguous_submesh_split").is_none());
     assert_eq!(m["containers"][0]["other"][0]["tag"], "USER");
 }
 

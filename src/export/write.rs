@@ -214,6 +214,7 @@ pub(super) fn write_container(
                 e.spiky = dr.spiky;
                 e.winding = dr.measures.winding_sense().map(str::to_string);
                 e.split = dr.split.map(|k| k.as_str().to_string());
+                e.reason = dr.note.clone();
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,

@@ -616,6 +616,8 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                         })
                         .collect(),
                     digest: (expected != Expectation::Rejected).then(|| b.mesh.digest()),
+                    digest_unsplit: (expected != Expectation::Rejected && b.mesh.primitives.len() > 1)
+                        .then(|| b.mesh.clone().unsplit().digest()),
                     skybox: r.category == Category::StageSkybox,
                     duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
                     family: r.family.map(|f| f.name().to_string()),

@@ -53,6 +53,10 @@ pub struct TruthResource {
     pub blocks: Vec<TruthBlock>,
     /// `Mesh::digest()` of `mesh` unless expected rejected.
     pub digest: Option<String>,
+    /// With several primitives: the digest of the same geometry as one primitive
+    /// ([`Mesh::unsplit`]), what a decoder emits when the sub-mesh split is undecidable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest_unsplit: Option<String>,
     pub skybox: bool,
     /// Directory index of the original when this is an exact duplicate.
     pub duplicate_of: Option<u32>,
@@ -131,6 +135,7 @@ mod tests {
                 index_count: 36,
             }],
             digest: Some("ab".into()),
+            digest_unsplit: Some("cd".into()),
             skybox: false,
             duplicate_of: None,
             family: None,

@@ -52,6 +52,8 @@ pub struct DecodedResource {
     pub spiky: bool,
     /// How the primitives were split (None: one primitive).
     pub split: Option<SplitKind>,
+    /// Why the split is [`SplitKind::Undecided`] (the manifest entry's `reason`).
+    pub note: Option<Reason>,
 }
 
 /// How a decoded resource's primitives came about (the manifest's `split`).
@@ -64,6 +66,11 @@ pub enum SplitKind {
     InferredOrder,
     /// One block per record, each found by content (bodies), in record order.
     PerRecordBlocks,
+    /// One primitive over a shared index buffer whose split by the records is
+    /// undecidable (several orders of the records fit it, or none does): the geometry is
+    /// exact, the sub-mesh boundaries are not known (FORMAT.md leaves the records' order
+    /// undocumented), so none is guessed.
+    Undecided,
 }
 
 impl SplitKind {
@@ -72,6 +79,7 @@ impl SplitKind {
             SplitKind::Records => "records",
             SplitKind::InferredOrder => "inferred_order",
             SplitKind::PerRecordBlocks => "per_record_blocks",
+            SplitKind::Undecided => "undecided",
         }
     }
 }

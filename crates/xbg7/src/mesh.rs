@@ -49,6 +49,19 @@ impl Mesh {
         }
     }
 
+    /// The same geometry as one primitive over all of `indices` (the first primitive's
+    /// material): what is emitted when the records' split of a shared index buffer is
+    /// undecidable.
+    pub fn unsplit(mut self) -> Mesh {
+        let material = self.primitives.first().and_then(|p| p.material.clone());
+        self.primitives = vec![Primitive {
+            first_index: 0,
+            index_count: self.indices.len() as u32,
+            material,
+        }];
+        self
+    }
+
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }

@@ -221,19 +221,27 @@ fn assemble(
                 .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
                 .cloned()
                 .collect();
+            let mut note = None;
             if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
-                let (counts, order) = records::order_split_any(&mesh.indices, &runs)?;
-                if counts.len() >= 2 {
-                    split_by_counts(&mut mesh, &counts);
-                    split = Some(match order {
-                        SplitOrder::Records => SplitKind::Records,
-                        SplitOrder::Inferred => SplitKind::InferredOrder,
-                    });
+                match records::order_split_any(&mesh.indices, &runs) {
+                    Ok((counts, order)) if counts.len() >= 2 => {
+                        split_by_counts(&mut mesh, &counts);
+                        split = Some(match order {
+                            SplitOrder::Records => SplitKind::Records,
+                            SplitOrder::Inferred => SplitKind::InferredOrder,
+                        });
+                    }
+                    Ok(_) => {}
+                    // The block is the marker's and passed the gates; only where its
+                    // sub-meshes begin is unknown: one primitive, and the reason.
+                    Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
                 }
             } else if r.records.len() > 1 {
                 return Err(records::ambiguous(&r.records, r.d.index_count));
             }
-            finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)
+            let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
+            d.note = note;
+            Ok(d)
         }
     }
 }
@@ -292,6 +300,7 @@ fn finish(
         decl: r.d.decl.clone(),
         measures,
         split,
+        note: None,
     })
 }
 

@@ -164,20 +164,35 @@ pub type TolerantRun = (usize, usize, usize);
 /// `MAX_RUN_GAP` non-unit slots apart, as `(start, slots spanned, unit slots)`, most
 /// unit slots first (then by offset). Slots of a buffer at another stride fall apart
 /// into single slots here, so a unit of stride `s` looks at real runs only.
+///
+/// A chain is a function of the slot it has reached, so a chain that reaches a later
+/// start goes on as that start's chain: starts are walked from the last, each only up to
+/// the next start it meets (linear in the bitmap; chains bridging gaps used to be walked
+/// once per start inside them, quadratic on buffers whose normals are often off-unit).
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
     let step = MAX_RUN_GAP + 1;
-    let mut out = Vec::new();
-    for q in bm.iter() {
-        if q >= s && bm.get(q - s) {
-            continue;
-        }
+    let starts: Vec<usize> = bm.iter().filter(|&q| !(q >= s && bm.get(q - s))).collect();
+    // Per start (same order as `starts`): the chain's last slot and its unit slots.
+    let mut chain: Vec<(usize, usize)> = vec![(0, 0); starts.len()];
+    for k in (0..starts.len()).rev() {
+        let q = starts[k];
         let (mut cur, mut units) = (q, 1usize);
         while let Some(j) = (1..=step).find(|&j| bm.get(cur + j * s)) {
             cur += j * s;
+            if let Ok(x) = starts[k + 1..].binary_search(&cur) {
+                let (end, more) = chain[k + 1 + x];
+                (cur, units) = (end, units + more);
+                break;
+            }
             units += 1;
         }
-        out.push((q, (cur - q) / s + 1, units));
+        chain[k] = (cur, units);
     }
+    let mut out: Vec<TolerantRun> = starts
+        .iter()
+        .zip(&chain)
+        .map(|(&q, &(cur, units))| (q, (cur - q) / s + 1, units))
+        .collect();
     out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
     out
 }

@@ -618,6 +618,67 @@ mod tests {
         }
     }
 
+    /// The chain walk of every start on its own (the definition of a tolerant run).
+    fn tolerant_runs_naive(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
+        let mut out = Vec::new();
+        for q in bm.iter().filter(|&q| !(q >= s && bm.get(q - s))) {
+            let (mut cur, mut units) = (q, 1usize);
+            while let Some(j) = (1..=MAX_RUN_GAP + 1).find(|&j| bm.get(cur + j * s)) {
+                cur += j * s;
+                units += 1;
+            }
+            out.push((q, (cur - q) / s + 1, units));
+        }
+        out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    #[test]
+    fn tolerant_runs_equal_the_walk_of_every_start() {
+        // Unit normals (x = 1.0 as a half) at pseudo-random slots of strides 4..40:
+        // dense, sparse and gap-bridging chains, many starts inside one chain.
+        let mut bridged = 0;
+        for seed in 0..40u32 {
+            let len = 6_000;
+            let mut data = vec![0u8; len];
+            let density = 1 + seed % 7;
+            for q in (0..len - 8).step_by(2) {
+                let h = (q as u32 ^ seed.wrapping_mul(0x9E37_79B9)).wrapping_mul(2_654_435_761) >> 24;
+                if h % 8 < density {
+                    data[q..q + 2].copy_from_slice(&0x3C00u16.to_be_bytes());
+                }
+            }
+            let bm = UnitBitmap::build(&data, DeclType::Float16_4, 0);
+            for s in [4, 8, 12, 20, 24, 40] {
+                let runs = tolerant_runs(&bm, s);
+                assert_eq!(runs, tolerant_runs_naive(&bm, s), "seed {seed} stride {s}");
+                bridged += runs.iter().filter(|r| r.1 > r.2 && r.2 > 5).count();
+            }
+        }
+        assert!(bridged > 100, "{bridged} runs bridge a gap");
+    }
+
+    #[test]
+    fn cached_windows_equal_the_plain_check() {
+        // Index lists of several vertex counts between junk and zero runs; every place,
+        // counts asked small to large and back (the walks' bound grows on the way).
+        let mut data = Vec::new();
+        for (k, v) in [5u16, 300, 40, 9, 1000].into_iter().enumerate() {
+            data.extend(junk(7 + k));
+            data.extend([0u8; 6]);
+            data.extend((0..60u16).flat_map(|j| ((j * 7 + k as u16) % v).to_be_bytes()));
+        }
+        let mut w = Windows::default();
+        for v in [6u32, 41, 301, 1001, 40, 5, 65535] {
+            for p in (0..=data.len()).step_by(2) {
+                for i in [3usize, 4, 20, 59, 60, 61, 200] {
+                    let want = i >= 3 && 2 * i <= p && window_valid(&data, p - 2 * i, i, v);
+                    assert_eq!(w.valid(&data, p, i, v), want, "p {p} i {i} v {v}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn bitmap_scan_agrees_with_the_reader() {
         let data: Vec<u8> = (0..20_000u32)

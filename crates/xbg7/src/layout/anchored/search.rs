@@ -39,6 +39,105 @@ pub(super) fn window_valid(data: &[u8], w: usize, i: usize, v: u32) -> bool {
             .all(|c| (u16::from_be_bytes([c[0], c[1]]) as u32) < v)
 }
 
+/// The u16 values just before one place `p`, as the running maximum read backwards from
+/// `p`: breakpoints `(length, max)` where the maximum of the last `length` values first
+/// reaches `max`. "Are the `I` values before `p` all `< V`" is then a binary search, for
+/// every unit at once: the windows of all units end at the same few thousand run starts,
+/// and most of those are real blocks whose index list a unit with a larger `V` would
+/// otherwise read to its end once per unit.
+struct BackMax {
+    /// The walk stopped at the first maximum `≥ bound` (or at the data start).
+    bound: u32,
+    /// The walk reached the data start: every value before `p` is covered.
+    complete: bool,
+    steps: Vec<(u32, u16)>,
+}
+
+impl BackMax {
+    fn walk(data: &[u8], p: usize, bound: u32) -> BackMax {
+        let mut steps: Vec<(u32, u16)> = Vec::new();
+        let mut k = 0usize;
+        while 2 * (k + 1) <= p {
+            k += 1;
+            let x = u16::from_be_bytes([data[p - 2 * k], data[p - 2 * k + 1]]);
+            if steps.last().is_none_or(|&(_, m)| x > m) {
+                steps.push((k as u32, x));
+                if x as u32 >= bound {
+                    return BackMax {
+                        bound,
+                        complete: false,
+                        steps,
+                    };
+                }
+            }
+        }
+        BackMax {
+            bound,
+            complete: true,
+            steps,
+        }
+    }
+
+    /// How many values just before `p` are all `< v` (only when `v ≤ bound` or the walk
+    /// is complete).
+    fn valid_len(&self, p: usize) -> impl Fn(u32) -> usize + '_ {
+        move |v| {
+            let k = self.steps.partition_point(|&(_, m)| (m as u32) < v);
+            match self.steps.get(k) {
+                Some(&(len, _)) => len as usize - 1,
+                None => p / 2,
+            }
+        }
+    }
+}
+
+/// A hasher for byte offsets (one multiply; the keys are not adversarial in a way that
+/// matters: a collision costs time on one data section, never a wrong answer).
+#[derive(Default)]
+struct OffsetHasher(u64);
+
+impl std::hash::Hasher for OffsetHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.0 = (x as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+}
+
+/// [`BackMax`] per place, computed on first use.
+#[derive(Default)]
+pub(super) struct Windows {
+    at: HashMap<usize, BackMax, std::hash::BuildHasherDefault<OffsetHasher>>,
+    /// The largest vertex count asked about so far (walks stop there).
+    bound: u32,
+}
+
+impl Windows {
+    /// Are the `i` u16 values just before `p` all `< v` (and `i ≥ 3`)?
+    pub(super) fn valid(&mut self, data: &[u8], p: usize, i: usize, v: u32) -> bool {
+        if i < 3 || 2 * i > p {
+            return false;
+        }
+        // Most places fail at the value next to them: no lookup for those.
+        if u16::from_be_bytes([data[p - 2], data[p - 1]]) as u32 >= v {
+            return false;
+        }
+        self.bound = self.bound.max(v);
+        let bound = self.bound;
+        let b = self.at.entry(p).or_insert_with(|| BackMax::walk(data, p, bound));
+        if !b.complete && b.bound < v {
+            *b = BackMax::walk(data, p, bound);
+        }
+        b.valid_len(p)(v) >= i
+    }
+}
+
 /// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
 pub(super) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
     seen.clear();
@@ -51,7 +150,7 @@ pub(super) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut V
 }
 
 /// The unit's claim on a vertex buffer starting at `p` (its window: the `I` u16 values
-/// just before): `None` unless every index is `< V`, the window references at least the
+/// just before, which the caller has checked are all `< V`): `None` unless the window references at least the
 /// gates' `min_referenced_fraction` of the vertices (a block that fails another gate is
 /// still its owner's) and the block lies inside the data. A window whose
 /// indices are valid but which is no claim is recorded in `failures`.
@@ -65,9 +164,7 @@ pub(super) fn claim(
 ) -> Option<Cand> {
     let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
     let w = p.checked_sub(2 * i)?;
-    if !window_valid(data, w, i, unit.vertex_count) {
-        return None;
-    }
+    debug_assert!(window_valid(data, w, i, unit.vertex_count));
     let pl = Placement {
         index_offset: w,
         index_count: unit.index_count,
@@ -165,6 +262,8 @@ pub struct Scanner<'d> {
     pub(super) budget: usize,
     /// Scratch bitset for counting referenced vertices.
     pub(super) seen: Vec<u64>,
+    /// Which index windows end where ([`Windows`]), shared by every unit.
+    windows: Windows,
 }
 
 impl<'d> Scanner<'d> {
@@ -176,6 +275,7 @@ impl<'d> Scanner<'d> {
             cands: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
             seen: Vec::new(),
+            windows: Windows::default(),
         }
     }
 
@@ -240,6 +340,7 @@ impl<'d> Scanner<'d> {
             && no % 2 == 0
             && s.saturating_sub(no) <= 2 * i;
         let mut seen = std::mem::take(&mut self.seen);
+        let windows = &mut self.windows;
         // A block's vertex run holds at least half of its V slots as unit normals (the
         // mean-|normal| gate asks for as much), so shorter runs are not looked at.
         let need = v.div_ceil(2).max(2);
@@ -258,8 +359,10 @@ impl<'d> Scanner<'d> {
                     let Some(q) = p.checked_sub(s) else { break };
                     p = q;
                 }
-                let Some(w) = p.checked_sub(2 * i) else { break };
-                if !window_valid(data, w, i, unit.vertex_count) {
+                if p < 2 * i {
+                    break;
+                }
+                if !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
                 if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
@@ -270,8 +373,10 @@ impl<'d> Scanner<'d> {
             // End-aligned: junk before the buffer may decode as unit normals too.
             if l > v && !end_aligned_hopeless {
                 let p = q0 + (l - v) * s - no;
-                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
-                    found.cands.push(c);
+                if windows.valid(data, p, i, unit.vertex_count) {
+                    if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
+                        found.cands.push(c);
+                    }
                 }
             }
         }
