@@ -150,6 +150,9 @@ enum Cmd {
         /// high-entropy textures and, with --disc, on the disc's decoded textures.
         #[arg(long)]
         png: bool,
+        /// With --png --disc: megabytes of the disc's decoded textures (RGBA) to encode.
+        #[arg(long, default_value_t = 400.0, value_name = "MB")]
+        png_mb: f64,
         /// The texture-heavy variant: bench a copy of --disc (written under the scratch
         /// folder) whose texture base levels are random bytes, the high-entropy textures
         /// detailed game art decodes to; the geometry is untouched.
@@ -397,13 +400,14 @@ fn run(cli: Cli) -> Result<()> {
             rounds,
             raster,
             png,
+            png_mb,
             noisy_textures,
         }) => {
             if png {
                 let mut rows =
                     xbg7_export::bench::png_settings("high_entropy", &xbg7_export::bench::noisy_textures(24, 512));
                 if let Some(disc) = &disc {
-                    let images = xbg7_export::bench::disc_textures(disc, 400.0)?;
+                    let images = xbg7_export::bench::disc_textures(disc, png_mb)?;
                     rows.extend(xbg7_export::bench::png_settings("disc", &images));
                 }
                 println!("{}", serde_json::to_string_pretty(&rows)?);
