@@ -408,7 +408,21 @@ pub fn render(m: &Manifest) -> String {
         );
     }
     out.push_str("</tbody></table>\n</div>\n</header>\n");
-    let reasons: Vec<&str> = s.reasons.keys().map(String::as_str).collect();
+    // Every code a row carries: the rejects' (the summary's) and the notes of decoded
+    // resources (`split: undecided`), so those can be filtered for too.
+    let reasons: Vec<&str> = s
+        .reasons
+        .keys()
+        .map(String::as_str)
+        .chain(
+            m.containers
+                .iter()
+                .flat_map(|c| c.resources.iter().filter_map(|r| r.reason.as_ref()))
+                .map(|r| r.code.as_str()),
+        )
+        .collect::<std::collections::BTreeSet<&str>>()
+        .into_iter()
+        .collect();
     controls(
         &mut out,
         &[("", "any status"), ("decoded", "decoded"), ("rejected", "rejected")],
