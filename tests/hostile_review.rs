@@ -60,6 +60,15 @@ fn manifest(out: &Path) -> Manifest {
 }
 
 /// Every file below `root` (relative, '/'-separated), sorted, the tool's `.xbg7/` left out.
+/// `out` holds exactly what its manifest lists, and the manifest.
+fn assert_only_listed_outputs(out: &Path) {
+    let m = manifest(out);
+    let mut want: Vec<String> = m.outputs().iter().map(|s| s.to_string()).collect();
+    want.push("manifest.json".into());
+    want.sort();
+    assert_eq!(files(out), want);
+}
+
 fn files(root: &Path) -> Vec<String> {
     let mut v: Vec<String> = walkdir::WalkDir::new(root)
         .into_iter()
@@ -318,11 +327,7 @@ fn a_kill_in_the_last_window_is_cleaned_up_by_the_next_run() {
     assert!(files(&out).iter().any(|f| f.starts_with(&format!("{model_dir}/"))));
     // The next run (same disc) finishes the removal.
     ok(&export(&disc, &out, &["--no-previews"]));
-    let m = manifest(&out);
-    let mut want: Vec<String> = m.outputs().iter().map(|s| s.to_string()).collect();
-    want.push("manifest.json".into());
-    want.sort();
-    assert_eq!(files(&out), want);
+    assert_only_listed_outputs(&out);
 }
 
 #[test]
@@ -350,11 +355,7 @@ fn outputs_of_a_killed_run_are_removed_when_no_run_produces_them() {
         "{:?}",
         files(&out)
     );
-    let m = manifest(&out);
-    let mut want: Vec<String> = m.outputs().iter().map(|s| s.to_string()).collect();
-    want.push("manifest.json".into());
-    want.sort();
-    assert_eq!(files(&out), want);
+    assert_only_listed_outputs(&out);
 }
 
 // 6. --jobs is bounded; 0 means one per core.
