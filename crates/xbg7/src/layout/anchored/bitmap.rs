@@ -94,6 +94,21 @@ impl UnitBitmap {
         k < self.len && self.bits[k / 64] >> (k % 64) & 1 == 1
     }
 
+    /// Set offsets, descending.
+    pub fn iter_rev(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits.iter().enumerate().rev().flat_map(move |(w, &word)| {
+            let mut x = word;
+            std::iter::from_fn(move || {
+                if x == 0 {
+                    return None;
+                }
+                let b = 63 - x.leading_zeros() as usize;
+                x &= !(1 << b);
+                Some(2 * (w * 64 + b) + self.parity)
+            })
+        })
+    }
+
     /// Set offsets, ascending.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.bits.iter().enumerate().flat_map(move |(w, &word)| {
@@ -156,43 +171,49 @@ pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
 /// zero or off-unit normals inside a vertex buffer do not cut it.
 pub const MAX_RUN_GAP: usize = 3;
 
+/// Fewest unit slots of a tolerant run that [`tolerant_runs`] keeps: a unit looks only
+/// at runs holding half of its vertices and at least two (a lone unit-normal slot is what
+/// junk decodes to every few hundred bytes; it anchors nothing).
+pub const MIN_RUN_UNITS: usize = 2;
+
 /// `(start offset, slots spanned, unit slots)` of a tolerant run.
 pub type TolerantRun = (usize, usize, usize);
 
 /// Tolerant runs at stride `s`: from every start of a maximal run of unit normals (the
 /// slot one stride before is not unit), the chain of unit-normal slots at most
-/// `MAX_RUN_GAP` non-unit slots apart, as `(start, slots spanned, unit slots)`, most
-/// unit slots first (then by offset). Slots of a buffer at another stride fall apart
+/// `MAX_RUN_GAP` non-unit slots apart, as `(start, slots spanned, unit slots)`, those of
+/// at least [`MIN_RUN_UNITS`] unit slots, most unit slots first (then by offset). Slots of a buffer at another stride fall apart
 /// into single slots here, so a unit of stride `s` looks at real runs only.
 ///
-/// A chain is a function of the slot it has reached, so a chain that reaches a later
-/// start goes on as that start's chain: starts are walked from the last, each only up to
-/// the next start it meets (linear in the bitmap; chains bridging gaps used to be walked
-/// once per start inside them, quadratic on buffers whose normals are often off-unit).
+/// A chain is a function of the slot it has reached: from a unit slot it goes on to the
+/// next unit slot of the same residue mod `s` if that is at most `MAX_RUN_GAP + 1`
+/// strides on. So the slots are walked once, from the last: per residue, the chain of
+/// the slot met last (the next one up) gives this slot's chain in O(1) (linear in the
+/// bitmap, no per-start walks; chains bridging gaps used to be walked once per start
+/// inside them, quadratic on buffers whose normals are often off-unit).
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
-    let step = MAX_RUN_GAP + 1;
-    let starts: Vec<usize> = bm.iter().filter(|&q| !(q >= s && bm.get(q - s))).collect();
-    // Per start (same order as `starts`): the chain's last slot and its unit slots.
-    let mut chain: Vec<(usize, usize)> = vec![(0, 0); starts.len()];
-    for k in (0..starts.len()).rev() {
-        let q = starts[k];
-        let (mut cur, mut units) = (q, 1usize);
-        while let Some(j) = (1..=step).find(|&j| bm.get(cur + j * s)) {
-            cur += j * s;
-            if let Ok(x) = starts[k + 1..].binary_search(&cur) {
-                let (end, more) = chain[k + 1 + x];
-                (cur, units) = (end, units + more);
-                break;
-            }
-            units += 1;
-        }
-        chain[k] = (cur, units);
+    if s == 0 {
+        return Vec::new(); // every slot is its own predecessor: no run starts
     }
-    let mut out: Vec<TolerantRun> = starts
-        .iter()
-        .zip(&chain)
-        .map(|(&q, &(cur, units))| (q, (cur - q) / s + 1, units))
-        .collect();
+    let reach = (MAX_RUN_GAP + 1) * s;
+    // Per residue mod `s`: (the lowest unit slot seen so far, its chain's last slot,
+    // its chain's unit slots).
+    let mut next: Vec<(usize, usize, usize)> = vec![(usize::MAX, 0, 0); s];
+    let mut out: Vec<TolerantRun> = Vec::new();
+    for q in bm.iter_rev() {
+        let slot = &mut next[q % s];
+        let (end, units) = match slot.0.checked_sub(q) {
+            Some(d) if d <= reach => (slot.1, slot.2 + 1),
+            _ => (q, 1),
+        };
+        *slot = (q, end, units);
+        // Starts only (the slot one stride before is not unit). Most are one stray
+        // unit-normal slot of junk: they chain on (a real run may pass through them)
+        // but are never a run a unit looks at.
+        if units >= MIN_RUN_UNITS && !(q >= s && bm.get(q - s)) {
+            out.push((q, (end - q) / s + 1, units));
+        }
+    }
     // Offsets are distinct, so (units descending, offset) is a total order and the
     // unstable sort gives the same list as a stable one.
     out.sort_unstable_by_key(|r| (std::cmp::Reverse(r.2), r.0));

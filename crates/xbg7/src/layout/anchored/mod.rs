@@ -206,14 +206,14 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
         }
     }
     let mut claims: Vec<Range<usize>> = cands.iter().flatten().map(|c| c.range.clone()).collect();
-    let seen = &mut scanner.seen;
     claims.extend(drop_suffix_windows(
         scanner.data,
         units,
         &mut cands,
         &mut failures,
         cfg,
-        seen,
+        &mut scanner.windows,
+        &mut scanner.seen,
     ));
     resolve(scanner.data, units, &mut cands, &failures, &mut results);
     Anchored {
@@ -629,6 +629,7 @@ mod tests {
             }
             out.push((q, (cur - q) / s + 1, units));
         }
+        out.retain(|r| r.2 >= MIN_RUN_UNITS);
         out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
         out
     }

@@ -43,6 +43,7 @@ pub(super) fn drop_suffix_windows(
     cands: &mut [Vec<Cand>],
     failures: &mut [Vec<(usize, Reason)>],
     cfg: &GateConfig,
+    windows: &mut Windows,
     seen: &mut Vec<u64>,
 ) -> Vec<Range<usize>> {
     let mut counts: Vec<(u32, u32)> = units.iter().map(|u| (u.index_count, u.vertex_count)).collect();
@@ -57,26 +58,17 @@ pub(super) fn drop_suffix_windows(
                 return true;
             }
             let p = c.range.start + 2 * i;
-            // Counts with a longer window, shortest first; the running maximum of the
-            // values before `p` says which of them are valid (stops at the first value
-            // no resource's vertex count allows, within a few values of a list's start).
+            // Counts with a longer window, shortest first; once a value no resource's
+            // vertex count allows is among them (within a few values of a list's start),
+            // no longer window is valid either.
             let longer = &counts[counts.partition_point(|x| x.0 as usize <= i)..];
-            let (mut k, mut run_max) = (0usize, 0u32);
             for &(i2, v2) in longer {
                 let i2 = i2 as usize;
-                if 2 * i2 > p {
-                    break;
-                }
-                while k < i2 && run_max < max_v {
-                    let at = p - 2 * (k + 1);
-                    run_max = run_max.max(u16::from_be_bytes([data[at], data[at + 1]]) as u32);
-                    k += 1;
-                }
-                if run_max >= max_v {
+                if 2 * i2 > p || !windows.valid(data, p, i2, max_v) {
                     break;
                 }
                 let w2 = p - 2 * i2;
-                if run_max < v2
+                if windows.valid(data, p, i2, v2)
                     && real_start_indices(data, w2)
                     && referenced(data, w2, i2, v2 as usize, seen) as f64 >= cfg.min_referenced_fraction * v2 as f64
                 {

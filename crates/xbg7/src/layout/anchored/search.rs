@@ -40,54 +40,38 @@ pub(super) fn window_valid(data: &[u8], w: usize, i: usize, v: u32) -> bool {
 }
 
 /// The u16 values just before one place `p`, as the running maximum read backwards from
-/// `p`: breakpoints `(length, max)` where the maximum of the last `length` values first
-/// reaches `max`. "Are the `I` values before `p` all `< V`" is then a binary search, for
-/// every unit at once: the windows of all units end at the same few thousand run starts,
-/// and most of those are real blocks whose index list a unit with a larger `V` would
-/// otherwise read to its end once per unit.
+/// `p`, as far as any question so far needed: breakpoints `(length, max)` where the
+/// maximum of the last `length` values first reaches `max`. "Are the `I` values before
+/// `p` all `< V`" is then a binary search, for every unit at once: the windows of all
+/// units end at the same few thousand run starts, and most of those are real blocks
+/// whose index list every unit with a larger `V` would otherwise read once per unit.
+#[derive(Default)]
 struct BackMax {
-    /// The walk stopped at the first maximum `≥ bound` (or at the data start).
-    bound: u32,
-    /// The walk reached the data start: every value before `p` is covered.
-    complete: bool,
+    /// Values read so far (the last `read` values before `p`).
+    read: u32,
     steps: Vec<(u32, u16)>,
 }
 
 impl BackMax {
-    fn walk(data: &[u8], p: usize, bound: u32) -> BackMax {
-        let mut steps: Vec<(u32, u16)> = Vec::new();
-        let mut k = 0usize;
-        while 2 * (k + 1) <= p {
-            k += 1;
-            let x = u16::from_be_bytes([data[p - 2 * k], data[p - 2 * k + 1]]);
-            if steps.last().is_none_or(|&(_, m)| x > m) {
-                steps.push((k as u32, x));
-                if x as u32 >= bound {
-                    return BackMax {
-                        bound,
-                        complete: false,
-                        steps,
-                    };
+    /// Are the `i` u16 values just before `p` all `< v` (`2i ≤ p`)? Reads on only while
+    /// every value so far is `< v` and fewer than `i` were read.
+    fn all_below(&mut self, data: &[u8], p: usize, i: usize, v: u32) -> bool {
+        let k = self.steps.partition_point(|&(_, m)| (m as u32) < v);
+        if let Some(&(len, _)) = self.steps.get(k) {
+            return len as usize > i;
+        }
+        while (self.read as usize) < i {
+            self.read += 1;
+            let at = p - 2 * self.read as usize;
+            let x = u16::from_be_bytes([data[at], data[at + 1]]);
+            if self.steps.last().is_none_or(|&(_, m)| x > m) {
+                self.steps.push((self.read, x));
+                if x as u32 >= v {
+                    return false;
                 }
             }
         }
-        BackMax {
-            bound,
-            complete: true,
-            steps,
-        }
-    }
-
-    /// How many values just before `p` are all `< v` (only when `v ≤ bound` or the walk
-    /// is complete).
-    fn valid_len(&self, p: usize) -> impl Fn(u32) -> usize + '_ {
-        move |v| {
-            let k = self.steps.partition_point(|&(_, m)| (m as u32) < v);
-            match self.steps.get(k) {
-                Some(&(len, _)) => len as usize - 1,
-                None => p / 2,
-            }
-        }
+        true
     }
 }
 
@@ -110,12 +94,10 @@ impl std::hash::Hasher for OffsetHasher {
     }
 }
 
-/// [`BackMax`] per place, computed on first use.
+/// [`BackMax`] per place, read on demand.
 #[derive(Default)]
 pub(super) struct Windows {
     at: HashMap<usize, BackMax, std::hash::BuildHasherDefault<OffsetHasher>>,
-    /// The largest vertex count asked about so far (walks stop there).
-    bound: u32,
 }
 
 impl Windows {
@@ -128,13 +110,7 @@ impl Windows {
         if u16::from_be_bytes([data[p - 2], data[p - 1]]) as u32 >= v {
             return false;
         }
-        self.bound = self.bound.max(v);
-        let bound = self.bound;
-        let b = self.at.entry(p).or_insert_with(|| BackMax::walk(data, p, bound));
-        if !b.complete && b.bound < v {
-            *b = BackMax::walk(data, p, bound);
-        }
-        b.valid_len(p)(v) >= i
+        self.at.entry(p).or_default().all_below(data, p, i, v)
     }
 }
 
@@ -161,7 +137,7 @@ pub(super) fn claim(
     cfg: &GateConfig,
     seen: &mut Vec<u64>,
     failures: &mut Vec<(usize, Reason)>,
-) -> Option<Cand> {
+) -> Option<Claim> {
     let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
     let w = p.checked_sub(2 * i)?;
     debug_assert!(window_valid(data, w, i, unit.vertex_count));
@@ -209,23 +185,47 @@ pub(super) fn claim(
         }
         _ => 0,
     };
-    Some(Cand {
-        range: pl.range(unit.decl.stride),
-        result: gate_block(pl, mesh, cfg).map(Rc::new),
+    Some(Claim {
+        pl,
+        mesh,
         strength,
         unit_normals,
     })
 }
 
+/// A claim read but not yet gated: gating (the share of the decode that grows with every
+/// misreading) runs only for the claims that survive [`prune_misaligned`].
+pub(super) struct Claim {
+    pl: Placement,
+    mesh: Mesh,
+    strength: u8,
+    unit_normals: u32,
+}
+
+impl Claim {
+    pub(super) fn range(&self, stride: usize) -> Range<usize> {
+        self.pl.range(stride)
+    }
+
+    pub(super) fn gate(self, stride: usize, cfg: &GateConfig) -> Cand {
+        Cand {
+            range: self.pl.range(stride),
+            result: gate_block(self.pl, self.mesh, cfg).map(Rc::new),
+            strength: self.strength,
+            unit_normals: self.unit_normals,
+        }
+    }
+}
+
 /// Of two overlapping claims of one unit (the same bytes read at two alignments: a
 /// stride or a few bytes apart), the one with fewer unit normals is a misreading of the
 /// other (at the true alignment the stored normals are unit, FORMAT.md §6) and goes; a
-/// tie keeps both. `cands` sorted by start.
-pub(super) fn prune_misaligned(cands: &mut Vec<Cand>) {
+/// tie keeps both. `cands` sorted by start, `stride` the unit's.
+pub(super) fn prune_misaligned(cands: &mut Vec<Claim>, stride: usize) {
     let mut drop = vec![false; cands.len()];
     for a in 0..cands.len() {
         for b in a + 1..cands.len() {
-            if cands[b].range.start >= cands[a].range.end {
+            if cands[b].pl.index_offset >= cands[a].range(stride).end {
                 break;
             }
             let (na, nb) = (cands[a].unit_normals, cands[b].unit_normals);
@@ -266,7 +266,7 @@ pub struct Scanner<'d> {
     /// Scratch bitset for counting referenced vertices.
     pub(super) seen: Vec<u64>,
     /// Which index windows end where ([`Windows`]), shared by every unit.
-    windows: Windows,
+    pub(super) windows: Windows,
 }
 
 impl<'d> Scanner<'d> {
@@ -334,6 +334,7 @@ impl<'d> Scanner<'d> {
         });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
+        let mut claims: Vec<Claim> = Vec::new();
         // An end-aligned window covers the xyz of the run's slot before it whenever
         // `s − no ≤ 2I`; with FLOAT16_4 normals and `V ≤ HALF_UNIT_MIN_COMPONENT` that
         // slot holds an index `≥ V`, so the window cannot pass: skip it unread.
@@ -346,7 +347,7 @@ impl<'d> Scanner<'d> {
         let windows = &mut self.windows;
         // A block's vertex run holds at least half of its V slots as unit normals (the
         // mean-|normal| gate asks for as much), so shorter runs are not looked at.
-        let need = v.div_ceil(2).max(2);
+        let need = v.div_ceil(2).max(MIN_RUN_UNITS);
         for &(q0, l, _) in rs.iter().take_while(|r| r.2 >= need) {
             let Some(p0) = q0.checked_sub(no) else { continue };
             // Start-aligned: the run's first unit normal is vertex 0, or one of the first
@@ -368,25 +369,22 @@ impl<'d> Scanner<'d> {
                 if !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
-                if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
-                    found.cands.push(c);
-                }
+                claims.extend(claim(data, p, unit, cfg, &mut seen, &mut found.failures));
                 break;
             }
             // End-aligned: junk before the buffer may decode as unit normals too.
             if l > v && !end_aligned_hopeless {
                 let p = q0 + (l - v) * s - no;
                 if windows.valid(data, p, i, unit.vertex_count) {
-                    if let Some(c) = claim(data, p, unit, cfg, &mut seen, &mut found.failures) {
-                        found.cands.push(c);
-                    }
+                    claims.extend(claim(data, p, unit, cfg, &mut seen, &mut found.failures));
                 }
             }
         }
         self.seen = seen;
-        found.cands.sort_by_key(|c| c.range.start);
-        found.cands.dedup_by_key(|c| c.range.clone());
-        prune_misaligned(&mut found.cands);
+        claims.sort_by_key(|c| c.pl.index_offset);
+        claims.dedup_by_key(|c| c.pl.index_offset);
+        prune_misaligned(&mut claims, s);
+        found.cands = claims.into_iter().map(|c| c.gate(s, cfg)).collect();
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
