@@ -192,6 +192,12 @@ pub type TolerantRun = (usize, usize, usize);
 /// bitmap, no per-start walks; chains bridging gaps used to be walked once per start
 /// inside them, quadratic on buffers whose normals are often off-unit).
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
+    tolerant_runs_with(bm, s, |_| ()).into_iter().map(|(r, ())| r).collect()
+}
+
+/// [`tolerant_runs`], each with `extra(start)`, which is called in descending order of
+/// the starts (so reading data near each start walks memory in order, not at random).
+pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(usize) -> X) -> Vec<(TolerantRun, X)> {
     if s == 0 {
         return Vec::new(); // every slot is its own predecessor: no run starts
     }
@@ -199,7 +205,7 @@ pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
     // Per residue mod `s`: (the lowest unit slot seen so far, its chain's last slot,
     // its chain's unit slots).
     let mut next: Vec<(usize, usize, usize)> = vec![(usize::MAX, 0, 0); s];
-    let mut out: Vec<TolerantRun> = Vec::new();
+    let mut out: Vec<(TolerantRun, X)> = Vec::new();
     for q in bm.iter_rev() {
         let slot = &mut next[q % s];
         let (end, units) = match slot.0.checked_sub(q) {
@@ -211,12 +217,12 @@ pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
         // unit-normal slot of junk: they chain on (a real run may pass through them)
         // but are never a run a unit looks at.
         if units >= MIN_RUN_UNITS && !(q >= s && bm.get(q - s)) {
-            out.push((q, (end - q) / s + 1, units));
+            out.push(((q, (end - q) / s + 1, units), extra(q)));
         }
     }
     // Offsets are distinct, so (units descending, offset) is a total order and the
     // unstable sort gives the same list as a stable one.
-    out.sort_unstable_by_key(|r| (std::cmp::Reverse(r.2), r.0));
+    out.sort_unstable_by_key(|(r, _)| (std::cmp::Reverse(r.2), r.0));
     out
 }
 

@@ -68,9 +68,10 @@ pub struct Unit<'a> {
 #[derive(Clone, Debug)]
 struct Cand {
     range: Range<usize>,
-    /// The gated block, or why the block here fails the gates. Shared: the same block is
-    /// a claim of every unit with the same counts.
-    result: Result<Rc<Decoded>, Reason>,
+    /// The gated block, or why the block here fails the gates, gated on first use (most
+    /// claims lose to another before anyone asks). Shared: the same block is a claim of
+    /// every unit with the same counts.
+    block: Rc<Block>,
     /// How much the window looks like the start of a real index buffer:
     /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
     /// triangle). A preference, not a proof (FORMAT.md §6).
@@ -80,8 +81,43 @@ struct Cand {
 }
 
 impl Cand {
+    fn result(&self) -> &Result<Rc<Decoded>, Reason> {
+        self.block.result()
+    }
+
     fn ok(&self) -> Option<&Decoded> {
-        self.result.as_ref().ok().map(|d| d.as_ref())
+        self.result().as_ref().ok().map(|d| d.as_ref())
+    }
+}
+
+/// A block read at a claim's place, gated when its result is first asked for.
+#[derive(Debug)]
+struct Block {
+    pending: std::cell::RefCell<Option<(Placement, Mesh, GateConfig)>>,
+    result: std::cell::OnceCell<Result<Rc<Decoded>, Reason>>,
+}
+
+impl Block {
+    fn gated(d: Decoded) -> Rc<Block> {
+        Rc::new(Block {
+            pending: std::cell::RefCell::new(None),
+            result: Ok(Rc::new(d)).into(),
+        })
+    }
+
+    fn read(pl: Placement, mesh: Mesh, cfg: &GateConfig) -> Rc<Block> {
+        Rc::new(Block {
+            pending: std::cell::RefCell::new(Some((pl, mesh, cfg.clone()))),
+            result: std::cell::OnceCell::new(),
+        })
+    }
+
+    fn result(&self) -> &Result<Rc<Decoded>, Reason> {
+        self.result.get_or_init(|| match self.pending.borrow_mut().take() {
+            Some((pl, mesh, cfg)) => gate_block(pl, mesh, &cfg).map(Rc::new),
+            // Unreachable: a block is built either gated or pending, and gated once.
+            None => Err(Reason::new(Code::NoValidAnchor, "internal: block gated twice")),
+        })
     }
 }
 
@@ -169,7 +205,7 @@ pub fn next_after(
         failures.extend(
             all.cands[from..]
                 .iter()
-                .filter_map(|c| c.result.as_ref().err().map(|r| (c.range.start, r.clone()))),
+                .filter_map(|c| c.result().as_ref().err().map(|r| (c.range.start, r.clone()))),
         );
         failures.sort_by_key(|f| f.0);
         no_candidate(unit, Some(min_offset), &failures)

@@ -45,6 +45,9 @@ pub(super) fn window_valid(data: &[u8], w: usize, i: usize, v: u32) -> bool {
 /// `p` all `< V`" is then a binary search, for every unit at once: the windows of all
 /// units end at the same few thousand run starts, and most of those are real blocks
 /// whose index list every unit with a larger `V` would otherwise read once per unit.
+/// Values [`BackMax`] passes over at once where none can be a new maximum.
+const CHUNK: usize = 16;
+
 #[derive(Default)]
 struct BackMax {
     /// Values read so far (the last `read` values before `p`).
@@ -61,6 +64,19 @@ impl BackMax {
             return len as usize > i;
         }
         while (self.read as usize) < i {
+            // Inside an index list the maximum is reached early: a chunk that does not
+            // exceed it holds no breakpoint and is passed over whole (vectorised).
+            if let (Some(&(_, top)), true) = (self.steps.last(), i - self.read as usize >= CHUNK) {
+                let at = p - 2 * (self.read as usize + CHUNK);
+                let chunk: &[u8; 2 * CHUNK] = data[at..at + 2 * CHUNK].try_into().expect("2·CHUNK bytes");
+                let m = (0..CHUNK)
+                    .map(|j| u16::from_be_bytes([chunk[2 * j], chunk[2 * j + 1]]))
+                    .fold(0, u16::max);
+                if m <= top {
+                    self.read += CHUNK as u32;
+                    continue;
+                }
+            }
             self.read += 1;
             let at = p - 2 * self.read as usize;
             let x = u16::from_be_bytes([data[at], data[at + 1]]);
@@ -193,8 +209,8 @@ pub(super) fn claim(
     })
 }
 
-/// A claim read but not yet gated: gating (the share of the decode that grows with every
-/// misreading) runs only for the claims that survive [`prune_misaligned`].
+/// A claim read but not yet gated ([`Block`] gates on first use, for the claims that
+/// survive [`prune_misaligned`] and the resolution).
 pub(super) struct Claim {
     pl: Placement,
     mesh: Mesh,
@@ -210,11 +226,25 @@ impl Claim {
     pub(super) fn gate(self, stride: usize, cfg: &GateConfig) -> Cand {
         Cand {
             range: self.pl.range(stride),
-            result: gate_block(self.pl, self.mesh, cfg).map(Rc::new),
+            block: Block::read(self.pl, self.mesh, cfg),
             strength: self.strength,
             unit_normals: self.unit_normals,
         }
     }
+}
+
+/// The u16 value just before each start-aligned place of a run (`u32::MAX` where there
+/// is none): the first thing every unit's window test reads there, read once per run and
+/// in offset order ([`tolerant_runs_with`]) instead of once per (run, unit) at random.
+pub(super) type Heads = [u32; MAX_LEADING_NON_UNIT + 1];
+
+/// Runs are kept per (normal type, byte parity, stride, normal offset).
+pub(super) type RunsKey = (u32, usize, usize, usize);
+
+fn heads(data: &[u8], q0: usize, no: usize, s: usize) -> Heads {
+    std::array::from_fn(|k| {
+        (q0.checked_sub(no + k * s + 2)).map_or(u32::MAX, |at| u16::from_be_bytes([data[at], data[at + 1]]) as u32)
+    })
 }
 
 /// Of two overlapping claims of one unit (the same bytes read at two alignments: a
@@ -258,7 +288,7 @@ pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 pub struct Scanner<'d> {
     pub(super) data: &'d [u8],
     pub(super) bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
-    pub(super) runs: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
+    pub(super) runs: BTreeMap<RunsKey, Vec<(TolerantRun, Heads)>>,
     pub(super) cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
@@ -327,10 +357,10 @@ impl<'d> Scanner<'d> {
             .bitmaps
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
-        let rs = self.runs.entry((bm_key.0, bm_key.1, s)).or_insert_with(|| {
+        let rs = self.runs.entry((bm_key.0, bm_key.1, s, no)).or_insert_with(|| {
             // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit
             // normal anywhere.
-            tolerant_runs(bm, s)
+            tolerant_runs_with(bm, s, |q0| heads(data, q0, no, s))
         });
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
@@ -348,7 +378,7 @@ impl<'d> Scanner<'d> {
         // A block's vertex run holds at least half of its V slots as unit normals (the
         // mean-|normal| gate asks for as much), so shorter runs are not looked at.
         let need = v.div_ceil(2).max(MIN_RUN_UNITS);
-        for &(q0, l, _) in rs.iter().take_while(|r| r.2 >= need) {
+        for &((q0, l, _), before) in rs.iter().take_while(|r| r.0 .2 >= need) {
             let Some(p0) = q0.checked_sub(no) else { continue };
             // Start-aligned: the run's first unit normal is vertex 0, or one of the first
             // few vertices when the ones before it are not unit. A place one stride
@@ -358,7 +388,7 @@ impl<'d> Scanner<'d> {
             // a window shifted into them. (The same place found twice is deduplicated
             // below; only valid windows, which are rare, cost more than a few reads.)
             let mut p = p0;
-            for k in 0..=MAX_LEADING_NON_UNIT {
+            for (k, &head) in before.iter().enumerate() {
                 if k > 0 {
                     let Some(q) = p.checked_sub(s) else { break };
                     p = q;
@@ -366,7 +396,8 @@ impl<'d> Scanner<'d> {
                 if p < 2 * i {
                     break;
                 }
-                if !windows.valid(data, p, i, unit.vertex_count) {
+                // (`valid`'s own first test, from the run's list instead of the data.)
+                if head >= unit.vertex_count || !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
                 claims.extend(claim(data, p, unit, cfg, &mut seen, &mut found.failures));
@@ -485,7 +516,7 @@ impl<'d> Scanner<'d> {
                         // backwards (both checked above): the strongest kind of claim.
                         found.cands.push(Cand {
                             range: pl.range(s),
-                            result: Ok(Rc::new(d)),
+                            block: Block::gated(d),
                             strength: 3,
                             unit_normals: 0,
                         })
