@@ -14,16 +14,28 @@ pub fn write_tool_file(out: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<(
     std::fs::rename(&tmp, out.join(rel))
 }
 
-/// `out/.xbg7`, created when missing; it must be a real folder (not a symlink).
+/// `out/.xbg7`, created when missing; it must be a real folder (not a symlink). Two runs
+/// started together may both find it missing: the one whose `mkdir` loses the race looks
+/// again (and then meets the other's lock), rather than failing on "File exists".
 pub(super) fn tool_dir(out: &Path) -> std::io::Result<PathBuf> {
     let dir = out.join(TOOL_DIR);
+    let check = |m: std::fs::Metadata| {
+        if m.is_dir() {
+            Ok(dir.clone())
+        } else {
+            Err(std::io::Error::other(format!(
+                "{} is not a folder (the tool keeps its own files there); remove it",
+                dir.display()
+            )))
+        }
+    };
     match std::fs::symlink_metadata(&dir) {
-        Ok(m) if m.is_dir() => Ok(dir),
-        Ok(_) => Err(std::io::Error::other(format!(
-            "{} is not a folder (the tool keeps its own files there); remove it",
-            dir.display()
-        ))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&dir).map(|()| dir),
+        Ok(m) => check(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::create_dir(&dir) {
+            Ok(()) => Ok(dir.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => check(std::fs::symlink_metadata(&dir)?),
+            Err(e) => Err(e),
+        },
         Err(e) => Err(e),
     }
 }
