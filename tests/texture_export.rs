@@ -55,12 +55,19 @@ fn read_png(path: &Path) -> Image {
     let mut r = dec.read_info().unwrap();
     let mut buf = vec![0; r.output_buffer_size().unwrap()];
     let info = r.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
     buf.truncate(info.buffer_size());
+    // Textures are written in the narrowest colour type that holds them exactly.
+    let rgba = match info.color_type {
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        png::ColorType::Rgba => buf,
+        other => panic!("unexpected colour type {other:?}"),
+    };
     Image {
         width: info.width,
         height: info.height,
-        rgba: buf,
+        rgba,
     }
 }
 

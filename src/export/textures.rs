@@ -25,15 +25,13 @@ use xbg7_gltf::gltf_out::SpecularGloss;
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
 pub const TEXTURE_DIR: &str = "textures";
 
-/// PNG bytes of an image (RGBA8, deterministic).
+/// PNG bytes of an image: its RGBA8 pixels, exactly, in the narrowest colour type
+/// (grey, grey + alpha, RGB or RGBA; deterministic, the tool's one encoder and settings).
+/// A decoded texture always has `width·height·4` bytes; were it not so, the texture's
+/// PNG would be a single transparent pixel, as for previews.
 pub fn encode_png(img: &Image) -> Vec<u8> {
-    // One PNG encoder for the whole tool (fixed, fast settings: deterministic bytes).
-    let rgba = xbg7_preview::raster::Image {
-        width: img.width,
-        height: img.height,
-        rgba: img.rgba.clone(),
-    };
-    xbg7_preview::raster::encode_png(&rgba)
+    xbg7_preview::raster::try_encode_png_compact(img.width, img.height, &img.rgba)
+        .unwrap_or_else(|_| xbg7_preview::raster::encode_png(&xbg7_preview::raster::Image::filled(1, 1, [0; 4])))
 }
 
 /// Decode every TX2D resource of `c`; write decoded ones as PNGs into
@@ -157,6 +155,7 @@ mod tests {
         let mut buf = vec![0; r.output_buffer_size().unwrap()];
         let info = r.next_frame(&mut buf).unwrap();
         assert_eq!((info.width, info.height), (2, 1));
+        assert_eq!(info.color_type, png::ColorType::Rgba);
         assert_eq!(&buf[..8], &img.rgba[..]);
         let tall = Image {
             width: 1,
@@ -165,5 +164,57 @@ mod tests {
         };
         assert_ne!(digest(&img), digest(&tall));
         assert_eq!(digest(&img).len(), 64);
+    }
+
+    /// A PNG's pixels as RGBA8, from the colour type the decoder reports (the PNG
+    /// specification's rules, not the encoder's code).
+    fn decode_rgba(png: &[u8]) -> (png::ColorType, Vec<u8>) {
+        let mut r = png::Decoder::new(std::io::Cursor::new(png)).read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        let rgba = match info.color_type {
+            png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+            png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+            png::ColorType::Rgba => buf,
+            other => panic!("unexpected colour type {other:?}"),
+        };
+        (info.color_type, rgba)
+    }
+
+    #[test]
+    fn each_texture_png_is_the_narrowest_colour_type_and_gives_back_its_pixels() {
+        use png::ColorType::*;
+        // 3×2 images: one pixel breaks the regularity of the narrower type, or none does.
+        let grey = |a: u8| -> Vec<u8> { (0..6u8).flat_map(|k| [k * 40, k * 40, k * 40, a]).collect() };
+        let mut grey_alpha = grey(255);
+        grey_alpha[19] = 7;
+        let mut rgb = grey(255);
+        rgb[21] = 1;
+        let mut rgba = rgb.clone();
+        rgba[3] = 0;
+        for (pixels, want) in [
+            (grey(255), Grayscale),
+            (grey_alpha, GrayscaleAlpha),
+            (rgb, Rgb),
+            (rgba, Rgba),
+        ] {
+            let img = Image {
+                width: 3,
+                height: 2,
+                rgba: pixels,
+            };
+            let (ty, back) = decode_rgba(&encode_png(&img));
+            assert_eq!(ty, want);
+            assert_eq!(back, img.rgba, "{want:?}");
+        }
+        // A buffer that is not width·height·4 bytes is one transparent pixel, no panic.
+        let bad = Image {
+            width: 3,
+            height: 2,
+            rgba: vec![0; 5],
+        };
+        assert_eq!(decode_rgba(&encode_png(&bad)).1, vec![0, 0, 0, 0]);
     }
 }

@@ -98,27 +98,92 @@ pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
 
 /// [`try_encode_png`] with explicit encoder settings (for measuring them).
 pub fn try_encode_png_with(img: &Image, settings: PngSettings) -> Result<Vec<u8>, RasterError> {
-    if img.width == 0 || img.height == 0 {
-        return Err(RasterError::Empty {
-            width: img.width,
-            height: img.height,
+    check_rgba(img.width, img.height, &img.rgba)?;
+    encode_raw(img.width, img.height, &img.rgba, png::ColorType::Rgba, settings)
+}
+
+/// The narrowest PNG colour type that holds RGBA8 pixels exactly: grey when every pixel
+/// has R = G = B, without alpha when every alpha is 255.
+pub fn compact_color(rgba: &[u8]) -> png::ColorType {
+    let (mut grey, mut opaque) = (true, true);
+    // Per pixel as a little-endian u32 (R in the low byte): the AND of every alpha and the
+    // OR of every R^G, G^B, reduced over 1 024 pixels at a time (bitwise only, so the
+    // compiler vectorises it); stop once neither type can hold.
+    for block in rgba.chunks(4096) {
+        let (and, or) = block.chunks_exact(4).fold((u32::MAX, 0u32), |(and, or), p| {
+            let x = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+            (and & x, or | ((x ^ (x >> 8)) & 0xFFFF))
         });
+        (grey, opaque) = (grey & (or == 0), opaque & (and >> 24 == 0xFF));
+        if !grey && !opaque {
+            break;
+        }
     }
-    let expected = (img.width as usize)
-        .checked_mul(img.height as usize)
+    match (grey, opaque) {
+        (true, true) => png::ColorType::Grayscale,
+        (true, false) => png::ColorType::GrayscaleAlpha,
+        (false, true) => png::ColorType::Rgb,
+        (false, false) => png::ColorType::Rgba,
+    }
+}
+
+/// Encode RGBA8 pixels losslessly in the narrowest colour type ([`compact_color`]), with
+/// the tool's settings: texture maps whose channels repeat (a one-channel gloss map, an
+/// opaque colour map) are written in a quarter or three quarters of the bytes, which on
+/// a texture-heavy disc is most of what an export writes. A PNG reader gives back the
+/// same RGBA.
+pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, RasterError> {
+    check_rgba(width, height, rgba)?;
+    let color = compact_color(rgba);
+    let narrow = match color {
+        png::ColorType::Grayscale => narrow::<1>(rgba, [0, 0, 0]),
+        png::ColorType::GrayscaleAlpha => narrow::<2>(rgba, [0, 3, 0]),
+        png::ColorType::Rgb => narrow::<3>(rgba, [0, 1, 2]),
+        _ => return encode_raw(width, height, rgba, color, PNG_SETTINGS),
+    };
+    encode_raw(width, height, &narrow, color, PNG_SETTINGS)
+}
+
+/// The channels `keep[..N]` of every RGBA pixel, in fixed-size steps the compiler unrolls.
+fn narrow<const N: usize>(rgba: &[u8], keep: [usize; 3]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rgba.len() / 4 * N);
+    out.extend(
+        rgba.chunks_exact(4)
+            .flat_map(|p| std::array::from_fn::<u8, N, _>(|c| p[keep[c]])),
+    );
+    out
+}
+
+/// `width·height·4` bytes, both sides non-zero.
+fn check_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<(), RasterError> {
+    if width == 0 || height == 0 {
+        return Err(RasterError::Empty { width, height });
+    }
+    let expected = (width as usize)
+        .checked_mul(height as usize)
         .and_then(|n| n.checked_mul(4));
-    if expected != Some(img.rgba.len()) {
+    if expected != Some(rgba.len()) {
         return Err(RasterError::BadBuffer {
-            width: img.width,
-            height: img.height,
-            len: img.rgba.len(),
+            width,
+            height,
+            len: rgba.len(),
             expected: expected.unwrap_or(usize::MAX),
         });
     }
+    Ok(())
+}
+
+fn encode_raw(
+    width: u32,
+    height: u32,
+    pixels: &[u8],
+    color: png::ColorType,
+    settings: PngSettings,
+) -> Result<Vec<u8>, RasterError> {
     let mut out = Vec::new();
     {
-        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
-        enc.set_color(png::ColorType::Rgba);
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(color);
         enc.set_depth(png::BitDepth::Eight);
         enc.set_deflate_compression(match settings.deflate {
             PngDeflate::Stored => png::DeflateCompression::NoCompression,
@@ -127,7 +192,7 @@ pub fn try_encode_png_with(img: &Image, settings: PngSettings) -> Result<Vec<u8>
         });
         enc.set_filter(png_filter(settings.filter));
         let mut w = enc.write_header().map_err(|e| RasterError::Png(e.to_string()))?;
-        w.write_image_data(&img.rgba)
+        w.write_image_data(pixels)
             .map_err(|e| RasterError::Png(e.to_string()))?;
         w.finish().map_err(|e| RasterError::Png(e.to_string()))?;
     }
