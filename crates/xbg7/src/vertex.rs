@@ -53,22 +53,43 @@ fn read_elem<const N: usize>(
     count: usize,
     e: &Element,
 ) -> Option<Vec<[f32; N]>> {
-    let size = e.ty.size();
     let last = base
         .checked_add(count.checked_sub(1)?.checked_mul(stride)?)?
-        .checked_add(e.offset as usize + size)?;
+        .checked_add(e.offset as usize + e.ty.size())?;
     if last > data.len() {
         return None;
     }
-    Some(
-        (0..count)
-            .map(|k| {
-                let at = base + k * stride + e.offset as usize;
-                let c = e.ty.decode(&data[at..at + size]);
-                std::array::from_fn(|j| c[j])
-            })
-            .collect(),
-    )
+    let first = base + e.offset as usize;
+    // The types vertex buffers use most get a loop of their own, in which the decoder's
+    // per-type `match` folds away (one constant type per loop); the rest share one loop.
+    use crate::decl::DeclType::*;
+    Some(match e.ty {
+        Float3 => gather(data, first, stride, count, Float3.size(), |b| Float3.decode(b)),
+        Float2 => gather(data, first, stride, count, Float2.size(), |b| Float2.decode(b)),
+        Float16_4 => gather(data, first, stride, count, Float16_4.size(), |b| Float16_4.decode(b)),
+        Float16_2 => gather(data, first, stride, count, Float16_2.size(), |b| Float16_2.decode(b)),
+        ty => gather(data, first, stride, count, ty.size(), |b| ty.decode(b)),
+    })
+}
+
+/// `count` elements of `size` bytes at `first + k·stride`, decoded by `decode` (range
+/// checked by the caller).
+#[inline(always)]
+fn gather<const N: usize>(
+    data: &[u8],
+    first: usize,
+    stride: usize,
+    count: usize,
+    size: usize,
+    decode: impl Fn(&[u8]) -> [f32; 4],
+) -> Vec<[f32; N]> {
+    (0..count)
+        .map(|k| {
+            let at = first + k * stride;
+            let c = decode(&data[at..at + size]);
+            std::array::from_fn(|j| c[j])
+        })
+        .collect()
 }
 
 /// Decode `count` vertices starting at `base` into a mesh with no indices yet.

@@ -206,8 +206,9 @@ pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(us
     // its chain's unit slots).
     let mut next: Vec<(usize, usize, usize)> = vec![(usize::MAX, 0, 0); s];
     let mut out: Vec<(TolerantRun, X)> = Vec::new();
+    let residue = Residue::new(s);
     for q in bm.iter_rev() {
-        let slot = &mut next[q % s];
+        let slot = &mut next[residue.of(q)];
         let (end, units) = match slot.0.checked_sub(q) {
             Some(d) if d <= reach => (slot.1, slot.2 + 1),
             _ => (q, 1),
@@ -224,6 +225,36 @@ pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(us
     // unstable sort gives the same list as a stable one.
     out.sort_unstable_by_key(|(r, _)| (std::cmp::Reverse(r.2), r.0));
     out
+}
+
+/// `q mod s` by one multiplication (Lemire, Kaser and Kurz, "Faster remainder by direct
+/// computation", 2019) instead of a division per unit-normal slot: exact for every
+/// `q, s < 2³²`; larger values (no data section is that large) take the division.
+#[derive(Clone, Copy)]
+pub(super) struct Residue {
+    s: u64,
+    m: u64,
+}
+
+impl Residue {
+    pub(super) fn new(s: usize) -> Residue {
+        let m = match u32::try_from(s) {
+            Ok(d) if d > 1 => u64::MAX / d as u64 + 1,
+            _ => 0,
+        };
+        Residue { s: s as u64, m }
+    }
+
+    #[inline(always)]
+    pub(super) fn of(self, q: usize) -> usize {
+        match u32::try_from(q) {
+            Ok(q) if self.m != 0 => {
+                let low = self.m.wrapping_mul(q as u64);
+                ((low as u128 * self.s as u128) >> 64) as usize
+            }
+            _ => (q as u64 % self.s) as usize,
+        }
+    }
 }
 
 /// Maximal runs `(first u16 index, length)` of big-endian u16 values `< v` at even

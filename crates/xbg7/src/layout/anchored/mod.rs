@@ -654,6 +654,55 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn residue_by_multiplication_is_the_remainder(q in proptest::prelude::any::<u32>(), s in 1u32..) {
+            let r = bitmap::Residue::new(s as usize);
+            proptest::prop_assert_eq!(r.of(q as usize), (q % s) as usize);
+        }
+    }
+
+    #[test]
+    fn residue_at_the_edges() {
+        let edges = [
+            0usize,
+            1,
+            2,
+            3,
+            63,
+            64,
+            65,
+            0xFFFF,
+            0x1_0000,
+            0x7FFF_FFFF,
+            0xFFFF_FFFE,
+            0xFFFF_FFFF,
+        ];
+        for s in [
+            1usize,
+            2,
+            3,
+            7,
+            12,
+            24,
+            40,
+            64,
+            1 << 16,
+            (1 << 31) + 1,
+            u32::MAX as usize,
+            1 << 32,
+        ] {
+            let r = bitmap::Residue::new(s);
+            for q in edges
+                .iter()
+                .copied()
+                .chain([1 << 32, usize::MAX, s - 1, s, s + 1, 3 * s])
+            {
+                assert_eq!(r.of(q), q % s, "{q} mod {s}");
+            }
+        }
+    }
+
     /// The chain walk of every start on its own (the definition of a tolerant run).
     fn tolerant_runs_naive(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
         let mut out = Vec::new();
