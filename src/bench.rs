@@ -6,8 +6,11 @@
 //! (b) exporting the whole disc (no previews, N jobs) vs the I/O floor: reading every
 //!     input byte once plus copying the produced output tree;
 //! (c) the export with previews vs without;
-//! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared.
-//! (d) peak RSS of the process.
+//! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared;
+//! each timed export is a child process, `xbg7-export --disc … --out …` as a user runs
+//! it, so its time and its memory are the tool's and nothing of the bench's own.
+//! (d) the largest peak RSS of those exports (and, apart, of the bench process: the
+//!     (a) section and the floor).
 //!
 //! `--noisy-textures` runs (a)–(d) on a texture-heavy copy of the disc ([`noisy_copy`]).
 //!
@@ -17,7 +20,7 @@
 //! largest stage ([`raster_grid`]): preparing its albedos and rendering its grid.
 
 use crate::config::Config;
-use crate::export::{self, ExportOptions};
+use crate::export;
 use crate::walker;
 use serde::Serialize;
 use std::path::Path;
@@ -37,6 +40,8 @@ pub enum BenchError {
     NoStage,
     #[error("decoding the largest stage failed: {0}")]
     Decode(String),
+    #[error("a timed export failed: {0}")]
+    Child(String),
 }
 
 #[derive(Debug, Serialize)]
@@ -54,7 +59,10 @@ pub struct BenchReport {
     pub export_ratio: Option<f64>,
     pub export_previews_s: Option<f64>,
     pub previews_overhead: Option<f64>,
+    /// Peak RSS of the bench process itself ((a) and the I/O floor).
     pub peak_rss_mb: Option<f64>,
+    /// (d): the largest peak RSS of the timed exports (child processes).
+    pub export_peak_rss_mb: Option<f64>,
     /// Every round's export time (b) and export-with-previews time, in run order.
     pub export_runs_s: Vec<f64>,
     pub previews_runs_s: Vec<f64>,
@@ -129,6 +137,43 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// The largest peak RSS in MiB of the child processes waited for so far (Linux
+/// `getrusage(RUSAGE_CHILDREN)`, whose `ru_maxrss` is in KiB).
+pub fn children_peak_rss_mb() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getrusage only writes the struct it is given, which lives on this stack.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+        (rc == 0 && ru.ru_maxrss > 0).then(|| ru.ru_maxrss as f64 / 1024.0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Run one export as a user does, `exe --disc D --out OUT --jobs N --quiet --no-report`
+/// (`--no-previews` unless `previews`), in a child process; its exit status must be
+/// success.
+fn export_child(exe: &Path, disc: &Path, out: &Path, jobs: usize, previews: bool) -> Result<(), BenchError> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--disc").arg(disc).arg("--out").arg(out);
+    cmd.args(["--jobs", &jobs.to_string(), "--quiet", "--no-report"]);
+    if !previews {
+        cmd.arg("--no-previews");
+    }
+    let o = cmd.stdin(std::process::Stdio::null()).output()?;
+    if !o.status.success() {
+        return Err(BenchError::Child(format!(
+            "{cmd:?} exited with {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
 /// How many times each side of (a) is timed (the medians are compared).
 pub const REPEATS: usize = 5;
 
@@ -137,9 +182,10 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Run the bench on `disc`, using `scratch` for output trees. `decode_only`: measure (a)
-/// and the peak RSS only.
+/// Run the bench on `disc`, using `scratch` for output trees and `exe` (this program)
+/// for the timed exports. `decode_only`: measure (a) and the peak RSS only.
 pub fn run(
+    exe: &Path,
     disc: &Path,
     scratch: &Path,
     jobs: usize,
@@ -183,6 +229,7 @@ pub fn run(
         export_previews_s: None,
         previews_overhead: None,
         peak_rss_mb: peak_rss_mb(),
+        export_peak_rss_mb: None,
         export_runs_s: Vec::new(),
         previews_runs_s: Vec::new(),
     };
@@ -190,17 +237,6 @@ pub fn run(
         return Ok(report);
     }
 
-    let opts = ExportOptions {
-        jobs: Some(jobs),
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
-    let with = ExportOptions {
-        previews: true,
-        ..opts.clone()
-    };
     // `rounds` rounds of: export, floor (read + copy of that export's tree), export with
     // previews; the medians are compared, so one busy moment of a shared machine does not
     // decide a ratio. Every tree gets a fresh name and all are deleted only after the last
@@ -220,7 +256,7 @@ pub fn run(
         trees.extend([out.clone(), copy.clone(), out2.clone()]);
         settle();
         let t = Instant::now();
-        export::export(disc, &out, &cfg, &opts)?;
+        export_child(exe, disc, &out, jobs, false)?;
         exports.push(t.elapsed().as_secs_f64());
 
         let t = Instant::now();
@@ -234,7 +270,7 @@ pub fn run(
         if with_previews {
             settle();
             let t = Instant::now();
-            export::export(disc, &out2, &cfg, &with)?;
+            export_child(exe, disc, &out2, jobs, true)?;
             previews.push(t.elapsed().as_secs_f64());
         }
     }
@@ -261,6 +297,7 @@ pub fn run(
     report.export_previews_s = export_previews_s;
     report.previews_overhead = previews_overhead;
     report.peak_rss_mb = peak_rss_mb();
+    report.export_peak_rss_mb = children_peak_rss_mb();
     Ok(report)
 }
 

@@ -436,7 +436,15 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 disc
             };
-            let r = xbg7_export::bench::run(&disc, &scratch, jobs, previews, decode_only, rounds)?;
+            let r = xbg7_export::bench::run(
+                &std::env::current_exe()?,
+                &disc,
+                &scratch,
+                jobs,
+                previews,
+                decode_only,
+                rounds,
+            )?;
             println!("{}", serde_json::to_string_pretty(&r)?);
             Ok(())
         }
