@@ -15,7 +15,6 @@ use super::header::Format;
 /// 16 texels of components (x, y, z, w) row-major for 4×4 formats, the first texel
 /// for 1×1 formats. [`swizzle`] turns them into RGBA.
 pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
-    let mut flat = [0u8; 64];
     match format {
         Format::Rgb565 => {
             let v = u16::from_le_bytes([block[0], block[1]]);
@@ -28,9 +27,10 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             out[0] = [block[0], block[1], block[2], block[3]];
             return;
         }
-        Format::Dxt1 => bcdec_rs::bc1(block, &mut flat, 16),
-        Format::Dxt2_3 => bcdec_rs::bc2(block, &mut flat, 16),
-        Format::Dxt4_5 => bcdec_rs::bc3(block, &mut flat, 16),
+        // BC1–BC3 write their RGBA rows (16 bytes each) straight into `out`.
+        Format::Dxt1 => bcdec_rs::bc1(block, out.as_flattened_mut(), 16),
+        Format::Dxt2_3 => bcdec_rs::bc2(block, out.as_flattened_mut(), 16),
+        Format::Dxt4_5 => bcdec_rs::bc3(block, out.as_flattened_mut(), 16),
         Format::Dxn => {
             let mut rg = [0u8; 32];
             bcdec_rs::bc5(block, &mut rg, 8, false);
@@ -47,13 +47,7 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             }
             return;
         }
-        Format::Ctx1 => {
-            ctx1(block, out);
-            return;
-        }
-    }
-    for (p, c) in out.iter_mut().zip(flat.chunks_exact(4)) {
-        *p = [c[0], c[1], c[2], c[3]];
+        Format::Ctx1 => ctx1(block, out),
     }
 }
 
@@ -84,9 +78,64 @@ pub fn swizzle(c: [u8; 4], sel: [u8; 4]) -> [u8; 4] {
     })
 }
 
+/// [`swizzle`] for one texture's selectors, prepared once: each output channel is a shift
+/// and mask of the texel held as a little-endian u32 (R in the low byte), or a constant,
+/// so a texel is swizzled in registers (the per-channel `match` went through memory for
+/// every texel of the base level).
+#[derive(Clone, Copy, Debug)]
+pub struct Swizzle {
+    shift: [u32; 4],
+    mask: [u32; 4],
+    fill: u32,
+}
+
+impl Swizzle {
+    pub fn new(sel: [u8; 4]) -> Swizzle {
+        let (mut shift, mut mask, mut fill) = ([0; 4], [0; 4], 0u32);
+        for (i, &s) in sel.iter().enumerate() {
+            match s {
+                0..=3 => (shift[i], mask[i]) = (8 * s as u32, 0xFF),
+                s if s & 1 == 0 => {}
+                _ => fill |= 0xFF << (8 * i),
+            }
+        }
+        Swizzle { shift, mask, fill }
+    }
+
+    /// Every channel is itself (then texels are copied as they are).
+    pub fn is_identity(&self) -> bool {
+        self.fill == 0 && self.mask == [0xFF; 4] && self.shift == [0, 8, 16, 24]
+    }
+
+    #[inline(always)]
+    pub fn apply(&self, c: [u8; 4]) -> [u8; 4] {
+        let v = u32::from_le_bytes(c);
+        let mut o = self.fill;
+        for i in 0..4 {
+            o |= ((v >> self.shift[i]) & self.mask[i]) << (8 * i);
+        }
+        o.to_le_bytes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prepared_swizzle_equals_the_selector_rule_for_every_selector() {
+        // All 8⁴ selector words (0–3 a component, even ≥ 4 zero, odd ≥ 5 one) on texels
+        // whose four bytes differ, and on the extremes.
+        let texels = [[0x12, 0x34, 0x56, 0x78], [0, 0, 0, 0], [255; 4], [1, 128, 254, 7]];
+        for w in 0..8u32.pow(4) {
+            let sel: [u8; 4] = std::array::from_fn(|c| ((w >> (3 * c)) & 7) as u8);
+            let p = Swizzle::new(sel);
+            for t in texels {
+                assert_eq!(p.apply(t), swizzle(t, sel), "{sel:?} {t:?}");
+            }
+            assert_eq!(p.is_identity(), sel == [0, 1, 2, 3], "{sel:?}");
+        }
+    }
 
     #[test]
     fn uncompressed_texels() {

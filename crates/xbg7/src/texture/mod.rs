@@ -119,14 +119,22 @@ pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject>
         ));
     }
     let take = full.min(avail) as usize;
-    let mut src = data[base..base + take].to_vec();
-    tiling::endian_swap(&mut src, header.endian);
+    // Copied only when it must be swapped.
+    let src: std::borrow::Cow<[u8]> = match header.endian {
+        Endian::None => std::borrow::Cow::Borrowed(&data[base..base + take]),
+        endian => {
+            let mut v = data[base..base + take].to_vec();
+            tiling::endian_swap(&mut v, endian);
+            std::borrow::Cow::Owned(v)
+        }
+    };
 
     let (w, h) = (header.width as usize, header.height as usize);
     let mut rgba = vec![0u8; w * h * 4];
     let dim = format.block_dim() as usize;
     let log2 = tiling::bpb_log2(bpb);
-    let sel = header.swizzle_channels();
+    let sel = bcn::Swizzle::new(header.swizzle_channels());
+    let identity = sel.is_identity();
     let mut px = [[0u8; 4]; 16];
     for by in 0..hb {
         let row = if header.tiled {
@@ -147,18 +155,22 @@ pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject>
                 ));
             };
             bcn::decode_block(format, block, &mut px);
-            for dy in 0..dim {
-                let y = by as usize * dim + dy;
-                if y >= h {
-                    break;
-                }
-                for dx in 0..dim {
-                    let x = bx as usize * dim + dx;
-                    if x >= w {
-                        break;
+            // The block's texels inside the image (bx < wb, so x0 < w), a row at a time.
+            let (x0, y0) = (bx as usize * dim, by as usize * dim);
+            let cols = dim.min(w - x0);
+            for dy in 0..dim.min(h - y0) {
+                let o = 4 * ((y0 + dy) * w + x0);
+                let texels = &px[dy * dim..dy * dim + cols];
+                // Whole rows of a 4×4 block and single texels as fixed-size copies.
+                match (identity, cols) {
+                    (true, 4) => rgba[o..o + 16].copy_from_slice(texels.as_flattened()),
+                    (true, 1) => rgba[o..o + 4].copy_from_slice(&texels[0]),
+                    (true, _) => rgba[o..o + 4 * cols].copy_from_slice(texels.as_flattened()),
+                    (false, _) => {
+                        for (d, &t) in rgba[o..o + 4 * cols].chunks_exact_mut(4).zip(texels) {
+                            d.copy_from_slice(&sel.apply(t));
+                        }
                     }
-                    let o = 4 * (y * w + x);
-                    rgba[o..o + 4].copy_from_slice(&bcn::swizzle(px[dy * dim + dx], sel));
                 }
             }
         }
