@@ -144,13 +144,35 @@ pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Ve
     encode_raw(width, height, &narrow, color, PNG_SETTINGS)
 }
 
-/// The channels `keep[..N]` of every RGBA pixel, in fixed-size steps the compiler unrolls.
+/// The channels `keep[..N]` of every RGBA pixel, in fixed-size steps the compiler unrolls
+/// (RGB, the common case, four pixels at a time in [`rgb`]).
 fn narrow<const N: usize>(rgba: &[u8], keep: [usize; 3]) -> Vec<u8> {
+    if N == 3 && keep == [0, 1, 2] {
+        return rgb(rgba);
+    }
     let mut out = Vec::with_capacity(rgba.len() / 4 * N);
     out.extend(
         rgba.chunks_exact(4)
             .flat_map(|p| std::array::from_fn::<u8, N, _>(|c| p[keep[c]])),
     );
+    out
+}
+
+/// RGBA → RGB: four pixels (16 bytes) as one u128 whose alpha bytes are squeezed out by
+/// shifts and masks (bytes stay in order), 12 bytes written; then the last pixels.
+fn rgb(rgba: &[u8]) -> Vec<u8> {
+    // Appended, not written into a zeroed buffer: zeroing it first cost as much again.
+    let mut out = Vec::with_capacity(rgba.len() / 4 * 3);
+    let mut quads = rgba.chunks_exact(16);
+    for src in &mut quads {
+        let x = u128::from_le_bytes(src.try_into().expect("16 bytes"));
+        const P: u128 = 0xFF_FFFF;
+        let y = (x & P) | ((x >> 8) & (P << 24)) | ((x >> 16) & (P << 48)) | ((x >> 24) & (P << 72));
+        out.extend_from_slice(&y.to_le_bytes()[..12]);
+    }
+    for p in quads.remainder().chunks_exact(4) {
+        out.extend_from_slice(&p[..3]);
+    }
     out
 }
 
@@ -204,4 +226,20 @@ fn encode_raw(
 /// as a single transparent pixel instead; use [`try_encode_png`] to get the error.
 pub fn encode_png(img: &Image) -> Vec<u8> {
     try_encode_png(img).unwrap_or_else(|_| try_encode_png(&Image::filled(1, 1, [0; 4])).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rgb_drops_every_alpha_byte_and_keeps_the_order() {
+        // Every pixel count up to 41 (whole quads, and 1–3 pixels after them).
+        for n in 0..42usize {
+            let rgba: Vec<u8> = (0..4 * n).map(|i| (i * 37 + n) as u8).collect();
+            let plain: Vec<u8> = rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+            assert_eq!(rgb(&rgba), plain, "{n} pixels");
+            assert_eq!(narrow::<3>(&rgba, [0, 1, 2]), plain);
+        }
+    }
 }
