@@ -89,10 +89,14 @@ fn len(a: [f64; 3]) -> f64 {
 
 /// Is triangle `(a, b, c)` degenerate (repeated index or zero area)?
 pub fn degenerate(m: &Mesh, t: [u32; 3]) -> bool {
+    degenerate_by(|i| m.positions[i as usize], t)
+}
+
+/// [`degenerate`] with vertex positions from `p` (e.g. read from a block's bytes).
+pub fn degenerate_by(p: impl Fn(u32) -> [f32; 3], t: [u32; 3]) -> bool {
     if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
         return true;
     }
-    let p = |i: u32| m.positions[i as usize];
     let n = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
     let area2 = len(n);
     area2.is_nan() || area2 <= 0.0

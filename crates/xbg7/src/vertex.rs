@@ -43,6 +43,16 @@ impl AttributeMap {
     }
 }
 
+/// Do `count ≥ 1` elements at `base + k·stride + e.offset` lie inside `len` bytes?
+fn elem_fits(len: usize, base: usize, stride: usize, count: usize, e: &Element) -> bool {
+    let last = count
+        .checked_sub(1)
+        .and_then(|c| c.checked_mul(stride))
+        .and_then(|x| x.checked_add(base))
+        .and_then(|x| x.checked_add(e.offset as usize + e.ty.size()));
+    last.is_some_and(|last| last <= len)
+}
+
 /// Read `count` elements at `base + k·stride + e.offset`, keeping the first `N`
 /// components of each (straight into the mesh's vector, no intermediate copy); `None`
 /// if any byte is out of range.
@@ -53,10 +63,7 @@ fn read_elem<const N: usize>(
     count: usize,
     e: &Element,
 ) -> Option<Vec<[f32; N]>> {
-    let last = base
-        .checked_add(count.checked_sub(1)?.checked_mul(stride)?)?
-        .checked_add(e.offset as usize + e.ty.size())?;
-    if last > data.len() {
+    if !elem_fits(data.len(), base, stride, count, e) {
         return None;
     }
     let first = base + e.offset as usize;
@@ -92,10 +99,23 @@ fn gather<const N: usize>(
         .collect()
 }
 
+/// Would [`read_vertices`] read these vertices (not `None`), without reading them: at
+/// least one vertex, a stride, a POSITION element, every mapped element inside `len`.
+pub fn vertices_fit(len: usize, base: usize, count: usize, decl: &Declaration, map: &AttributeMap) -> bool {
+    let fits = |e: &Element| elem_fits(len, base, decl.stride, count, e);
+    count > 0
+        && decl.stride > 0
+        && map.position.as_ref().is_some_and(fits)
+        && map.normal.as_ref().is_none_or(fits)
+        && map.texcoords.iter().all(fits)
+        && map.color.as_ref().is_none_or(fits)
+}
+
 /// Decode `count` vertices starting at `base` into a mesh with no indices yet.
-/// `None` when the buffer runs past the data or there is no POSITION element.
+/// `None` when the buffer runs past the data or there is no POSITION element
+/// (exactly when [`vertices_fit`] is false).
 pub fn read_vertices(data: &[u8], base: usize, count: usize, decl: &Declaration, map: &AttributeMap) -> Option<Mesh> {
-    if count == 0 || decl.stride == 0 {
+    if !vertices_fit(data.len(), base, count, decl, map) {
         return None;
     }
     let s = decl.stride;

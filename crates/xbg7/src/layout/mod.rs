@@ -73,15 +73,8 @@ pub fn read_block(data: &[u8], p: Placement, decl: &Declaration, map: &Attribute
             format!("index {bad} ≥ vertex count {}", p.vertex_count),
         ));
     }
-    let mut mesh = read_vertices(data, p.vertex_offset, p.vertex_count as usize, decl, map).ok_or_else(|| {
-        Reason::new(
-            Code::Truncated,
-            format!(
-                "vertex buffer {:#x}+{}×{} runs past the data section",
-                p.vertex_offset, p.vertex_count, decl.stride
-            ),
-        )
-    })?;
+    let mut mesh =
+        read_vertices(data, p.vertex_offset, p.vertex_count as usize, decl, map).ok_or_else(|| vertices_past_end(p, decl))?;
     mesh.primitives = vec![Primitive {
         first_index: 0,
         index_count: p.index_count,
@@ -89,6 +82,18 @@ pub fn read_block(data: &[u8], p: Placement, decl: &Declaration, map: &Attribute
     }];
     mesh.indices = indices;
     Ok(mesh)
+}
+
+/// Why [`read_block`] cannot read the vertices of `p` (they run past the data section,
+/// or the declaration has no POSITION to read).
+pub fn vertices_past_end(p: Placement, decl: &Declaration) -> Reason {
+    Reason::new(
+        Code::Truncated,
+        format!(
+            "vertex buffer {:#x}+{}×{} runs past the data section",
+            p.vertex_offset, p.vertex_count, decl.stride
+        ),
+    )
 }
 
 /// Run the hard gates over a block read at `p`.

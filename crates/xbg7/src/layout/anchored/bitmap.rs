@@ -51,6 +51,23 @@ impl UnitBitmap {
     /// method, spent its time in cache misses). Same answer as `is_unit_normal` (tested),
     /// from the same decoded components.
     pub(super) fn fill_half3(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { Self::fill_half3_avx2(data, parity, n, tol, bits) };
+        }
+        Self::fill_half3_plain(data, parity, n, tol, bits)
+    }
+
+    /// [`Self::fill_half3_plain`] compiled for AVX2 (the same code, twice the lanes).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_half3_avx2(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
+        Self::fill_half3_plain(data, parity, n, tol, bits)
+    }
+
+    #[inline(always)]
+    pub(super) fn fill_half3_plain(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
         let (lo2, hi2) = ((1.0 - tol).powi(2), (1.0 + tol).powi(2));
         let mut squares = [0f32; 66];
         let mut unit = [0u8; 64];
@@ -192,12 +209,13 @@ pub type TolerantRun = (usize, usize, usize);
 /// bitmap, no per-start walks; chains bridging gaps used to be walked once per start
 /// inside them, quadratic on buffers whose normals are often off-unit).
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
-    tolerant_runs_with(bm, s, |_| ()).into_iter().map(|(r, ())| r).collect()
+    with_extra(&tolerant_runs_by_offset(bm, s), |_| ()).into_iter().map(|(r, ())| r).collect()
 }
 
-/// [`tolerant_runs`], each with `extra(start)`, which is called in descending order of
-/// the starts (so reading data near each start walks memory in order, not at random).
-pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(usize) -> X) -> Vec<(TolerantRun, X)> {
+/// The tolerant runs at stride `s` in descending order of their starts (the walk's own
+/// order; [`with_extra`] sorts them). Independent of where in a vertex the normal is, so
+/// one walk serves every normal offset of that stride.
+pub fn tolerant_runs_by_offset(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
     if s == 0 {
         return Vec::new(); // every slot is its own predecessor: no run starts
     }
@@ -205,7 +223,7 @@ pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(us
     // Per residue mod `s`: (the lowest unit slot seen so far, its chain's last slot,
     // its chain's unit slots).
     let mut next: Vec<(usize, usize, usize)> = vec![(usize::MAX, 0, 0); s];
-    let mut out: Vec<(TolerantRun, X)> = Vec::new();
+    let mut out: Vec<TolerantRun> = Vec::new();
     let residue = Residue::new(s);
     for q in bm.iter_rev() {
         let slot = &mut next[residue.of(q)];
@@ -218,9 +236,17 @@ pub fn tolerant_runs_with<X>(bm: &UnitBitmap, s: usize, mut extra: impl FnMut(us
         // unit-normal slot of junk: they chain on (a real run may pass through them)
         // but are never a run a unit looks at.
         if units >= MIN_RUN_UNITS && !(q >= s && bm.get(q - s)) {
-            out.push(((q, (end - q) / s + 1, units), extra(q)));
+            out.push((q, (end - q) / s + 1, units));
         }
     }
+    out
+}
+
+/// Runs from [`tolerant_runs_by_offset`], each with `extra(start)` (called in their
+/// order, descending starts, so reading data near each start walks memory in order,
+/// not at random), most unit slots first (then by offset).
+pub fn with_extra<X>(runs: &[TolerantRun], mut extra: impl FnMut(usize) -> X) -> Vec<(TolerantRun, X)> {
+    let mut out: Vec<(TolerantRun, X)> = runs.iter().map(|&r| (r, extra(r.0))).collect();
     // Offsets are distinct, so (units descending, offset) is a total order and the
     // unstable sort gives the same list as a stable one.
     out.sort_unstable_by_key(|(r, _)| (std::cmp::Reverse(r.2), r.0));
@@ -254,6 +280,106 @@ impl Residue {
             }
             _ => (q as u64 % self.s) as usize,
         }
+    }
+}
+
+/// Values per group of [`IndexMaxima`].
+pub const GROUP: usize = 16;
+
+/// The largest big-endian u16 value of every aligned group of [`GROUP`] values of a data
+/// section (values at even offsets; a last partial group has none), computed in one pass
+/// and shared by every unit's no-normal search: "are these `GROUP` values all `< V`" is
+/// then one comparison for any `V`, so each further `(V, I)` costs a pass over
+/// `1/GROUP` of the values instead of another pass over the data.
+pub struct IndexMaxima {
+    max: Vec<u16>,
+}
+
+impl IndexMaxima {
+    pub fn build(data: &[u8]) -> IndexMaxima {
+        let groups = data.len() / (2 * GROUP);
+        let mut max = vec![0u16; groups];
+        fill_group_maxima(&data[..2 * GROUP * groups], &mut max);
+        IndexMaxima { max }
+    }
+
+    #[cfg(test)]
+    pub(super) fn max_values(&self) -> &[u16] {
+        &self.max
+    }
+
+    /// Maximal runs `(first u16 index, length)` of big-endian u16 values `< v` at even
+    /// offsets of `data` (the section these maxima were built from), length ≥ `min_len`.
+    /// A run of at least `2·GROUP − 1` values holds a whole group, so only groups whose
+    /// maximum is `< v` start a run; it is grown backwards value by value (fewer than
+    /// `GROUP` steps) and forwards a whole group at a time while the groups are below
+    /// `v`. Shorter runs take the plain scan ([`index_runs`]).
+    pub fn runs(&self, data: &[u8], v: u32, min_len: usize) -> Vec<(usize, usize)> {
+        if min_len < 2 * GROUP - 1 {
+            return index_runs(data, v, min_len);
+        }
+        let valid = |k: usize| (u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32) < v;
+        let below = |g: usize| (self.max[g] as u32) < v;
+        let n = data.len() / 2;
+        let groups = self.max.len();
+        let mut out = Vec::new();
+        let mut g = 0;
+        while g < groups {
+            if !below(g) {
+                g += 1;
+                continue;
+            }
+            // The group before is not below `v` (or holds the end of the run found
+            // last), so going back takes fewer than GROUP steps.
+            let mut start = GROUP * g;
+            while start > 0 && valid(start - 1) {
+                start -= 1;
+            }
+            let mut next = g + 1;
+            while next < groups && below(next) {
+                next += 1;
+            }
+            let mut end = GROUP * next;
+            while end < n && valid(end) {
+                end += 1;
+            }
+            if end - start >= min_len {
+                out.push((start, end - start));
+            }
+            // The group holding `end` has a value ≥ `v`: it starts no run.
+            g = end / GROUP + 1;
+        }
+        out
+    }
+}
+
+/// `max[g]` = the largest big-endian u16 of `data[32g..32g + 32]` (`data` holds exactly
+/// `max.len()` groups). The same loop compiled for AVX2 where the CPU has it (the
+/// byte swap and unsigned maximum are one instruction each there), plain otherwise.
+fn fill_group_maxima(data: &[u8], max: &mut [u16]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { fill_group_maxima_avx2(data, max) };
+    }
+    fill_group_maxima_plain(data, max)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn fill_group_maxima_avx2(data: &[u8], max: &mut [u16]) {
+    fill_group_maxima_plain(data, max)
+}
+
+#[inline(always)]
+pub(super) fn fill_group_maxima_plain(data: &[u8], max: &mut [u16]) {
+    for (m, c) in max.iter_mut().zip(data.chunks_exact(2 * GROUP)) {
+        let c: &[u8; 2 * GROUP] = c.try_into().expect("whole groups");
+        let mut top = 0u16;
+        for j in 0..GROUP {
+            top = top.max(u16::from_be_bytes([c[2 * j], c[2 * j + 1]]));
+        }
+        *m = top;
     }
 }
 

@@ -26,10 +26,10 @@
 //! steps 3–4), `resolve` (step 5); this file holds the units, their claims, and
 //! [`anchor`] / [`next_after`], which run them.
 
-use super::{decode_block, gate_block, read_block, Decoded, Placement};
+use super::{decode_block, gate_block, read_block, vertices_past_end, Decoded, Placement};
 use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
-use crate::gates::{degenerate, GateConfig};
-use crate::mesh::Mesh;
+use crate::gates::{degenerate_by, GateConfig};
+use crate::vertex::vertices_fit;
 use crate::reason::{Code, Reason};
 use crate::vertex::AttributeMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -81,19 +81,30 @@ struct Cand {
 }
 
 impl Cand {
-    fn result(&self) -> &Result<Rc<Decoded>, Reason> {
-        self.block.result()
+    /// The block gated (read from `data`, the section it was claimed in, on first use).
+    fn result(&self, data: &[u8]) -> &Result<Rc<Decoded>, Reason> {
+        self.block.result(data)
     }
 
-    fn ok(&self) -> Option<&Decoded> {
-        self.result().as_ref().ok().map(|d| d.as_ref())
+    fn ok(&self, data: &[u8]) -> Option<&Decoded> {
+        self.result(data).as_ref().ok().map(|d| d.as_ref())
     }
 }
 
-/// A block read at a claim's place, gated when its result is first asked for.
+/// What a claimed block needs to be read and gated: its place, the declaration it is
+/// read by, and the gates.
+#[derive(Debug)]
+struct Pending {
+    pl: Placement,
+    decl: Declaration,
+    map: AttributeMap,
+    cfg: GateConfig,
+}
+
+/// A block at a claim's place, read and gated when its result is first asked for.
 #[derive(Debug)]
 struct Block {
-    pending: std::cell::RefCell<Option<(Placement, Mesh, GateConfig)>>,
+    pending: std::cell::RefCell<Option<Pending>>,
     result: std::cell::OnceCell<Result<Rc<Decoded>, Reason>>,
 }
 
@@ -105,16 +116,23 @@ impl Block {
         })
     }
 
-    fn read(pl: Placement, mesh: Mesh, cfg: &GateConfig) -> Rc<Block> {
+    fn read(pl: Placement, unit: &Unit<'_>, cfg: &GateConfig) -> Rc<Block> {
         Rc::new(Block {
-            pending: std::cell::RefCell::new(Some((pl, mesh, cfg.clone()))),
+            pending: std::cell::RefCell::new(Some(Pending {
+                pl,
+                decl: unit.decl.clone(),
+                map: unit.map.clone(),
+                cfg: cfg.clone(),
+            })),
             result: std::cell::OnceCell::new(),
         })
     }
 
-    fn result(&self) -> &Result<Rc<Decoded>, Reason> {
+    fn result(&self, data: &[u8]) -> &Result<Rc<Decoded>, Reason> {
         self.result.get_or_init(|| match self.pending.borrow_mut().take() {
-            Some((pl, mesh, cfg)) => gate_block(pl, mesh, &cfg).map(Rc::new),
+            Some(p) => read_block(data, p.pl, &p.decl, &p.map)
+                .and_then(|mesh| gate_block(p.pl, mesh, &p.cfg))
+                .map(Rc::new),
             // Unreachable: a block is built either gated or pending, and gated once.
             None => Err(Reason::new(Code::NoValidAnchor, "internal: block gated twice")),
         })
@@ -192,7 +210,8 @@ pub fn next_after(
     let all = scanner.cached(unit, cfg)?;
     // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
     let from = all.cands.partition_point(|c| c.range.start < min_offset);
-    let free = |c: &&Cand| c.ok().is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
+    let data = scanner.data;
+    let free = |c: &&Cand| c.ok(data).is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
     // The first gated block after the previous one; a window that looks like the start of
     // an index buffer before one that does not (e.g. the block read one stride early).
     let pick = all.cands[from..]
@@ -200,12 +219,12 @@ pub fn next_after(
         .filter(free)
         .find(|c| c.strength == 3)
         .or_else(|| all.cands[from..].iter().find(free));
-    pick.and_then(Cand::ok).cloned().ok_or_else(|| {
+    pick.and_then(|c| c.ok(data)).cloned().ok_or_else(|| {
         let mut failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
         failures.extend(
             all.cands[from..]
                 .iter()
-                .filter_map(|c| c.result().as_ref().err().map(|r| (c.range.start, r.clone()))),
+                .filter_map(|c| c.result(data).as_ref().err().map(|r| (c.range.start, r.clone()))),
         );
         failures.sort_by_key(|f| f.0);
         no_candidate(unit, Some(min_offset), &failures)
@@ -585,25 +604,93 @@ mod tests {
             (9, 40),
         ];
         for (v, min) in cases {
-            let mut want = Vec::new();
-            let (mut st, mut l) = (0, 0);
-            for (k, c) in data.chunks_exact(2).enumerate() {
-                if (u16::from_be_bytes([c[0], c[1]]) as u32) < v {
-                    if l == 0 {
-                        st = k;
-                    }
-                    l += 1;
-                } else {
-                    if l >= min {
-                        want.push((st, l));
-                    }
-                    l = 0;
-                }
-            }
-            if l >= min {
-                want.push((st, l));
-            }
+            let want = plain_index_runs(&data, v, min);
             assert_eq!(index_runs(&data, v, min), want, "v {v} min {min}");
+            assert_eq!(IndexMaxima::build(&data).runs(&data, v, min), want, "v {v} min {min}");
+        }
+    }
+
+    /// The definition: maximal runs of big-endian u16 values `< v`, value by value.
+    fn plain_index_runs(data: &[u8], v: u32, min: usize) -> Vec<(usize, usize)> {
+        let mut want = Vec::new();
+        let (mut st, mut l) = (0, 0);
+        for (k, c) in data.chunks_exact(2).enumerate() {
+            if (u16::from_be_bytes([c[0], c[1]]) as u32) < v {
+                if l == 0 {
+                    st = k;
+                }
+                l += 1;
+            } else {
+                if l >= min.max(1) {
+                    want.push((st, l));
+                }
+                l = 0;
+            }
+        }
+        if l >= min.max(1) {
+            want.push((st, l));
+        }
+        want
+    }
+
+    /// Index-list-like data: pieces of small values (runs of every length, across group
+    /// boundaries), zeros and large values, in random order and an odd total length.
+    fn index_like() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = (0u8..4, 1usize..200, any::<u16>()).prop_map(|(kind, len, seed)| {
+            (0..len)
+                .flat_map(|k| {
+                    let x = (seed as usize).wrapping_add(k * 40_503) as u16;
+                    match kind {
+                        0 => x % 600,
+                        1 => 0,
+                        2 => x | 0x8000,
+                        _ => x,
+                    }
+                    .to_be_bytes()
+                })
+                .collect::<Vec<u8>>()
+        });
+        (proptest::collection::vec(piece, 1..40), any::<bool>()).prop_map(|(ps, odd)| {
+            let mut d: Vec<u8> = ps.concat();
+            if odd {
+                d.push(3);
+            }
+            d
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn group_maxima_runs_are_the_plain_runs(
+            data in index_like(),
+            pick in proptest::prelude::any::<proptest::sample::Index>(),
+            step in 0u32..2,
+            v in proptest::prop_oneof![1u32..700, 0u32..70_000],
+            min in 0usize..300,
+        ) {
+            // `v` at, or one above, a value of the data (the boundaries), or anywhere.
+            let vals: Vec<u32> = data.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).collect();
+            let v = match (vals.is_empty(), step) {
+                (false, 0) => vals[pick.index(vals.len())] + (v % 2),
+                _ => v,
+            };
+            let m = IndexMaxima::build(&data);
+            proptest::prop_assert_eq!(m.runs(&data, v, min), plain_index_runs(&data, v, min));
+            proptest::prop_assert_eq!(index_runs(&data, v, min), plain_index_runs(&data, v, min));
+        }
+
+        #[test]
+        fn group_maxima_are_the_maxima(data in index_like()) {
+            let m = IndexMaxima::build(&data);
+            let want: Vec<u16> = data
+                .chunks_exact(2 * GROUP)
+                .map(|g| g.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).max().unwrap_or(0))
+                .collect();
+            proptest::prop_assert_eq!(&m.max_values()[..], &want[..]);
+            let mut plain = vec![0u16; want.len()];
+            bitmap::fill_group_maxima_plain(&data[..2 * GROUP * want.len()], &mut plain);
+            proptest::prop_assert_eq!(&plain[..], &want[..]);
         }
     }
 

@@ -246,16 +246,16 @@ pub(super) fn resolve(
             let n = next_for_group.entry(key).or_insert(0);
             let pick = &c[*n % c.len()];
             *n += 1;
-            pick.result().as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
+            pick.result(data).as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
         } else {
             let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
             let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
             if let [one] = strongest.as_slice() {
-                one.result().as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
-            } else if c.iter().all(|x| x.result().is_err()) {
+                one.result(data).as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
+            } else if c.iter().all(|x| x.result(data).is_err()) {
                 let fails: Vec<(usize, Reason)> = c
                     .iter()
-                    .filter_map(|x| x.result().as_ref().err().map(|r| (x.range.start, r.clone())))
+                    .filter_map(|x| x.result(data).as_ref().err().map(|r| (x.range.start, r.clone())))
                     .collect();
                 Err(no_candidate(&units[u], None, &fails))
             } else {

@@ -9,23 +9,31 @@ use super::*;
 /// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
 pub const MAX_LEADING_NON_UNIT: usize = 2;
 
-/// Can the window starting at `w` be extended backwards by a valid, real triangle?
-pub(super) fn extendable(data: &[u8], w: usize, m: &Mesh) -> bool {
+/// Can the window starting at `w` be extended backwards by a valid, real triangle of a
+/// block of `v` vertices whose positions `pos` reads?
+pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f32; 3]) -> bool {
     if w < 6 {
         return false;
     }
-    let t: Vec<u32> = data[w - 6..w]
-        .chunks_exact(2)
-        .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
-        .collect();
-    let v = m.positions.len() as u32;
-    t.iter().all(|&i| i < v) && !degenerate(m, [t[0], t[1], t[2]])
+    let t: [u32; 3] = std::array::from_fn(|k| u16::from_be_bytes([data[w - 6 + 2 * k], data[w - 5 + 2 * k]]) as u32);
+    t.iter().all(|&i| i < v) && !degenerate_by(pos, t)
 }
 
-/// The claim strength of a block read at window `w` (see [`Cand::strength`]).
-pub(super) fn strength(data: &[u8], w: usize, m: &Mesh) -> u8 {
-    let real_start = m.indices.len() >= 3 && !degenerate(m, [m.indices[0], m.indices[1], m.indices[2]]);
-    2 * u8::from(!extendable(data, w, m)) + u8::from(real_start)
+/// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
+/// positions `pos` reads (see [`Cand::strength`]).
+pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
+    let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
+    let real_start = i >= 3 && !degenerate_by(pos, [idx(0), idx(1), idx(2)]);
+    2 * u8::from(!extendable(data, w, v, pos)) + u8::from(real_start)
+}
+
+/// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
+/// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
+#[inline]
+pub(super) fn element3(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, k: u32) -> [f32; 3] {
+    let at = p + k as usize * s + e.offset as usize;
+    let c = e.ty.decode(&data[at..at + e.ty.size()]);
+    [c[0], c[1], c[2]]
 }
 
 /// Cheap index pre-check straight from the bytes (no allocation): every value `< v`,
@@ -176,44 +184,57 @@ pub(super) fn claim(
         }
         return None;
     }
-    let mesh = match read_block(data, pl, unit.decl, unit.map) {
-        Ok(m) => m,
-        Err(why) => {
-            if failures.len() < MAX_CANDIDATES {
-                failures.push((w, why));
-            }
-            return None;
+    // Whether the block can be read is settled here; it is read only when gated
+    // ([`Block`]), which most claims never are.
+    let s = unit.decl.stride;
+    if !vertices_fit(data.len(), p, v, unit.decl, unit.map) {
+        if failures.len() < MAX_CANDIDATES {
+            failures.push((w, vertices_past_end(pl, unit.decl)));
         }
-    };
-    let strength = strength(data, w, &mesh);
-    let unit_normals = match (&mesh.normals, unit.map.normal) {
-        (Some(ns), Some(e)) => {
-            // |n| within the tolerance of 1, as squares: f32 components squared are exact
-            // in f64, so only the sum rounds (a hypot per vertex was 5 % of a decode).
-            let tol = unit_tolerance(e.ty) as f64;
-            let (lo, hi) = ((1.0 - tol) * (1.0 - tol), (1.0 + tol) * (1.0 + tol));
-            ns.iter()
-                .filter(|n| {
-                    let l2 = (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2);
-                    (lo..=hi).contains(&l2)
-                })
-                .count() as u32
-        }
-        _ => 0,
+        return None;
+    }
+    let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
+    let strength = strength(data, w, i, unit.vertex_count, |k| element3(data, p, s, pe, k));
+    let unit_normals = match unit.map.normal {
+        Some(e) => count_unit_normals(data, p, s, &e, unit.vertex_count),
+        None => 0,
     };
     Some(Claim {
         pl,
-        mesh,
         strength,
         unit_normals,
     })
 }
 
-/// A claim read but not yet gated ([`Block`] gates on first use, for the claims that
-/// survive [`prune_misaligned`] and the resolution).
+/// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit:
+/// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
+/// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
+/// normal types get a loop of their own, in which the decoder's `match` folds away.
+fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
+    let tol = unit_tolerance(e.ty) as f64;
+    let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
+    let (first, size) = (p + e.offset as usize, e.ty.size());
+    let count = |decode: &dyn Fn(&[u8]) -> [f32; 4]| -> u32 {
+        (0..v as usize)
+            .filter(|&k| {
+                let at = first + k * s;
+                let n = decode(&data[at..at + size]);
+                bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+            })
+            .count() as u32
+    };
+    use DeclType::*;
+    match e.ty {
+        Float16_4 => count(&|b| Float16_4.decode(b)),
+        Float3 => count(&|b| Float3.decode(b)),
+        ty => count(&|b| ty.decode(b)),
+    }
+}
+
+/// A claim not yet read nor gated ([`Block`] reads and gates on first use, for the
+/// claims that survive [`prune_misaligned`] and the resolution).
 pub(super) struct Claim {
     pl: Placement,
-    mesh: Mesh,
     strength: u8,
     unit_normals: u32,
 }
@@ -223,10 +244,10 @@ impl Claim {
         self.pl.range(stride)
     }
 
-    pub(super) fn gate(self, stride: usize, cfg: &GateConfig) -> Cand {
+    pub(super) fn gate(self, unit: &Unit<'_>, cfg: &GateConfig) -> Cand {
         Cand {
-            range: self.pl.range(stride),
-            block: Block::read(self.pl, self.mesh, cfg),
+            range: self.pl.range(unit.decl.stride),
+            block: Block::read(self.pl, unit, cfg),
             strength: self.strength,
             unit_normals: self.unit_normals,
         }
@@ -235,7 +256,7 @@ impl Claim {
 
 /// The u16 value just before each start-aligned place of a run (`u32::MAX` where there
 /// is none): the first thing every unit's window test reads there, read once per run and
-/// in offset order ([`tolerant_runs_with`]) instead of once per (run, unit) at random.
+/// in offset order ([`with_extra`]) instead of once per (run, unit) at random.
 pub(super) type Heads = [u32; MAX_LEADING_NON_UNIT + 1];
 
 /// Runs are kept per (normal type, byte parity, stride, normal offset).
@@ -289,6 +310,8 @@ pub struct Scanner<'d> {
     pub(super) data: &'d [u8],
     pub(super) bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
     pub(super) runs: BTreeMap<RunsKey, Vec<(TolerantRun, Heads)>>,
+    /// Tolerant runs per (normal type, byte parity, stride), whatever the normal offset.
+    pub(super) runs_by_offset: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
     pub(super) cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
@@ -297,6 +320,9 @@ pub struct Scanner<'d> {
     pub(super) seen: Vec<u64>,
     /// Which index windows end where ([`Windows`]), shared by every unit.
     pub(super) windows: Windows,
+    /// Group maxima of the u16 values, for the no-normal search's index runs; built on
+    /// first use.
+    pub(super) maxima: Option<IndexMaxima>,
 }
 
 impl<'d> Scanner<'d> {
@@ -305,10 +331,12 @@ impl<'d> Scanner<'d> {
             data,
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
+            runs_by_offset: BTreeMap::new(),
             cands: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
             seen: Vec::new(),
             windows: Windows::default(),
+            maxima: None,
         }
     }
 
@@ -357,11 +385,16 @@ impl<'d> Scanner<'d> {
             .bitmaps
             .entry(bm_key)
             .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
-        let rs = self.runs.entry((bm_key.0, bm_key.1, s, no)).or_insert_with(|| {
-            // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit
-            // normal anywhere.
-            tolerant_runs_with(bm, s, |q0| heads(data, q0, no, s))
-        });
+        // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit normal
+        // anywhere.
+        let by_offset = self
+            .runs_by_offset
+            .entry((bm_key.0, bm_key.1, s))
+            .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+        let rs = self
+            .runs
+            .entry((bm_key.0, bm_key.1, s, no))
+            .or_insert_with(|| with_extra(by_offset, |q0| heads(data, q0, no, s)));
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Found::default();
         let mut claims: Vec<Claim> = Vec::new();
@@ -415,7 +448,7 @@ impl<'d> Scanner<'d> {
         claims.sort_by_key(|c| c.pl.index_offset);
         claims.dedup_by_key(|c| c.pl.index_offset);
         prune_misaligned(&mut claims, s);
-        found.cands = claims.into_iter().map(|c| c.gate(s, cfg)).collect();
+        found.cands = claims.into_iter().map(|c| c.gate(unit, cfg)).collect();
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
@@ -447,7 +480,10 @@ impl<'d> Scanner<'d> {
             )));
         }
         self.spend(data.len(), unit)?;
-        let runs = index_runs(data, unit.vertex_count, i);
+        let runs = self
+            .maxima
+            .get_or_insert_with(|| IndexMaxima::build(data))
+            .runs(data, unit.vertex_count, i);
         let mut found = Found::default();
         let mut seen = vec![0u64; v.div_ceil(64)];
         let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
