@@ -4,7 +4,8 @@
 //! second round of one unit per record for bodies; the placed blocks are then
 //! assembled into [`DecodedResource`]s (split by records, gated, measured).
 
-use super::anchored::{self, Unit};
+use super::anchored::{self, owned, Unit};
+use std::rc::Rc;
 use super::records::{self, SplitOrder};
 use super::{sequential, split_by_counts, Decoded, Placement};
 use crate::container::{Container, TAG_TX2D, TAG_XBG7};
@@ -94,20 +95,28 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
     }
 
     let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
-    let mut placed: Vec<Option<Result<Decoded, Reason>>> = first.results.into_iter().map(Some).collect();
+    let mut placed: Vec<Option<Result<Rc<Decoded>, Reason>>> = first.results.into_iter().map(Some).collect();
     // Bodies stored as one block per record: where the whole resource's block is not
     // found, each record is a unit of its own, kept off every block another resource
     // (or this one) claimed in the first round.
     claimed.extend(first.claims);
-    let per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
+    let mut per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
+    // The scanner's cache holds every claimed block; without it the placed blocks are
+    // the only holders and move into the resources uncopied.
+    drop(scanner);
 
     let mut out = ContainerDecode::default();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
         let result = match (plan, &p.desc) {
             (None, Err(r)) => Err(r.clone()),
             (Some(_), Ok(r)) if r.undecodable.is_some() => Err(r.undecodable.clone().expect("checked")),
-            (Some(plan), Ok(r)) => match &per_record[k] {
-                Some(blocks) => assemble_blocks(blocks.clone(), r, SplitKind::PerRecordBlocks, cfg),
+            (Some(plan), Ok(r)) => match per_record[k].take() {
+                Some(blocks) => assemble_blocks(
+                    blocks.into_iter().map(owned).collect(),
+                    r,
+                    SplitKind::PerRecordBlocks,
+                    cfg,
+                ),
                 None => assemble(plan, r, &mut placed, cfg),
             },
             _ => unreachable!("a plan exists exactly when the descriptor parsed"),
@@ -148,10 +157,10 @@ fn per_record_blocks(
     scanner: &mut anchored::Scanner<'_>,
     parsed: &[Parsed],
     plans: &[Option<Plan>],
-    placed: &[Option<Result<Decoded, Reason>>],
+    placed: &[Option<Result<Rc<Decoded>, Reason>>],
     claimed: &[std::ops::Range<usize>],
     cfg: &DecodeConfig,
-) -> Vec<Option<Vec<Decoded>>> {
+) -> Vec<Option<Vec<Rc<Decoded>>>> {
     let mut units: Vec<Unit> = Vec::new();
     let mut owner: Vec<(usize, usize)> = Vec::new(); // (resource, number of records)
     for (k, (p, plan)) in parsed.iter().zip(plans).enumerate() {
@@ -181,7 +190,7 @@ fn per_record_blocks(
             });
         }
     }
-    let mut out: Vec<Option<Vec<Decoded>>> = vec![None; parsed.len()];
+    let mut out: Vec<Option<Vec<Rc<Decoded>>>> = vec![None; parsed.len()];
     if units.is_empty() {
         return out;
     }
@@ -189,22 +198,23 @@ fn per_record_blocks(
         .results
         .into_iter();
     for (k, n) in owner {
-        let blocks: Vec<Result<Decoded, Reason>> = results.by_ref().take(n).collect();
+        let blocks: Vec<Result<Rc<Decoded>, Reason>> = results.by_ref().take(n).collect();
         out[k] = blocks.into_iter().collect::<Result<Vec<_>, _>>().ok();
     }
     out
 }
 
-fn take(placed: &mut [Option<Result<Decoded, Reason>>], u: usize) -> Result<Decoded, Reason> {
+fn take(placed: &mut [Option<Result<Rc<Decoded>, Reason>>], u: usize) -> Result<Decoded, Reason> {
     placed[u]
         .take()
         .unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit taken twice")))
+        .map(owned)
 }
 
 fn assemble(
     plan: Plan,
     r: &Described,
-    placed: &mut [Option<Result<Decoded, Reason>>],
+    placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     cfg: &DecodeConfig,
 ) -> Result<DecodedResource, Reason> {
     match plan {

@@ -69,35 +69,50 @@ impl UnitBitmap {
     #[inline(always)]
     pub(super) fn fill_half3_plain(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
         let (lo2, hi2) = ((1.0 - tol).powi(2), (1.0 + tol).powi(2));
-        let mut squares = [0f32; 66];
+        // The squares of a word are summed one word later than they are computed: the
+        // sums read them back shifted by one and two halves, and a read that straddles
+        // stores still in flight stalls on store forwarding.
+        let (mut buf_a, mut buf_b) = ([0f32; 66], [0f32; 66]);
+        let (mut cur, mut next) = (&mut buf_a, &mut buf_b);
         let mut unit = [0u8; 64];
-        for (w, word) in bits.iter_mut().enumerate() {
-            let lo = w * 64;
-            let cnt = (n - lo).min(64);
-            // Halves at byte offsets 2k + parity for k in lo..lo+cnt+2 (x, y, z of each).
-            let base = 2 * lo + parity;
-            match data.get(base..base + 132).and_then(|b| <&[u8; 132]>::try_from(b).ok()) {
-                // The whole file but its last word: fixed-size, branch-free, vectorised.
-                Some(b) => {
-                    for (j, slot) in squares.iter_mut().enumerate() {
-                        *slot = half_square(u16::from_be_bytes([b[2 * j], b[2 * j + 1]]));
-                    }
-                }
-                None => {
-                    for (j, slot) in squares.iter_mut().enumerate() {
-                        let q = base + 2 * j;
-                        *slot = match data.get(q..q + 2) {
-                            Some(b) => half_square(u16::from_be_bytes([b[0], b[1]])),
-                            None => f32::INFINITY,
-                        };
-                    }
+        if !bits.is_empty() {
+            Self::squares(data, parity, 0, cur);
+        }
+        for w in 0..bits.len() {
+            if w + 1 < bits.len() {
+                Self::squares(data, parity, w + 1, next);
+            }
+            for (j, u) in unit.iter_mut().enumerate() {
+                let v = cur[j] + cur[j + 1] + cur[j + 2];
+                *u = (v >= lo2 && v <= hi2) as u8;
+            }
+            let cnt = (n - w * 64).min(64);
+            bits[w] = pack_bits(&unit) & (u64::MAX >> (64 - cnt));
+            std::mem::swap(&mut cur, &mut next);
+        }
+    }
+
+    /// The squares of the 66 halves at byte offsets `2k + parity`, `k` from `64w` on
+    /// (x, y, z of the word's 64 offsets); past the data: infinity (never unit).
+    #[inline(always)]
+    fn squares(data: &[u8], parity: usize, w: usize, out: &mut [f32; 66]) {
+        let base = 128 * w + parity;
+        match data.get(base..base + 132).and_then(|b| <&[u8; 132]>::try_from(b).ok()) {
+            // The whole file but its last word: fixed-size, branch-free, vectorised.
+            Some(b) => {
+                for (j, slot) in out.iter_mut().enumerate() {
+                    *slot = half_square(u16::from_be_bytes([b[2 * j], b[2 * j + 1]]));
                 }
             }
-            for j in 0..64 {
-                let v = squares[j] + squares[j + 1] + squares[j + 2];
-                unit[j] = (v >= lo2 && v <= hi2) as u8;
+            None => {
+                for (j, slot) in out.iter_mut().enumerate() {
+                    let q = base + 2 * j;
+                    *slot = match data.get(q..q + 2) {
+                        Some(b) => half_square(u16::from_be_bytes([b[0], b[1]])),
+                        None => f32::INFINITY,
+                    };
+                }
             }
-            *word = pack_bits(&unit) & (u64::MAX >> (64 - cnt));
         }
     }
 

@@ -231,21 +231,29 @@ pub fn next_after(
     })
 }
 
+/// A placed block as a value of its own: moved out when nothing else holds it (the
+/// scanner that found it is gone), copied otherwise.
+pub fn owned(d: Rc<Decoded>) -> Decoded {
+    Rc::try_unwrap(d).unwrap_or_else(|d| Decoded::clone(&d))
+}
+
 /// Most pairs of conflicting claims one container may hold; beyond it every unit with a
 /// claim is `ambiguous_anchor` (a real disc has a handful; the bound keeps hostile input
 /// linear).
 pub const MAX_CONFLICTS: usize = 1 << 20;
 
 /// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
-/// (so a later search can keep off blocks that have an owner, decodable or not).
+/// (so a later search can keep off blocks that have an owner, decodable or not). A
+/// block is shared with the scanner's cache (and between duplicates that take the same
+/// one) until the scanner is dropped; [`owned`] then moves it out without a copy.
 pub struct Anchored {
-    pub results: Vec<Result<Decoded, Reason>>,
+    pub results: Vec<Result<Rc<Decoded>, Reason>>,
     pub claims: Vec<Range<usize>>,
 }
 
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
 pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
-    let mut results: Vec<Option<Result<Decoded, Reason>>> = vec![None; units.len()];
+    let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
     let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
     let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
     for (u, unit) in units.iter().enumerate() {
@@ -869,5 +877,18 @@ mod tests {
             );
         }
         assert!(bm.get(12) && bm.get(32));
+        // The plain loop too (the build may have taken the AVX2 one), on both parities.
+        for parity in 0..2 {
+            let bm = UnitBitmap::build(&v, DeclType::Float16_4, parity);
+            let n = (v.len() - 8 - parity) / 2 + 1;
+            let mut plain = vec![0u64; n.div_ceil(64)];
+            UnitBitmap::fill_half3_plain(&v, parity, n, tol, &mut plain);
+            let got: Vec<usize> = bm.iter().collect();
+            let want: Vec<usize> = (0..plain.len() * 64)
+                .filter(|&k| plain[k / 64] >> (k % 64) & 1 == 1)
+                .map(|k| 2 * k + parity)
+                .collect();
+            assert_eq!(got, want, "parity {parity}");
+        }
     }
 }

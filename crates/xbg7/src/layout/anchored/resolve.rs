@@ -111,7 +111,7 @@ pub(super) fn resolve(
     units: &[Unit<'_>],
     cands: &mut [Vec<Cand>],
     failures: &[Vec<(usize, Reason)>],
-    results: &mut [Option<Result<Decoded, Reason>>],
+    results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) {
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
@@ -246,12 +246,12 @@ pub(super) fn resolve(
             let n = next_for_group.entry(key).or_insert(0);
             let pick = &c[*n % c.len()];
             *n += 1;
-            pick.result(data).as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
+            pick.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
         } else {
             let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
             let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
             if let [one] = strongest.as_slice() {
-                one.result(data).as_ref().map(|d| Decoded::clone(d)).map_err(Reason::clone)
+                one.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
             } else if c.iter().all(|x| x.result(data).is_err()) {
                 let fails: Vec<(usize, Reason)> = c
                     .iter()
