@@ -73,8 +73,8 @@ pub fn read_block(data: &[u8], p: Placement, decl: &Declaration, map: &Attribute
             format!("index {bad} ≥ vertex count {}", p.vertex_count),
         ));
     }
-    let mut mesh =
-        read_vertices(data, p.vertex_offset, p.vertex_count as usize, decl, map).ok_or_else(|| vertices_past_end(p, decl))?;
+    let mut mesh = read_vertices(data, p.vertex_offset, p.vertex_count as usize, decl, map)
+        .ok_or_else(|| vertices_past_end(p, decl))?;
     mesh.primitives = vec![Primitive {
         first_index: 0,
         index_count: p.index_count,

@@ -5,7 +5,6 @@
 //! assembled into [`DecodedResource`]s (split by records, gated, measured).
 
 use super::anchored::{self, owned, Unit};
-use std::rc::Rc;
 use super::records::{self, SplitOrder};
 use super::{sequential, split_by_counts, Decoded, Placement};
 use crate::container::{Container, TAG_TX2D, TAG_XBG7};
@@ -19,6 +18,7 @@ use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
 use crate::record::{Kind, Layout, OtherEntry, TextureEntry};
 use crate::vertex::{append, AttributeMap};
+use std::rc::Rc;
 
 enum Plan {
     /// The documented layout: the first block at the data start, the later records'

@@ -21,11 +21,9 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             let (lo, mid, hi) = (v & 31, (v >> 5) & 63, (v >> 11) & 31);
             let hi = ((hi << 3) | (hi >> 2)) as u8;
             out[0] = [((lo << 3) | (lo >> 2)) as u8, ((mid << 2) | (mid >> 4)) as u8, hi, hi];
-            return;
         }
         Format::Argb8888 => {
             out[0] = [block[0], block[1], block[2], block[3]];
-            return;
         }
         // BC1–BC3 write their RGBA rows (16 bytes each) straight into `out`.
         Format::Dxt1 => bcdec_rs::bc1(block, out.as_flattened_mut(), 16),
@@ -37,7 +35,6 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             for (p, c) in out.iter_mut().zip(rg.chunks_exact(2)) {
                 *p = [c[0], c[1], c[1], c[1]];
             }
-            return;
         }
         Format::Dxt5a => {
             let mut r = [0u8; 16];
@@ -45,7 +42,6 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             for (p, v) in out.iter_mut().zip(r) {
                 *p = [v; 4];
             }
-            return;
         }
         Format::Ctx1 => ctx1(block, out),
     }

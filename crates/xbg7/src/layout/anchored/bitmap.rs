@@ -224,7 +224,10 @@ pub type TolerantRun = (usize, usize, usize);
 /// bitmap, no per-start walks; chains bridging gaps used to be walked once per start
 /// inside them, quadratic on buffers whose normals are often off-unit).
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
-    with_extra(&tolerant_runs_by_offset(bm, s), |_| ()).into_iter().map(|(r, ())| r).collect()
+    with_extra(&tolerant_runs_by_offset(bm, s), |_| ())
+        .into_iter()
+        .map(|(r, ())| r)
+        .collect()
 }
 
 /// The tolerant runs at stride `s` in descending order of their starts (the walk's own

@@ -29,8 +29,8 @@
 use super::{decode_block, gate_block, read_block, vertices_past_end, Decoded, Placement};
 use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
 use crate::gates::{degenerate_by, GateConfig};
-use crate::vertex::vertices_fit;
 use crate::reason::{Code, Reason};
+use crate::vertex::vertices_fit;
 use crate::vertex::AttributeMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -695,7 +695,7 @@ mod tests {
                 .chunks_exact(2 * GROUP)
                 .map(|g| g.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).max().unwrap_or(0))
                 .collect();
-            proptest::prop_assert_eq!(&m.max_values()[..], &want[..]);
+            proptest::prop_assert_eq!(m.max_values(), &want[..]);
             let mut plain = vec![0u16; want.len()];
             bitmap::fill_group_maxima_plain(&data[..2 * GROUP * want.len()], &mut plain);
             proptest::prop_assert_eq!(&plain[..], &want[..]);
