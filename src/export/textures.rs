@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::atomic::write_atomic;
+use crate::atomic::write_atomic_with;
 use crate::manifest::{Status, TextureEntry};
 use crate::names;
 use xbg7::container::{Container, Resource, TAG_TX2D};
@@ -30,8 +30,22 @@ pub const TEXTURE_DIR: &str = "textures";
 /// A decoded texture always has `width·height·4` bytes; were it not so, the texture's
 /// PNG would be a single transparent pixel, as for previews.
 pub fn encode_png(img: &Image) -> Vec<u8> {
-    xbg7_preview::raster::try_encode_png_compact(img.width, img.height, &img.rgba)
-        .unwrap_or_else(|_| xbg7_preview::raster::encode_png(&xbg7_preview::raster::Image::filled(1, 1, [0; 4])))
+    let mut out = Vec::new();
+    // Writing into memory fails only as the encoding does.
+    let _ = write_png(&mut out, img);
+    out
+}
+
+/// [`encode_png`] straight into `w` (the texture's file: no copy of it in memory).
+pub fn write_png(w: &mut dyn std::io::Write, img: &Image) -> std::io::Result<()> {
+    use xbg7_preview::raster;
+    // The image check comes before anything is written, so the fallback starts afresh.
+    match raster::write_png_compact(&mut *w, img.width, img.height, &img.rgba) {
+        Err(raster::RasterError::BadBuffer { .. } | raster::RasterError::Empty { .. }) => {
+            w.write_all(&raster::encode_png(&raster::Image::filled(1, 1, [0; 4])))
+        }
+        r => r.map_err(std::io::Error::other),
+    }
 }
 
 /// Decode every TX2D resource of `c`; write decoded ones as PNGs into
@@ -93,7 +107,7 @@ pub fn export_textures_with_albedos<T: Send>(
                 return (e, None, None, None);
             };
             let written = std::fs::create_dir_all(&dir)
-                .and_then(|()| write_atomic(&dir.join(format!("{file}.png")), &encode_png(&img)));
+                .and_then(|()| write_atomic_with(&dir.join(format!("{file}.png")), |w| write_png(w, &img)));
             match written {
                 Ok(()) => {
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
@@ -105,7 +119,9 @@ pub fn export_textures_with_albedos<T: Send>(
                     // (the texture itself is fine).
                     let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
                         .then(|| format!("{file}{ROUGHNESS_KEY}.png"))
-                        .filter(|f| write_atomic(&dir.join(f), &encode_png(&roughness_from_gloss(&img))).is_ok())
+                        .filter(|f| {
+                            write_atomic_with(&dir.join(f), |w| write_png(w, &roughness_from_gloss(&img))).is_ok()
+                        })
                         .map(|f| format!("{TEXTURE_DIR}/{f}"));
                     (e, Some(uri), kept, rough)
                 }
