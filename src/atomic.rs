@@ -56,7 +56,10 @@ mod tests {
         assert!(r.is_err());
         // The previous file stays as it was; no temporary is left behind.
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("t.png")]);
         // A write that succeeds replaces it with exactly what was written, through the
         // buffer (small and large pieces).

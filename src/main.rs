@@ -422,9 +422,13 @@ fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let disc = disc.context("--disc is required")?;
+            // A scratch folder of our own (no --scratch) goes when the bench ends, with the
+            // texture-heavy copy in it; a given one keeps what the bench leaves there.
+            let own_scratch = scratch.is_none();
             let scratch =
                 scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
             std::fs::create_dir_all(&scratch)?;
+            let _cleanup = own_scratch.then(|| RemoveOnDrop(scratch.clone()));
             let disc = if noisy_textures {
                 let to = scratch.join("noisy-disc");
                 let n = xbg7_export::bench::noisy_copy(&disc, &to)?;
@@ -724,4 +728,13 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         out.display()
     );
     Ok(())
+}
+
+/// Removes a folder tree when dropped (the bench's own scratch folder, also on an error).
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

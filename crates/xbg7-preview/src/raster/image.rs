@@ -363,7 +363,10 @@ mod store_tests {
                 assert_eq!(bytes, encode_raw(w, h, &rgb, png::ColorType::Rgb, STORED).unwrap());
             } else {
                 assert!(bytes.len() < raw / 10, "{}", bytes.len());
-                assert_eq!(bytes, encode_raw(w, h, &rgb, png::ColorType::Rgb, PNG_SETTINGS).unwrap());
+                assert_eq!(
+                    bytes,
+                    encode_raw(w, h, &rgb, png::ColorType::Rgb, PNG_SETTINGS).unwrap()
+                );
             }
         }
     }
