@@ -338,37 +338,51 @@ impl IndexMaxima {
         }
         let valid = |k: usize| (u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32) < v;
         let below = |g: usize| (self.max[g] as u32) < v;
-        let n = data.len() / 2;
-        let groups = self.max.len();
-        let mut out = Vec::new();
-        let mut g = 0;
-        while g < groups {
-            if !below(g) {
-                g += 1;
-                continue;
-            }
-            // The group before is not below `v` (or holds the end of the run found
-            // last), so going back takes fewer than GROUP steps.
-            let mut start = GROUP * g;
-            while start > 0 && valid(start - 1) {
-                start -= 1;
-            }
-            let mut next = g + 1;
-            while next < groups && below(next) {
-                next += 1;
-            }
-            let mut end = GROUP * next;
-            while end < n && valid(end) {
-                end += 1;
-            }
-            if end - start >= min_len {
-                out.push((start, end - start));
-            }
-            // The group holding `end` has a value ≥ `v`: it starts no run.
-            g = end / GROUP + 1;
-        }
-        out
+        grow_runs(data.len() / 2, GROUP, self.max.len(), below, valid, min_len)
     }
+}
+
+/// Maximal runs `(first value, length)`, length ≥ `min_len`, of the `n` values for which
+/// `valid` holds, found from `units` aligned units of `len` values of which `whole(u)`
+/// says that all are valid: every run of at least `2·len − 1` values holds a whole unit,
+/// so only whole units start a run (the caller sees that `min_len` is that long). A run
+/// grows backwards value by value (fewer than `len` steps: the unit before is not
+/// whole, or holds the end of the run found last), forwards a whole unit at a time and
+/// then value by value.
+fn grow_runs(
+    n: usize,
+    len: usize,
+    units: usize,
+    whole: impl Fn(usize) -> bool,
+    valid: impl Fn(usize) -> bool,
+    min_len: usize,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut u = 0;
+    while u < units {
+        if !whole(u) {
+            u += 1;
+            continue;
+        }
+        let mut start = len * u;
+        while start > 0 && valid(start - 1) {
+            start -= 1;
+        }
+        let mut next = u + 1;
+        while next < units && whole(next) {
+            next += 1;
+        }
+        let mut end = len * next;
+        while end < n && valid(end) {
+            end += 1;
+        }
+        if end - start >= min_len.max(1) {
+            out.push((start, end - start));
+        }
+        // The unit holding `end` has an invalid value: it is not whole.
+        u = end / len + 1;
+    }
+    out
 }
 
 /// `max[g]` = the largest big-endian u16 of `data[32g..32g + 32]` (`data` holds exactly
@@ -425,28 +439,5 @@ pub(super) fn blocked_runs<const B: usize>(data: &[u8], v: u32, min_len: usize) 
             .sum::<u32>()
             == B as u32
     };
-    let mut out = Vec::new();
-    let mut b = 0;
-    while b < n / B {
-        if !full(b) {
-            b += 1;
-            continue;
-        }
-        // The block before is not whole (or this run was found already), so going back
-        // takes fewer than B steps; going forward is the run's own length.
-        let mut start = B * b;
-        while start > 0 && valid(start - 1) {
-            start -= 1;
-        }
-        let mut end = B * (b + 1);
-        while end < n && valid(end) {
-            end += 1;
-        }
-        if end - start >= min_len.max(1) {
-            out.push((start, end - start));
-        }
-        // The block holding `end` has an invalid value: it is not whole.
-        b = end / B + 1;
-    }
-    out
+    grow_runs(n, B, n / B, full, valid, min_len)
 }
