@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use xbg7_export::config::Config;
 use xbg7_export::export::{export, ExportOptions};
 use xbg7_export::manifest::Manifest;
-use xbg7_synth::{self as synth, Scale, SynthOptions};
+use xbg7_synth::{self as synth, SynthOptions};
 
 fn digests(m: &Manifest) -> (BTreeMap<String, Option<String>>, BTreeMap<String, Option<String>>) {
     let mut geometry = BTreeMap::new();
@@ -26,22 +26,12 @@ fn digests(m: &Manifest) -> (BTreeMap<String, Option<String>>, BTreeMap<String, 
 fn noisy_copy_randomises_textures_and_keeps_geometry() {
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");
-    let opts = SynthOptions {
-        seed: 3,
-        scale: Scale::Demo,
-        realism: false,
-    };
+    let opts = SynthOptions::demo(3);
     synth::write_disc(&disc, &opts).unwrap();
     let noisy = tmp.path().join("noisy");
     let n = xbg7_export::bench::noisy_copy(&disc, &noisy).unwrap();
     let run = |d: &std::path::Path, out: &str| {
-        let o = ExportOptions {
-            jobs: Some(2),
-            only: None,
-            previews: false,
-            progress: false,
-            verbose: false,
-        };
+        let o = ExportOptions::quiet(Some(2), false);
         export(d, &tmp.path().join(out), &Config::default(), &o).unwrap()
     };
     let (g0, t0) = digests(&run(&disc, "out"));

@@ -14,13 +14,7 @@ use xbg7_export::export::{export, ExportOptions};
 fn tightening_a_gate_shows_exactly_the_skyboxes_as_regressions() {
     let tmp = tempfile::tempdir().unwrap();
     let (disc, truth) = common::demo_disc(&tmp);
-    let opts = ExportOptions {
-        jobs: None,
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
+    let opts = ExportOptions::quiet(None, false);
     let old = export(&disc, &tmp.path().join("old"), &Config::default(), &opts).unwrap();
     let mut strict = Config::default();
     strict.gates.max_abs_coordinate = 1000.0;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xbg7_synth::{self as synth, Scale, SynthOptions};
+use xbg7_synth::{self as synth, SynthOptions};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
@@ -69,11 +69,7 @@ fn differences(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> 
 fn every_form_of_disc_exports_byte_identically() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
-    let opts = SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    };
+    let opts = SynthOptions::demo(1);
     let disc = t.join("disc");
     synth::write_disc(&disc, &opts).unwrap();
     let res = disc.join("hidden").join("resource3d");

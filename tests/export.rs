@@ -12,13 +12,7 @@ use xbg7_export::manifest::{Manifest, Status};
 
 /// Export options: previews on, no progress bar, `jobs` threads.
 fn options(jobs: usize) -> ExportOptions {
-    ExportOptions {
-        jobs: Some(jobs),
-        only: None,
-        previews: true,
-        progress: false,
-        verbose: false,
-    }
+    ExportOptions::quiet(Some(jobs), true)
 }
 
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {

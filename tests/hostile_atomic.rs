@@ -8,7 +8,7 @@ use xbg7_export::config::Config;
 use xbg7_export::export::{export, remove_stale, write_atomic, ExportOptions, PREVIOUS_MANIFEST, TMP_SUFFIX};
 use xbg7_export::manifest::{ContainerEntry, Kind, Manifest, ResourceEntry, Status};
 use xbg7_synth::hostile;
-use xbg7_synth::{Scale, SynthOptions};
+use xbg7_synth::SynthOptions;
 
 fn resource(index: u32, gltf: &str) -> ResourceEntry {
     ResourceEntry {
@@ -114,21 +114,11 @@ fn files(root: &Path) -> Vec<String> {
 #[test]
 fn rerun_removes_what_the_previous_manifest_listed_and_is_gone_now() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = hostile::sources(&SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let src = hostile::sources(&SynthOptions::demo(1));
     let disc = tmp.path().join("disc");
     hostile::write_sources(&disc, &src).unwrap();
     let out = tmp.path().join("out");
-    let opts = ExportOptions {
-        jobs: Some(1),
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
+    let opts = ExportOptions::quiet(Some(1), false);
     let cfg = Config::default();
     let m1 = export(&disc, &out, &cfg, &opts).unwrap();
     let stage_outputs: Vec<String> = m1

@@ -13,7 +13,7 @@ use xbg7::reason::Code;
 use xbg7_export::manifest::{ContainerEntry, Manifest, Status};
 use xbg7_export::walker::name_text;
 use xbg7_synth::hostile::{self, Expect, HostileFile, Sources};
-use xbg7_synth::{Scale, SynthOptions};
+use xbg7_synth::SynthOptions;
 
 const PREFIX: &str = "hidden/resource3d/";
 
@@ -161,11 +161,7 @@ fn assert_safe_rel(rel: &str) {
 #[test]
 fn hostile_disc_exports_like_the_clean_disc_and_lists_every_hostile_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let opts = SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    };
+    let opts = SynthOptions::demo(1);
     let src: Sources = hostile::sources(&opts);
     let clean_disc = tmp.path().join("clean");
     let hostile_disc = tmp.path().join("hostile");

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use xbg7_export::export::{PREVIOUS_MANIFEST, TMP_SUFFIX};
 use xbg7_export::manifest::Manifest;
 use xbg7_synth::hostile::{self, assemble, disassemble, hostile_names};
-use xbg7_synth::{Scale, SynthOptions};
+use xbg7_synth::SynthOptions;
 
 fn cmd(disc: &Path, out: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_xbg7-export"));
@@ -91,11 +91,7 @@ fn new_outputs(dir: &Path, t0: SystemTime) -> Vec<PathBuf> {
 #[test]
 fn killed_run_leaves_a_consistent_tree_and_the_next_run_repairs_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = hostile::sources(&SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let src = hostile::sources(&SynthOptions::demo(1));
     let disc = tmp.path().join("disc");
     let files = hostile::write_fixtures(&disc, &src).unwrap();
     let out = tmp.path().join("out");

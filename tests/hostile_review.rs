@@ -7,18 +7,14 @@ use std::time::{Duration, Instant};
 
 use xbg7_export::manifest::Manifest;
 use xbg7_synth::hostile::{self, assemble, RawEntry, Sources};
-use xbg7_synth::{Scale, SynthOptions};
+use xbg7_synth::SynthOptions;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
 }
 
 fn sources() -> Sources {
-    hostile::sources(&SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    })
+    hostile::sources(&SynthOptions::demo(1))
 }
 
 /// A disc with the two clean source files (a textured model and a stage).

@@ -5,26 +5,16 @@
 use std::process::Command;
 use xbg7_export::config::Config;
 use xbg7_export::export::{export, ExportOptions};
-use xbg7_synth::{hostile, Scale, SynthOptions};
+use xbg7_synth::{hostile, SynthOptions};
 
 fn opts(jobs: usize) -> ExportOptions {
-    ExportOptions {
-        jobs: Some(jobs),
-        only: None,
-        previews: true,
-        progress: false,
-        verbose: false,
-    }
+    ExportOptions::quiet(Some(jobs), true)
 }
 
 #[test]
 fn the_page_is_an_output_deterministic_and_switchable() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = hostile::sources(&SynthOptions {
-        seed: 1,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let src = hostile::sources(&SynthOptions::demo(1));
     let disc = tmp.path().join("disc");
     hostile::write_sources(&disc, &src).unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));

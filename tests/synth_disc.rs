@@ -19,17 +19,13 @@ const SEED: u64 = 20260712;
 fn demo() -> &'static Vec<(FileSpec, SynthFile)> {
     static DEMO: OnceLock<Vec<(FileSpec, SynthFile)>> = OnceLock::new();
     DEMO.get_or_init(|| {
-        file_plan(&SynthOptions {
-            seed: SEED,
-            scale: Scale::Demo,
-            realism: false,
-        })
-        .into_par_iter()
-        .map(|s| {
-            let f = build_file(&s);
-            (s, f)
-        })
-        .collect()
+        file_plan(&SynthOptions::demo(SEED))
+            .into_par_iter()
+            .map(|s| {
+                let f = build_file(&s);
+                (s, f)
+            })
+            .collect()
     })
 }
 
@@ -141,11 +137,7 @@ fn records(d: &[u8]) -> Vec<[u32; 4]> {
 
 #[test]
 fn plan_lists_188_retail_named_files_with_the_stated_categories() {
-    let plan = file_plan(&SynthOptions {
-        seed: SEED,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let plan = file_plan(&SynthOptions::demo(SEED));
     assert_eq!(plan.len(), 188);
     let models: Vec<&FileSpec> = plan.iter().filter(|f| f.kind == FileKind::Model).collect();
     assert_eq!(models.len(), 166);
@@ -238,22 +230,10 @@ fn full_scale_stage_category_proportions() {
 
 #[test]
 fn builds_are_deterministic_and_seed_sensitive() {
-    let plan = file_plan(&SynthOptions {
-        seed: SEED,
-        scale: Scale::Demo,
-        realism: false,
-    });
-    let again = file_plan(&SynthOptions {
-        seed: SEED,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let plan = file_plan(&SynthOptions::demo(SEED));
+    let again = file_plan(&SynthOptions::demo(SEED));
     assert_eq!(plan, again);
-    let other = file_plan(&SynthOptions {
-        seed: SEED + 1,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let other = file_plan(&SynthOptions::demo(SEED + 1));
     for k in [0usize, 40, 60, 120, 166 + 6] {
         let a = build_file(&plan[k]);
         let b = build_file(&plan[k]);
@@ -660,11 +640,7 @@ fn duplicates_are_exact_copies_and_stages_vary_layout() {
 #[test]
 fn write_disc_writes_files_and_round_trips_truth() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = SynthOptions {
-        seed: SEED,
-        scale: Scale::Demo,
-        realism: false,
-    };
+    let opts = SynthOptions::demo(SEED);
     let t0 = std::time::Instant::now();
     let truth = write_disc(dir.path(), &opts).unwrap();
     eprintln!("write_disc demo: {:?}", t0.elapsed());

@@ -13,7 +13,7 @@ use xbg7_export::export::textures::export_textures;
 use xbg7_export::export::{export, ExportOptions};
 use xbg7_export::manifest::Status;
 use xbg7_synth::texture::{encode_texture, reference_image, tx2d_descriptor, TexFormat, TexPlan};
-use xbg7_synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
+use xbg7_synth::{build_file, file_plan, FileKind, SynthOptions};
 
 /// A minimal XPR2: TX2D entries (descriptor, name) over a data section laid out by the
 /// caller.
@@ -139,11 +139,7 @@ fn load(path: &Path) -> Value {
 
 #[test]
 fn pipeline_writes_pngs_and_textured_materials() {
-    let plan = file_plan(&SynthOptions {
-        seed: 3,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let plan = file_plan(&SynthOptions::demo(3));
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");
     let res = disc.join("hidden/resource3d");
@@ -153,13 +149,7 @@ fn pipeline_writes_pngs_and_textured_materials() {
         std::fs::write(disc.join(&f.rel_path), &f.bytes).unwrap();
     }
     let out = tmp.path().join("out");
-    let opts = ExportOptions {
-        jobs: Some(1),
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
+    let opts = ExportOptions::quiet(Some(1), false);
     let m = export(&disc, &out, &Config::default(), &opts).unwrap();
     let mut textured = 0;
     let mut untextured = 0;
@@ -212,11 +202,7 @@ fn pipeline_writes_pngs_and_textured_materials() {
 
 /// The first four model files of the seed-3 demo plan, exported with `cfg`.
 fn export_models(cfg: &Config, tmp: &Path) -> (std::path::PathBuf, xbg7_export::manifest::Manifest) {
-    let plan = file_plan(&SynthOptions {
-        seed: 3,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let plan = file_plan(&SynthOptions::demo(3));
     let disc = tmp.join("disc");
     let res = disc.join("hidden/resource3d");
     std::fs::create_dir_all(&res).unwrap();
@@ -225,13 +211,7 @@ fn export_models(cfg: &Config, tmp: &Path) -> (std::path::PathBuf, xbg7_export::
         std::fs::write(disc.join(&f.rel_path), &f.bytes).unwrap();
     }
     let out = tmp.join("out");
-    let opts = ExportOptions {
-        jobs: Some(1),
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
+    let opts = ExportOptions::quiet(Some(1), false);
     let m = export(&disc, &out, cfg, &opts).unwrap();
     (out, m)
 }
@@ -348,12 +328,6 @@ fn export_disc_for_the_validator() {
     let (Some(disc), Some(out)) = (std::env::var_os("XBG7_TEX_DISC"), std::env::var_os("XBG7_TEX_OUT")) else {
         return;
     };
-    let opts = ExportOptions {
-        jobs: Some(2),
-        only: None,
-        previews: false,
-        progress: false,
-        verbose: false,
-    };
+    let opts = ExportOptions::quiet(Some(2), false);
     export(Path::new(&disc), Path::new(&out), &Config::default(), &opts).unwrap();
 }

@@ -12,7 +12,7 @@ use xbg7_export::manifest::Status;
 use xbg7_synth::texture::{
     encode_texture, reference_image, source_image, tiled_block_index, tx2d_descriptor, TexFormat, TexPlan,
 };
-use xbg7_synth::{build_file, file_plan, FileKind, Scale, SynthOptions};
+use xbg7_synth::{build_file, file_plan, FileKind, SynthOptions};
 
 fn plan(name: &str, format: TexFormat, width: u32, height: u32) -> TexPlan {
     TexPlan {
@@ -151,11 +151,7 @@ proptest! {
 
 #[test]
 fn the_synthetic_disc_textures_round_trip_from_the_files() {
-    let plan_ = file_plan(&SynthOptions {
-        seed: 7,
-        scale: Scale::Demo,
-        realism: false,
-    });
+    let plan_ = file_plan(&SynthOptions::demo(7));
     // A few models and the smallest stage: several formats, tiled and linear.
     let stage = plan_
         .iter()
@@ -239,13 +235,5 @@ fn write_demo_disc_for_comparison() {
     let Some(dir) = std::env::var_os("XBG7_TEX_DISC") else {
         return;
     };
-    xbg7_synth::write_disc(
-        std::path::Path::new(&dir),
-        &SynthOptions {
-            seed: 1,
-            scale: Scale::Demo,
-            realism: false,
-        },
-    )
-    .unwrap();
+    xbg7_synth::write_disc(std::path::Path::new(&dir), &SynthOptions::demo(1)).unwrap();
 }

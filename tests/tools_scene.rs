@@ -6,20 +6,12 @@
 use xbg7_export::config::{Config, Format};
 use xbg7_export::export::{export, scene_stem, ExportOptions};
 use xbg7_export::manifest::{ContainerEntry, Kind, Manifest, Status};
-use xbg7_synth::{write_disc, Scale, SynthOptions};
+use xbg7_synth::{write_disc, SynthOptions};
 
 fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");
-    write_disc(
-        &disc,
-        &SynthOptions {
-            seed: 1,
-            scale: Scale::Demo,
-            realism: false,
-        },
-    )
-    .unwrap();
+    write_disc(&disc, &SynthOptions::demo(1)).unwrap();
     let mut cfg = Config::default();
     cfg.output.format = format;
     let opts = ExportOptions {

@@ -56,6 +56,20 @@ pub struct ExportOptions {
     pub verbose: bool,
 }
 
+impl ExportOptions {
+    /// Every container, `jobs` worker threads (`None`: one per core), no progress bar, no
+    /// per-container lines: what a script or a test runs.
+    pub fn quiet(jobs: Option<usize>, previews: bool) -> ExportOptions {
+        ExportOptions {
+            jobs,
+            only: None,
+            previews,
+            progress: false,
+            verbose: false,
+        }
+    }
+}
+
 /// Most worker threads `--jobs` may ask for (`--jobs 0`, like no `--jobs`, means one per
 /// core). 99 999 threads exhausted the address space for stack guard pages and hung.
 pub const MAX_JOBS: usize = 256;

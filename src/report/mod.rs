@@ -329,7 +329,26 @@ pub fn render(m: &Manifest) -> String {
         .filter(|t| t.status == Some(Status::Decoded))
         .count();
     out.push_str("<div class=\"cards\">\n");
-    let card = |out: &mut String, id: &str, n: String, label: &str, extra: String| {
+    let t = &s.total;
+    let cards = [
+        ("files", t.files.to_string(), "files", String::new()),
+        ("resources", t.resources.to_string(), "resources", String::new()),
+        ("decoded", t.decoded.to_string(), "decoded", pct(t.decoded, t.resources)),
+        (
+            "rejected",
+            t.rejected.to_string(),
+            "rejected",
+            pct(t.rejected, t.resources),
+        ),
+        ("errors", t.file_errors.to_string(), "file errors", String::new()),
+        (
+            "textures",
+            format!("{tex_ok}/{textures}"),
+            "textures decoded",
+            String::new(),
+        ),
+    ];
+    for (id, n, label, extra) in cards {
         let _ = writeln!(
             out,
             "<div class=\"card {id}\"><b id=\"n-{id}\">{}</b><span>{}</span><small>{}</small></div>",
@@ -337,43 +356,7 @@ pub fn render(m: &Manifest) -> String {
             escape(label),
             escape(&extra)
         );
-    };
-    card(&mut out, "files", s.total.files.to_string(), "files", String::new());
-    card(
-        &mut out,
-        "resources",
-        s.total.resources.to_string(),
-        "resources",
-        String::new(),
-    );
-    card(
-        &mut out,
-        "decoded",
-        s.total.decoded.to_string(),
-        "decoded",
-        pct(s.total.decoded, s.total.resources),
-    );
-    card(
-        &mut out,
-        "rejected",
-        s.total.rejected.to_string(),
-        "rejected",
-        pct(s.total.rejected, s.total.resources),
-    );
-    card(
-        &mut out,
-        "errors",
-        s.total.file_errors.to_string(),
-        "file errors",
-        String::new(),
-    );
-    card(
-        &mut out,
-        "textures",
-        format!("{tex_ok}/{textures}"),
-        "textures decoded",
-        String::new(),
-    );
+    }
     out.push_str("</div>\n<div class=\"tables\">\n");
     out.push_str(
         "<table class=\"sum\"><caption>per kind</caption><thead><tr><th>kind</th><th>files</th>\

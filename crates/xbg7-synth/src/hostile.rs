@@ -623,11 +623,7 @@ mod tests {
 
     #[test]
     fn assemble_round_trips_a_clean_file() {
-        let src = sources(&SynthOptions {
-            seed: 1,
-            scale: super::super::Scale::Demo,
-            realism: false,
-        });
+        let src = sources(&SynthOptions::demo(1));
         let (e, d) = disassemble(&src.model.bytes);
         let again = assemble(&e, &d);
         let (e2, d2) = disassemble(&again);

@@ -62,6 +62,22 @@ pub struct SynthOptions {
     pub realism: bool,
 }
 
+impl SynthOptions {
+    /// The perfect disc of `seed` at `scale`.
+    pub fn perfect(seed: u64, scale: Scale) -> SynthOptions {
+        SynthOptions {
+            seed,
+            scale,
+            realism: false,
+        }
+    }
+
+    /// The perfect demo disc of `seed` (what `synth` writes by default).
+    pub fn demo(seed: u64) -> SynthOptions {
+        SynthOptions::perfect(seed, Scale::Demo)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FileKind {
     Model,
@@ -440,11 +456,7 @@ mod tests {
 
     #[test]
     fn stage_counts_follow_the_retail_shape() {
-        let full = stage_counts(&SynthOptions {
-            seed: 42,
-            scale: Scale::Full,
-            realism: false,
-        });
+        let full = stage_counts(&SynthOptions::perfect(42, Scale::Full));
         assert_eq!(full.len(), 22);
         assert_eq!(full[6], 378);
         assert_eq!(full[9], 9);
@@ -455,11 +467,7 @@ mod tests {
                 assert!((100..=450).contains(&c));
             }
         }
-        let demo = stage_counts(&SynthOptions {
-            seed: 42,
-            scale: Scale::Demo,
-            realism: false,
-        });
+        let demo = stage_counts(&SynthOptions::demo(42));
         assert_eq!((demo[6], demo[9]), (40, 9));
     }
 
