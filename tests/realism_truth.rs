@@ -111,3 +111,24 @@ fn realism_demo_seed_1_family_coverage() {
         assert_eq!(t.rejected, t.expected_rejected, "{f}");
     }
 }
+
+/// What the realism demo discs still miss, all of it undecidable: on seed 2 a body stored
+/// as one block per record has two records of the same counts and declaration, whose
+/// two (different) blocks could be either's. Anything else missed is a coverage
+/// regression (this list was longer before a losing claim stopped taking others with
+/// it, windows after degenerate triangles counted as inside a list, and a unit stopped
+/// holding the claims it let go of).
+#[test]
+fn realism_demo_discs_miss_only_the_undecidable() {
+    for (seed, want) in [(1u64, vec![]), (2, vec!["rou_e035"]), (3, vec![])] {
+        let missed: Vec<String> = report(seed)
+            .categories
+            .values()
+            .flat_map(|t| t.missed.iter().cloned())
+            .collect();
+        assert_eq!(missed.len(), want.len(), "seed {seed}: {missed:?}");
+        for (m, w) in missed.iter().zip(&want) {
+            assert!(m.contains(w), "seed {seed}: {missed:?}");
+        }
+    }
+}

@@ -93,10 +93,13 @@ pub(super) fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen)
     }
     for k in pick {
         let (a, b) = (g.indices[3 * k], g.indices[3 * k + 1]);
-        let tri = match gen.range(0, 2) {
+        // Every place the repeat can take, and (rarely in exporters, not ruled out by
+        // the format) one index three times.
+        let tri = match gen.range(0, 3) {
             0 => [a, a, b],
             1 => [a, b, b],
-            _ => [a, b, a],
+            2 => [a, b, a],
+            _ => [a, a, a],
         };
         g.indices[3 * k..3 * k + 3].copy_from_slice(&tri);
     }

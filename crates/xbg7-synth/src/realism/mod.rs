@@ -8,8 +8,8 @@
 //!
 //! - `imperfect_normals`: 1–3 vertices of a block get a zero normal or a normal of length
 //!   in [0.95, 0.98] ∪ [1.02, 1.05] (direction kept); in ~30 % one of them is vertex 0;
-//! - `degenerate_share`: 1–4 % of the triangles get a repeated index; in ~20 % the first
-//!   triangle is one of them;
+//! - `degenerate_share`: 1–4 % of the triangles get a repeated index (`aab`, `abb`, `aba`
+//!   or `aaa`); in ~20 % the first triangle is one of them;
 //! - `flipped_share`: 1–7 % of the triangles with two indices swapped;
 //! - `unreferenced_share`: 1–6 % extra vertices (near the mesh, unit normals) inserted at
 //!   random places of the vertex buffer, referenced by no index (counted in V);

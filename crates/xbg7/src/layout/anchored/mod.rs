@@ -243,7 +243,8 @@ pub fn owned(d: Rc<Decoded>) -> Decoded {
 pub const MAX_CONFLICTS: usize = 1 << 20;
 
 /// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
-/// (so a later search can keep off blocks that have an owner, decodable or not). A
+/// (so a later search can keep off blocks that have an owner, decodable or not) but for
+/// the claims a unit let go of for a stronger block of its own. A
 /// block is shared with the scanner's cache (and between duplicates that take the same
 /// one) until the scanner is dropped; [`owned`] then moves it out without a copy.
 pub struct Anchored {
@@ -268,8 +269,12 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             Err(r) => results[u] = Some(Err(r)),
         }
     }
-    let mut claims: Vec<Range<usize>> = cands.iter().flatten().map(|c| c.range.clone()).collect();
-    claims.extend(drop_suffix_windows(
+    let mut claims: Vec<(usize, Range<usize>)> = cands
+        .iter()
+        .enumerate()
+        .flat_map(|(u, cs)| cs.iter().map(move |c| (u, c.range.clone())))
+        .collect();
+    let owned = drop_suffix_windows(
         scanner.data,
         units,
         &mut cands,
@@ -277,8 +282,14 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
         cfg,
         &mut scanner.windows,
         &mut scanner.seen,
-    ));
-    resolve(scanner.data, units, &mut cands, &failures, &mut results);
+    );
+    let released: std::collections::HashSet<(usize, Range<usize>)> =
+        resolve(scanner.data, units, &mut cands, &failures, &mut results)
+            .into_iter()
+            .collect();
+    claims.retain(|c| !released.contains(c));
+    let mut claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
+    claims.extend(owned);
     Anchored {
         results: results
             .into_iter()
@@ -589,6 +600,159 @@ mod tests {
         };
         assert_eq!(at(&[un, ut]), vec![Ok(a_at), Ok(b_at)]);
         assert_eq!(at(&[ut, un]), vec![Ok(b_at), Ok(a_at)]);
+    }
+
+    /// A cone of `n` vertices (apex, then `n − 1` on the rim) in the pyramid's layout:
+    /// indices `(0, k, k + 1)` round the rim, unit normals away from its centre.
+    fn cone(n: u16, scale: f32) -> (Vec<u16>, Vec<u8>) {
+        let rim = n - 1;
+        let idx: Vec<u16> = (1..=rim).flat_map(|k| [0, k, k % rim + 1]).collect();
+        let mut out = Vec::new();
+        for k in 0..n {
+            let p = if k == 0 {
+                [0.0, 0.0, 1.0]
+            } else {
+                let a = std::f32::consts::TAU * k as f32 / rim as f32;
+                [a.cos(), a.sin(), 0.0]
+            };
+            let d = [p[0], p[1], p[2] - 0.3];
+            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            for c in p {
+                out.extend((c * scale).to_be_bytes());
+            }
+            for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
+                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+            }
+        }
+        (idx, out)
+    }
+
+    #[test]
+    fn a_claim_that_loses_takes_no_other_claim_with_it() {
+        // A (30 vertices) is followed at once by B, whose first triangle is degenerate
+        // (a weaker claim: its window does not start with a real triangle). C has A's
+        // index count and one vertex more: its reading of A's block also takes B's first
+        // bytes as a 12th vertex, and loses A's block to A (one vertex that is no
+        // vertex). Having lost, it must not take B's block from B; C has its own.
+        let d = decl();
+        let (a_idx, a_vtx) = cone(30, 1.0);
+        let (mut b_idx, b_vtx) = cone(30, 2.0);
+        b_idx.truncate(b_idx.len() - 3); // other counts than A's (not a duplicate of it)
+        b_idx[..3].copy_from_slice(&[0, 0, 1]);
+        let (c_idx, c_vtx) = cone(31, 3.0);
+        let c_idx: Vec<u16> = c_idx[..a_idx.len()].to_vec();
+        let mut data = junk(40);
+        let a_at = data.len();
+        data.extend(indices(&a_idx));
+        data.extend(a_vtx);
+        let b_at = data.len();
+        data.extend(indices(&b_idx));
+        data.extend(b_vtx);
+        data.extend(junk(64));
+        let c_at = data.len();
+        data.extend(indices(&c_idx));
+        data.extend(c_vtx);
+        data.extend(junk(40));
+        let i = a_idx.len() as u32;
+        let got = place(&data, &[(30, i), (30, i - 3), (31, i)], &d);
+        assert_eq!(got, vec![Ok(a_at), Ok(b_at), Ok(c_at)]);
+    }
+
+    #[test]
+    fn a_window_after_degenerate_triangles_is_inside_a_longer_list() {
+        let pos = |k: u32| PYR_POS[k as usize % 5];
+        let window = |before: &[u16]| {
+            let mut data = indices(before);
+            let w = data.len();
+            data.extend(indices(&PYR_IDX));
+            (data, w)
+        };
+        // Directly after a real triangle, and after one to three degenerate ones.
+        for before in [
+            &[0u16, 2, 1][..],
+            &[0, 2, 1, 3, 3, 4],
+            &[0, 2, 1, 3, 3, 4, 1, 2, 2, 4, 0, 4],
+        ] {
+            let (data, w) = window(before);
+            assert!(search::extendable(&data, w, 5, pos), "{before:?}");
+        }
+        // Not past more than three, nor past a triangle of one repeated value (zero
+        // padding), nor past an index the block does not have.
+        for before in [
+            &[0u16, 2, 1, 1, 1, 2, 3, 3, 4, 4, 4, 2, 0, 0, 1][..],
+            &[0, 2, 1, 0, 0, 0],
+            &[0, 0, 0],
+            &[0, 2, 1, 1, 7, 1],
+        ] {
+            let (data, w) = window(before);
+            assert!(!search::extendable(&data, w, 5, pos), "{before:?}");
+        }
+    }
+
+    #[test]
+    fn of_two_readings_of_one_unit_the_stronger_window_stays() {
+        // Overlapping readings of one unit (stride 20, 10 vertices, 6 indices): a window
+        // that looks less like a list start goes even with more unit normals (a reading
+        // shifted onto a tangent element counts unit vectors too); at equal strength the
+        // one with fewer unit normals goes; a full tie keeps both.
+        let at = |w: usize, strength: u8, n: u32| {
+            let pl = Placement {
+                index_offset: w,
+                index_count: 6,
+                vertex_offset: w + 12,
+                vertex_count: 10,
+            };
+            search::Claim::new(pl, strength, n)
+        };
+        let kept = |mut cs: Vec<search::Claim>| {
+            search::prune_misaligned(&mut cs, 20);
+            cs.iter().map(|c| c.index_offset()).collect::<Vec<_>>()
+        };
+        assert_eq!(kept(vec![at(100, 2, 10), at(116, 3, 8)]), vec![116]);
+        assert_eq!(kept(vec![at(100, 3, 10), at(116, 3, 8)]), vec![100]);
+        assert_eq!(kept(vec![at(100, 3, 9), at(116, 3, 9)]), vec![100, 116]);
+        // Apart (no overlap): both stay whatever they are.
+        assert_eq!(kept(vec![at(100, 1, 2), at(400, 3, 10)]), vec![100, 400]);
+    }
+
+    #[test]
+    fn a_unit_that_keeps_its_own_block_does_not_hold_the_ones_it_let_go() {
+        // P's block (a cone of 30 vertices, 87 indices) is placed only in a second round
+        // (as bodies' per-record blocks are). X (31 vertices, 81 indices) fits P's index
+        // tail and vertices too (a weak claim: its window extends backwards) but has its
+        // own block: having taken it, X does not keep P's bytes from P.
+        let d = decl();
+        let (p_idx, p_vtx) = cone(30, 1.0);
+        let (x_idx, x_vtx) = cone(31, 2.0);
+        let x_idx = x_idx[..81].to_vec();
+        let mut data = junk(40);
+        let p_at = data.len();
+        data.extend(indices(&p_idx));
+        data.extend(p_vtx);
+        data.extend(junk(64));
+        let x_at = data.len();
+        data.extend(indices(&x_idx));
+        data.extend(x_vtx);
+        data.extend(junk(40));
+        let map = AttributeMap::of(&d);
+        let unit = |v: u32, i: usize| Unit {
+            decl: &d,
+            map: &map,
+            vertex_count: v,
+            index_count: i as u32,
+        };
+        let mut scanner = Scanner::new(&data);
+        let first = anchor(&mut scanner, &[unit(31, 81)], &[], &GateConfig::default());
+        let x = first.results[0].as_ref().map(|r| r.placement.index_offset);
+        assert_eq!(x.map_err(|e| e.code), Ok(x_at));
+        let second = anchor(
+            &mut scanner,
+            &[unit(30, p_idx.len())],
+            &first.claims,
+            &GateConfig::default(),
+        );
+        let p = second.results[0].as_ref().map(|r| r.placement.index_offset);
+        assert_eq!(p.map_err(|e| e.code), Ok(p_at));
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub(super) fn drop_suffix_windows(
     owned
 }
 
+/// Rounds of the resolution in which only the losses to claims that lose nothing are
+/// applied; later rounds apply every loss (a bound for hostile chains of claims).
+pub const MAX_FIRM_ROUNDS: usize = 64;
+
 /// One block, one owner, over the claims of every unit (decodable or not):
 /// 1. Of two conflicting claims of different units (overlapping, not byte-identical
 ///    duplicates), the stronger one ([`Cand::strength`]) wins: a window that is the
@@ -106,13 +110,19 @@ pub(super) fn drop_suffix_windows(
 /// 4. A unit's last claim gives its result (decoded, or the gate that its block fails);
 ///    of several, byte-identical blocks are shared out among duplicates, a single
 ///    strongest one is taken, anything else is `ambiguous_anchor`.
+///
+/// Returns the claims `(unit, range)` a unit let go of for a single stronger block of its
+/// own: they are no evidence that anyone owns those bytes (e.g. a suffix reading of
+/// another block's index list), so a later search need not keep off them.
 pub(super) fn resolve(
     data: &[u8],
     units: &[Unit<'_>],
     cands: &mut [Vec<Cand>],
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
-) {
+) -> Vec<(usize, Range<usize>)> {
+    // Claims a unit let go of for a stronger block of its own (see the return value).
+    let mut released: Vec<(usize, Range<usize>)> = Vec::new();
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
         .flat_map(|u| (0..cands[u].len()).map(move |k| (u, k)))
@@ -146,7 +156,7 @@ pub(super) fn resolve(
                 ))
             });
         }
-        return;
+        return released;
     }
     let mut alive = vec![true; flat.len()];
     let mut count = vec![0usize; units.len()];
@@ -170,8 +180,10 @@ pub(super) fn resolve(
             c.range.start, un.vertex_count, un.index_count
         )
     };
+    let mut rounds = 0;
     loop {
-        let mut kill: Vec<usize> = Vec::new();
+        // (loser, winner) of every live pair that one of them wins.
+        let mut kill: Vec<(usize, usize)> = Vec::new();
         for &(a, b) in &pairs {
             if !alive[a] || !alive[b] {
                 continue;
@@ -179,19 +191,35 @@ pub(super) fn resolve(
             let (fa, fb) = (flat[a], flat[b]);
             let (sa, sb) = (cand(fa).strength, cand(fb).strength);
             if sa != sb {
-                kill.push(if sa > sb { b } else { a });
+                kill.push(if sa > sb { (b, a) } else { (a, b) });
             } else if let Some(a_wins) = fewer_non_unit(cand(fa), &units[fa.0], cand(fb), &units[fb.0]) {
-                kill.push(if a_wins { b } else { a });
+                kill.push(if a_wins { (b, a) } else { (a, b) });
             } else if count[fa.0] == 1 && count[fb.0] >= 2 && has_other(&alive, b, sb) {
-                kill.push(b);
+                kill.push((b, a));
             } else if count[fb.0] == 1 && count[fa.0] >= 2 && has_other(&alive, a, sa) {
-                kill.push(a);
+                kill.push((a, b));
             }
         }
         if kill.is_empty() {
             break;
         }
-        for x in kill {
+        // A claim that loses this round takes no other claim with it: only the losses to
+        // winners that lose nothing themselves are applied (all of them when every
+        // winner also loses, so the rounds always end, and after MAX_FIRM_ROUNDS rounds,
+        // so a chain of claims each beating the next cannot make them quadratic).
+        let losers: BTreeSet<usize> = kill.iter().map(|&(x, _)| x).collect();
+        let firm: Vec<usize> = kill
+            .iter()
+            .filter(|&&(_, w)| !losers.contains(&w))
+            .map(|&(x, _)| x)
+            .collect();
+        rounds += 1;
+        let apply = if firm.is_empty() || rounds > MAX_FIRM_ROUNDS {
+            losers.into_iter().collect()
+        } else {
+            firm
+        };
+        for x in apply {
             if std::mem::replace(&mut alive[x], false) {
                 count[flat[x].0] -= 1;
             }
@@ -246,11 +274,25 @@ pub(super) fn resolve(
             let n = next_for_group.entry(key).or_insert(0);
             let pick = &c[*n % c.len()];
             *n += 1;
+            // The claims it lost to other units' (its identical ones stay for duplicates).
+            released.extend(
+                cands[u]
+                    .iter()
+                    .filter(|x| !c.iter().any(|y| y.range == x.range))
+                    .map(|x| (u, x.range.clone())),
+            );
             pick.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
         } else {
             let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
             let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
             if let [one] = strongest.as_slice() {
+                // Every other claim of the unit, alive or lost to another unit's.
+                released.extend(
+                    cands[u]
+                        .iter()
+                        .filter(|x| x.range != one.range)
+                        .map(|x| (u, x.range.clone())),
+                );
                 one.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
             } else if c.iter().all(|x| x.result(data).is_err()) {
                 let fails: Vec<(usize, Reason)> = c
@@ -267,4 +309,5 @@ pub(super) fn resolve(
             }
         });
     }
+    released
 }

@@ -9,14 +9,26 @@ use super::*;
 /// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
 pub const MAX_LEADING_NON_UNIT: usize = 2;
 
+/// Most degenerate triangles [`extendable`] looks past for a real one before a window.
+pub const MAX_SKIPPED_DEGENERATE: usize = 3;
+
 /// Can the window starting at `w` be extended backwards by a valid, real triangle of a
-/// block of `v` vertices whose positions `pos` reads?
-pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f32; 3]) -> bool {
-    if w < 6 {
-        return false;
+/// block of `v` vertices whose positions `pos` reads — directly, or past up to
+/// [`MAX_SKIPPED_DEGENERATE`] valid degenerate ones (real index lists hold some: a
+/// window that starts right after one is still inside a longer list)? Triangles of one
+/// repeated value (zero padding reads as `(0, 0, 0)`) are not looked past.
+pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> bool {
+    for k in 1..=MAX_SKIPPED_DEGENERATE + 1 {
+        let Some(at) = w.checked_sub(6 * k) else { return false };
+        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
+        if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
+            return false;
+        }
+        if !degenerate_by(pos, t) {
+            return true;
+        }
     }
-    let t: [u32; 3] = std::array::from_fn(|k| u16::from_be_bytes([data[w - 6 + 2 * k], data[w - 5 + 2 * k]]) as u32);
-    t.iter().all(|&i| i < v) && !degenerate_by(pos, t)
+    false
 }
 
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
@@ -240,6 +252,20 @@ pub(super) struct Claim {
 }
 
 impl Claim {
+    #[cfg(test)]
+    pub(super) fn new(pl: Placement, strength: u8, unit_normals: u32) -> Claim {
+        Claim {
+            pl,
+            strength,
+            unit_normals,
+        }
+    }
+
+    #[cfg(test)]
+    pub(super) fn index_offset(&self) -> usize {
+        self.pl.index_offset
+    }
+
     pub(super) fn range(&self, stride: usize) -> Range<usize> {
         self.pl.range(stride)
     }
@@ -269,9 +295,13 @@ fn heads(data: &[u8], q0: usize, no: usize, s: usize) -> Heads {
 }
 
 /// Of two overlapping claims of one unit (the same bytes read at two alignments: a
-/// stride or a few bytes apart), the one with fewer unit normals is a misreading of the
-/// other (at the true alignment the stored normals are unit, FORMAT.md §6) and goes; a
-/// tie keeps both. `cands` sorted by start, `stride` the unit's.
+/// stride or a few bytes apart), one is a misreading of the other and goes: the one
+/// whose window looks less like the start of an index list ([`Claim`]'s strength; a
+/// misreading's window begins among the bytes before the list, or inside it), then the
+/// one with fewer unit normals (at the true alignment the stored normals are unit,
+/// FORMAT.md §6 — but a reading shifted onto a tangent or binormal element reads unit
+/// vectors too, so that count alone does not decide). A tie keeps both. `cands` sorted by
+/// start, `stride` the unit's.
 pub(super) fn prune_misaligned(cands: &mut Vec<Claim>, stride: usize) {
     let mut drop = vec![false; cands.len()];
     for a in 0..cands.len() {
@@ -279,11 +309,11 @@ pub(super) fn prune_misaligned(cands: &mut Vec<Claim>, stride: usize) {
             if cands[b].pl.index_offset >= cands[a].range(stride).end {
                 break;
             }
-            let (na, nb) = (cands[a].unit_normals, cands[b].unit_normals);
-            if na > nb {
-                drop[b] = true;
-            } else if nb > na {
-                drop[a] = true;
+            let key = |c: &Claim| (c.strength, c.unit_normals);
+            match key(&cands[a]).cmp(&key(&cands[b])) {
+                std::cmp::Ordering::Greater => drop[b] = true,
+                std::cmp::Ordering::Less => drop[a] = true,
+                std::cmp::Ordering::Equal => {}
             }
         }
     }
