@@ -22,13 +22,23 @@ impl UnitBitmap {
             0
         };
         let mut bits = vec![0u64; n.div_ceil(64)];
-        if matches!(ty, DeclType::Float16_4) {
-            Self::fill_half3(data, parity, n, tol, &mut bits);
-        } else {
-            Self::fill(&mut bits, n, |k| {
-                let q = 2 * k + parity;
-                is_unit_normal(ty, &data[q..q + size], tol)
-            });
+        // Each common normal type gets a loop of its own, in which the reader's per-type
+        // `match` folds away (a `ty` passed as a value was matched at every offset).
+        macro_rules! fill_as {
+            ($t:expr) => {
+                Self::fill(&mut bits, n, |k| {
+                    let q = 2 * k + parity;
+                    is_unit_normal($t, &data[q..q + size], tol)
+                })
+            };
+        }
+        match ty {
+            DeclType::Float16_4 => Self::fill_half3(data, parity, n, tol, &mut bits),
+            DeclType::Float3 => fill_as!(DeclType::Float3),
+            DeclType::Dec3N => fill_as!(DeclType::Dec3N),
+            DeclType::Short4N => fill_as!(DeclType::Short4N),
+            DeclType::Ubyte4N => fill_as!(DeclType::Ubyte4N),
+            ty => fill_as!(ty),
         }
         UnitBitmap { parity, bits, len: n }
     }

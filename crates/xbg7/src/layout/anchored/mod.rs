@@ -1025,6 +1025,48 @@ mod tests {
     }
 
     #[test]
+    fn every_normal_type_bitmap_agrees_with_the_reader() {
+        // Pseudo-random bytes with unit normals of each type planted at offsets of both
+        // parities: the bitmap (with its per-type loops) is the reader at every offset.
+        let planted: [(DeclType, Vec<u8>); 6] = [
+            (
+                DeclType::Float3,
+                [1.0f32, 0.0, 0.0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+            ),
+            (DeclType::Dec3N, 0x0000_01FFu32.to_be_bytes().to_vec()),
+            (
+                DeclType::Short4N,
+                [0x7FFFu16, 0, 0, 0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+            ),
+            (DeclType::Ubyte4N, vec![255, 0, 0, 0]),
+            (
+                DeclType::Short2N,
+                [0x7FFFu16, 0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+            ),
+            (DeclType::Udec3, 0x0000_0001u32.to_be_bytes().to_vec()),
+        ];
+        for (ty, unit) in planted {
+            let mut v: Vec<u8> = (0..5_000u32)
+                .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
+                .collect();
+            for at in [0usize, 7, 100, 333, 1000, 2001, 4990 - unit.len()] {
+                v[at..at + unit.len()].copy_from_slice(&unit);
+            }
+            let tol = unit_tolerance(ty);
+            for parity in 0..2 {
+                let bm = UnitBitmap::build(&v, ty, parity);
+                let mut hits = 0;
+                for q in (parity..v.len()).step_by(2) {
+                    let want = v.get(q..q + ty.size()).is_some_and(|b| is_unit_normal(ty, b, tol));
+                    assert_eq!(bm.get(q), want, "{ty:?} offset {q}");
+                    hits += usize::from(want);
+                }
+                assert!(hits >= 2, "{ty:?} parity {parity}: {hits} unit normals");
+            }
+        }
+    }
+
+    #[test]
     fn bitmap_scan_agrees_with_the_reader() {
         let data: Vec<u8> = (0..20_000u32)
             .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
