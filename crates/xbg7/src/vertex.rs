@@ -75,6 +75,8 @@ fn read_elem<const N: usize>(
         Float2 => gather(data, first, stride, count, Float2.size(), |b| Float2.decode(b)),
         Float16_4 => gather(data, first, stride, count, Float16_4.size(), |b| Float16_4.decode(b)),
         Float16_2 => gather(data, first, stride, count, Float16_2.size(), |b| Float16_2.decode(b)),
+        Dec3N => gather(data, first, stride, count, Dec3N.size(), |b| Dec3N.decode(b)),
+        D3dColor => gather(data, first, stride, count, D3dColor.size(), |b| D3dColor.decode(b)),
         ty => gather(data, first, stride, count, ty.size(), |b| ty.decode(b)),
     })
 }

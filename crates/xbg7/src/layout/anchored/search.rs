@@ -239,6 +239,7 @@ fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element,
     match e.ty {
         Float16_4 => count(&|b| Float16_4.decode(b)),
         Float3 => count(&|b| Float3.decode(b)),
+        Dec3N => count(&|b| Dec3N.decode(b)),
         ty => count(&|b| ty.decode(b)),
     }
 }
