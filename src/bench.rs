@@ -66,6 +66,11 @@ pub struct BenchReport {
     /// Every round's export time (b) and export-with-previews time, in run order.
     pub export_runs_s: Vec<f64>,
     pub previews_runs_s: Vec<f64>,
+    /// Every round's I/O floor (read + copy) and its export's ratio to it: a round's
+    /// export and floor meet the same state of the machine's page cache, which on a
+    /// VM can move both by tens of percent between rounds.
+    pub floor_runs_s: Vec<f64>,
+    pub export_ratio_runs: Vec<f64>,
 }
 
 fn read_all(found: &[walker::Found]) -> std::io::Result<u64> {
@@ -232,6 +237,8 @@ pub fn run(
         export_peak_rss_mb: None,
         export_runs_s: Vec::new(),
         previews_runs_s: Vec::new(),
+        floor_runs_s: Vec::new(),
+        export_ratio_runs: Vec::new(),
     };
     if decode_only {
         return Ok(report);
@@ -279,6 +286,12 @@ pub fn run(
     }
     report.export_runs_s = exports.clone();
     report.previews_runs_s = previews.clone();
+    report.floor_runs_s = reads.iter().zip(&copies).map(|(r, c)| r + c).collect();
+    report.export_ratio_runs = exports
+        .iter()
+        .zip(&report.floor_runs_s)
+        .map(|(e, f)| e / f.max(1e-9))
+        .collect();
     let export_s = median(exports);
     let io_floor_read_s = median(reads);
     let io_floor_copy_s = median(copies);
