@@ -22,21 +22,13 @@ use xbg7_synth::descriptor::{scan_markers, scan_records};
 use xbg7_synth::hostile::{assemble, RawEntry};
 use xbg7_synth::rng::Gen;
 use xbg7_synth::vformat::{usage, EncType, VertexFormat};
-use xbg7_synth::{build_file, file_plan, FileSpec, SynthFile, SynthOptions, TruthContainer};
+use xbg7_synth::{FileSpec, SynthFile, SynthOptions, TruthContainer};
 
 const SEED: u64 = 7;
 
 fn disc() -> &'static Vec<(FileSpec, SynthFile)> {
     static D: OnceLock<Vec<(FileSpec, SynthFile)>> = OnceLock::new();
-    D.get_or_init(|| {
-        file_plan(&SynthOptions::demo(SEED))
-            .into_iter()
-            .map(|s| {
-                let f = build_file(&s);
-                (s, f)
-            })
-            .collect()
-    })
+    D.get_or_init(|| xbg7_synth::build_disc(&SynthOptions::demo(SEED)))
 }
 
 fn u16be(b: &[u8], o: usize) -> u16 {

@@ -7,7 +7,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use rayon::prelude::*;
 use xbg7::mesh::Mesh;
 use xbg7_synth::{
     build_file, file_plan, load_truth, write_disc, Category, FileKind, FileSpec, Scale, SynthFile, SynthOptions,
@@ -18,15 +17,7 @@ const SEED: u64 = 20260712;
 
 fn demo() -> &'static Vec<(FileSpec, SynthFile)> {
     static DEMO: OnceLock<Vec<(FileSpec, SynthFile)>> = OnceLock::new();
-    DEMO.get_or_init(|| {
-        file_plan(&SynthOptions::demo(SEED))
-            .into_par_iter()
-            .map(|s| {
-                let f = build_file(&s);
-                (s, f)
-            })
-            .collect()
-    })
+    DEMO.get_or_init(|| xbg7_synth::build_disc(&SynthOptions::demo(SEED)))
 }
 
 // ---------------------------------------------------------------- independent parser

@@ -56,6 +56,18 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
     }
 }
 
+/// Every file of the disc in memory, with its plan entry, built in parallel (for tests
+/// and tools that rewrite or decode the files without a folder).
+pub fn build_disc(opts: &SynthOptions) -> Vec<(FileSpec, SynthFile)> {
+    file_plan(opts)
+        .into_par_iter()
+        .map(|spec| {
+            let f = build_file(&spec);
+            (spec, f)
+        })
+        .collect()
+}
+
 /// Write the disc to `dir` (`dir/hidden/resource3d/*.xpr`, files built in parallel, one
 /// file in memory per thread) and `dir/truth.json`. Returns the truth without meshes.
 pub fn write_disc(dir: &Path, opts: &SynthOptions) -> Result<TruthDisc, SynthError> {

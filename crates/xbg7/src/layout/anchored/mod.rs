@@ -627,6 +627,20 @@ mod tests {
         (idx, out)
     }
 
+    /// Blocks (`junk` bytes before each, then its indices and vertex bytes) and 40 bytes
+    /// of junk after them; returns the data and each block's offset.
+    fn lay_out(blocks: &[(usize, &[u16], &[u8])]) -> (Vec<u8>, Vec<usize>) {
+        let (mut data, mut at) = (Vec::new(), Vec::new());
+        for &(gap, idx, vtx) in blocks {
+            data.extend(junk(gap));
+            at.push(data.len());
+            data.extend(indices(idx));
+            data.extend(vtx);
+        }
+        data.extend(junk(40));
+        (data, at)
+    }
+
     #[test]
     fn a_claim_that_loses_takes_no_other_claim_with_it() {
         // A (30 vertices) is followed at once by B, whose first triangle is degenerate
@@ -641,18 +655,8 @@ mod tests {
         b_idx[..3].copy_from_slice(&[0, 0, 1]);
         let (c_idx, c_vtx) = cone(31, 3.0);
         let c_idx: Vec<u16> = c_idx[..a_idx.len()].to_vec();
-        let mut data = junk(40);
-        let a_at = data.len();
-        data.extend(indices(&a_idx));
-        data.extend(a_vtx);
-        let b_at = data.len();
-        data.extend(indices(&b_idx));
-        data.extend(b_vtx);
-        data.extend(junk(64));
-        let c_at = data.len();
-        data.extend(indices(&c_idx));
-        data.extend(c_vtx);
-        data.extend(junk(40));
+        let (data, at) = lay_out(&[(40, &a_idx, &a_vtx), (0, &b_idx, &b_vtx), (64, &c_idx, &c_vtx)]);
+        let (a_at, b_at, c_at) = (at[0], at[1], at[2]);
         let i = a_idx.len() as u32;
         let got = place(&data, &[(30, i), (30, i - 3), (31, i)], &d);
         assert_eq!(got, vec![Ok(a_at), Ok(b_at), Ok(c_at)]);
@@ -725,15 +729,8 @@ mod tests {
         let (p_idx, p_vtx) = cone(30, 1.0);
         let (x_idx, x_vtx) = cone(31, 2.0);
         let x_idx = x_idx[..81].to_vec();
-        let mut data = junk(40);
-        let p_at = data.len();
-        data.extend(indices(&p_idx));
-        data.extend(p_vtx);
-        data.extend(junk(64));
-        let x_at = data.len();
-        data.extend(indices(&x_idx));
-        data.extend(x_vtx);
-        data.extend(junk(40));
+        let (data, at) = lay_out(&[(40, &p_idx, &p_vtx), (64, &x_idx, &x_vtx)]);
+        let (p_at, x_at) = (at[0], at[1]);
         let map = AttributeMap::of(&d);
         let unit = |v: u32, i: usize| Unit {
             decl: &d,
