@@ -6,6 +6,35 @@
 
 use thiserror::Error;
 
+/// `$body` with `$t` bound to the type `$ty`, in an arm of its own for each element type
+/// vertex buffers use most, where `$t` is a constant: loops that decode one element per
+/// vertex or per offset then have the readers' per-type `match` folded away (a type held
+/// as a value is matched at every element). Other types share one arm.
+macro_rules! per_common_type {
+    ($ty:expr, |$t:ident| $body:expr) => {{
+        use $crate::decl::DeclType as T;
+        macro_rules! arm {
+            ($c:expr) => {{
+                #[allow(non_upper_case_globals)]
+                const $t: T = $c;
+                $body
+            }};
+        }
+        match $ty {
+            T::Float3 => arm!(T::Float3),
+            T::Float2 => arm!(T::Float2),
+            T::Float16_4 => arm!(T::Float16_4),
+            T::Float16_2 => arm!(T::Float16_2),
+            T::Dec3N => arm!(T::Dec3N),
+            T::D3dColor => arm!(T::D3dColor),
+            T::Short4N => arm!(T::Short4N),
+            T::Ubyte4N => arm!(T::Ubyte4N),
+            $t => $body,
+        }
+    }};
+}
+pub(crate) use per_common_type;
+
 /// Xbox 360 D3DDECLTYPE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeclType {

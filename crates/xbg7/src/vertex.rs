@@ -5,7 +5,7 @@
 //! TEXCOORD n → texcoords ordered by usage index (xy), COLOR 0 → colors (RGBA).
 //! Other usages are decoded by nobody (not exported yet).
 
-use crate::decl::{Declaration, Element, Usage};
+use crate::decl::{per_common_type, Declaration, Element, Usage};
 use crate::mesh::Mesh;
 
 /// Elements of a declaration that land in a [`Mesh`].
@@ -67,18 +67,14 @@ fn read_elem<const N: usize>(
         return None;
     }
     let first = base + e.offset as usize;
-    // The types vertex buffers use most get a loop of their own, in which the decoder's
-    // per-type `match` folds away (one constant type per loop); the rest share one loop.
-    use crate::decl::DeclType::*;
-    Some(match e.ty {
-        Float3 => gather(data, first, stride, count, Float3.size(), |b| Float3.decode(b)),
-        Float2 => gather(data, first, stride, count, Float2.size(), |b| Float2.decode(b)),
-        Float16_4 => gather(data, first, stride, count, Float16_4.size(), |b| Float16_4.decode(b)),
-        Float16_2 => gather(data, first, stride, count, Float16_2.size(), |b| Float16_2.decode(b)),
-        Dec3N => gather(data, first, stride, count, Dec3N.size(), |b| Dec3N.decode(b)),
-        D3dColor => gather(data, first, stride, count, D3dColor.size(), |b| D3dColor.decode(b)),
-        ty => gather(data, first, stride, count, ty.size(), |b| ty.decode(b)),
-    })
+    Some(per_common_type!(e.ty, |ty| gather(
+        data,
+        first,
+        stride,
+        count,
+        ty.size(),
+        |b| ty.decode(b)
+    )))
 }
 
 /// `count` elements of `size` bytes at `first + k·stride`, decoded by `decode` (range

@@ -27,7 +27,7 @@
 //! [`anchor`] / [`next_after`], which run them.
 
 use super::{decode_block, gate_block, read_block, vertices_past_end, Decoded, Placement};
-use crate::decl::{is_unit_normal, unit_tolerance, DeclType, Declaration};
+use crate::decl::{is_unit_normal, per_common_type, unit_tolerance, DeclType, Declaration};
 use crate::gates::{degenerate_by, GateConfig};
 use crate::reason::{Code, Reason};
 use crate::vertex::vertices_fit;

@@ -9,7 +9,8 @@ use super::*;
 /// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
 pub const MAX_LEADING_NON_UNIT: usize = 2;
 
-/// Most degenerate triangles [`extendable`] looks past for a real one before a window.
+/// Most degenerate triangles the backward extension of a claim's window looks past for a
+/// real one.
 pub const MAX_SKIPPED_DEGENERATE: usize = 3;
 
 /// Can the window starting at `w` be extended backwards by a valid, real triangle of a
@@ -221,27 +222,18 @@ pub(super) fn claim(
 /// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit:
 /// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
 /// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
-/// normal types get a loop of their own, in which the decoder's `match` folds away.
+/// normal types get a loop of their own ([`per_common_type`]).
 fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
-    let count = |decode: &dyn Fn(&[u8]) -> [f32; 4]| -> u32 {
-        (0..v as usize)
-            .filter(|&k| {
-                let at = first + k * s;
-                let n = decode(&data[at..at + size]);
-                bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
-            })
-            .count() as u32
-    };
-    use DeclType::*;
-    match e.ty {
-        Float16_4 => count(&|b| Float16_4.decode(b)),
-        Float3 => count(&|b| Float3.decode(b)),
-        Dec3N => count(&|b| Dec3N.decode(b)),
-        ty => count(&|b| ty.decode(b)),
-    }
+    per_common_type!(e.ty, |ty| (0..v as usize)
+        .filter(|&k| {
+            let at = first + k * s;
+            let n = ty.decode(&data[at..at + size]);
+            bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+        })
+        .count() as u32)
 }
 
 /// A claim not yet read nor gated ([`Block`] reads and gates on first use, for the
