@@ -91,14 +91,20 @@ impl Cand {
     }
 }
 
-/// What a claimed block needs to be read and gated: its place, the declaration it is
-/// read by, and the gates.
+/// How one search's claimed blocks are read and gated: the declaration, its attribute
+/// map and the gates (one per search, shared by its claims).
 #[derive(Debug)]
-struct Pending {
-    pl: Placement,
+struct Reading {
     decl: Declaration,
     map: AttributeMap,
     cfg: GateConfig,
+}
+
+/// What a claimed block needs to be read and gated: its place and how.
+#[derive(Debug)]
+struct Pending {
+    pl: Placement,
+    how: Rc<Reading>,
 }
 
 /// A block at a claim's place, read and gated when its result is first asked for.
@@ -116,22 +122,17 @@ impl Block {
         })
     }
 
-    fn read(pl: Placement, unit: &Unit<'_>, cfg: &GateConfig) -> Rc<Block> {
+    fn read(pl: Placement, how: &Rc<Reading>) -> Rc<Block> {
         Rc::new(Block {
-            pending: std::cell::RefCell::new(Some(Pending {
-                pl,
-                decl: unit.decl.clone(),
-                map: unit.map.clone(),
-                cfg: cfg.clone(),
-            })),
+            pending: std::cell::RefCell::new(Some(Pending { pl, how: how.clone() })),
             result: std::cell::OnceCell::new(),
         })
     }
 
     fn result(&self, data: &[u8]) -> &Result<Rc<Decoded>, Reason> {
         self.result.get_or_init(|| match self.pending.borrow_mut().take() {
-            Some(p) => read_block(data, p.pl, &p.decl, &p.map)
-                .and_then(|mesh| gate_block(p.pl, mesh, &p.cfg))
+            Some(Pending { pl, how }) => read_block(data, pl, &how.decl, &how.map)
+                .and_then(|mesh| gate_block(pl, mesh, &how.cfg))
                 .map(Rc::new),
             // Unreachable: a block is built either gated or pending, and gated once.
             None => Err(Reason::new(Code::NoValidAnchor, "internal: block gated twice")),
@@ -244,9 +245,9 @@ pub const MAX_CONFLICTS: usize = 1 << 20;
 
 /// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
 /// (so a later search can keep off blocks that have an owner, decodable or not) but for
-/// the claims a unit let go of for a stronger block of its own. A
-/// block is shared with the scanner's cache (and between duplicates that take the same
-/// one) until the scanner is dropped; [`owned`] then moves it out without a copy.
+/// the claims a unit let go of for a stronger block of its own. A block is shared with
+/// the scanner's cache (and between duplicates that take the same one) until the
+/// scanner is dropped; [`owned`] then moves it out without a copy.
 pub struct Anchored {
     pub results: Vec<Result<Rc<Decoded>, Reason>>,
     pub claims: Vec<Range<usize>>,
@@ -646,7 +647,7 @@ mod tests {
         // A (30 vertices) is followed at once by B, whose first triangle is degenerate
         // (a weaker claim: its window does not start with a real triangle). C has A's
         // index count and one vertex more: its reading of A's block also takes B's first
-        // bytes as a 12th vertex, and loses A's block to A (one vertex that is no
+        // bytes as a 31st vertex, and loses A's block to A (one vertex that is no
         // vertex). Having lost, it must not take B's block from B; C has its own.
         let d = decl();
         let (a_idx, a_vtx) = cone(30, 1.0);

@@ -263,10 +263,10 @@ impl Claim {
         self.pl.range(stride)
     }
 
-    pub(super) fn gate(self, unit: &Unit<'_>, cfg: &GateConfig) -> Cand {
+    pub(super) fn gate(self, stride: usize, how: &Rc<Reading>) -> Cand {
         Cand {
-            range: self.pl.range(unit.decl.stride),
-            block: Block::read(self.pl, unit, cfg),
+            range: self.pl.range(stride),
+            block: Block::read(self.pl, how),
             strength: self.strength,
             unit_normals: self.unit_normals,
         }
@@ -471,7 +471,12 @@ impl<'d> Scanner<'d> {
         claims.sort_by_key(|c| c.pl.index_offset);
         claims.dedup_by_key(|c| c.pl.index_offset);
         prune_misaligned(&mut claims, s);
-        found.cands = claims.into_iter().map(|c| c.gate(unit, cfg)).collect();
+        let how = Rc::new(Reading {
+            decl: unit.decl.clone(),
+            map: unit.map.clone(),
+            cfg: cfg.clone(),
+        });
+        found.cands = claims.into_iter().map(|c| c.gate(s, &how)).collect();
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
