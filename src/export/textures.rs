@@ -31,9 +31,11 @@ pub const TEXTURE_DIR: &str = "textures";
 /// PNG would be a single transparent pixel, as for previews.
 pub fn encode_png(img: &Image) -> Vec<u8> {
     let mut out = Vec::new();
-    // Writing into memory fails only as the encoding does.
-    let _ = write_png(&mut out, img);
-    out
+    match write_png(&mut out, img) {
+        Ok(()) => out,
+        // Writing into memory fails only where the encoder does.
+        Err(_) => xbg7_preview::raster::encode_png(&xbg7_preview::raster::Image::filled(1, 1, [0; 4])),
+    }
 }
 
 /// [`encode_png`] straight into `w` (the texture's file: no copy of it in memory).

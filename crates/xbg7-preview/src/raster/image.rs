@@ -133,8 +133,8 @@ pub fn compact_color(rgba: &[u8]) -> png::ColorType {
 /// a texture-heavy disc is most of what an export writes. A PNG reader gives back the
 /// same RGBA.
 ///
-/// An image whose sample rows ([`compresses_poorly`]) do not shrink by a tenth is
-/// written with stored DEFLATE blocks: on high-entropy texels (detailed art decoded from
+/// An image whose sample rows ([`compresses_poorly`]) do not compress below
+/// [`MAX_SAMPLE_RATIO`] of their size is written with stored DEFLATE blocks: on high-entropy texels (detailed art decoded from
 /// BCn) the fast compressor saves about 4 % at four times the time of storing.
 pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, RasterError> {
     let mut out = Vec::new();
