@@ -252,12 +252,34 @@ enum DiffFormat {
 
 fn main() {
     let cli = Cli::parse();
+    if cli.cmd.as_ref().is_some_and(prints_to_stdout) {
+        quiet_on_closed_pipe();
+    }
     match run(cli) {
         Ok(()) => {}
         Err(e) => {
             eprintln!("xbg7-export: error: {e:#}");
             std::process::exit(2);
         }
+    }
+}
+
+/// The subcommands whose output is text on stdout, made to be piped (`diff A B | head`).
+/// The export, `synth` and `demo` write files and report on stderr: they keep Rust's
+/// handling, so a closed stderr cannot end a half-written export.
+fn prints_to_stdout(cmd: &Cmd) -> bool {
+    !matches!(cmd, Cmd::Synth { .. } | Cmd::Demo { .. })
+}
+
+/// Let a closed stdout end the process quietly, as it ends any Unix tool: Rust ignores
+/// SIGPIPE, so `println!` meets `EPIPE` and panics ("failed printing to stdout", exit 101
+/// with a backtrace); with the default action restored the process just ends there.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any thread exists; restoring a signal's
+    // default disposition has no other effect on the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

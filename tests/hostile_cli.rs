@@ -127,3 +127,32 @@ fn a_good_run_on_an_empty_disc_exits_0_with_an_empty_manifest() {
     own.sort();
     assert_eq!(own, ["lock"]);
 }
+
+/// `info F | head` and `diff A B | head -1`: a reader that goes away ends the printing
+/// subcommand quietly (SIGPIPE, as for any Unix tool), never with a panic and exit 101.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_a_printing_subcommand_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(3))
+        .into_iter()
+        .next()
+        .unwrap();
+    let file = tmp.path().join("one.xpr");
+    std::fs::write(&file, xbg7_synth::build_file(&spec).bytes).unwrap();
+    // The read end is closed before the child starts: its first write meets a closed pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .arg("info")
+        .arg(&file)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), None, "ended by a signal, not an exit code: {err}");
+    assert_eq!(o.status.signal(), Some(libc::SIGPIPE));
+}
