@@ -58,6 +58,9 @@ pub struct Unit<'a> {
     pub map: &'a AttributeMap,
     pub vertex_count: u32,
     pub index_count: u32,
+    /// Whether the resource can be decoded at all (an undecodable one still claims its
+    /// block; whether its reading passes the gates is no evidence either way).
+    pub decodable: bool,
 }
 
 /// A claim: a place where the unit's block can be, by structure (an index window of
@@ -270,27 +273,27 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             Err(r) => results[u] = Some(Err(r)),
         }
     }
+    for (u, c) in structural_claims(
+        scanner.data,
+        units,
+        &cands,
+        cfg,
+        &mut scanner.windows,
+        &mut scanner.seen,
+    ) {
+        cands[u].push(c);
+    }
     let mut claims: Vec<(usize, Range<usize>)> = cands
         .iter()
         .enumerate()
         .flat_map(|(u, cs)| cs.iter().map(move |c| (u, c.range.clone())))
         .collect();
-    let owned = drop_suffix_windows(
-        scanner.data,
-        units,
-        &mut cands,
-        &mut failures,
-        cfg,
-        &mut scanner.windows,
-        &mut scanner.seen,
-    );
     let released: std::collections::HashSet<(usize, Range<usize>)> =
         resolve(scanner.data, units, &mut cands, &failures, &mut results)
             .into_iter()
             .collect();
     claims.retain(|c| !released.contains(c));
-    let mut claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
-    claims.extend(owned);
+    let claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
     Anchored {
         results: results
             .into_iter()
@@ -329,6 +332,7 @@ mod tests {
                 map: &map,
                 vertex_count: v,
                 index_count: i,
+                decodable: true,
             })
             .collect();
         anchor(&mut Scanner::new(data), &us, &[], &GateConfig::default())
@@ -389,12 +393,14 @@ mod tests {
             map: &wide_map,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let b = Unit {
             decl: &d,
             map: &map,
             vertex_count: 5,
             index_count: 12,
+            decodable: true,
         };
         let mut scanner = Scanner::new(&data);
         let r = anchor(&mut scanner, &[a, b], &[], &GateConfig::default());
@@ -528,6 +534,7 @@ mod tests {
             map: &map,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default()).results;
         let m = &got[0].as_ref().unwrap().mesh;
@@ -585,12 +592,14 @@ mod tests {
             map: &nm,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let ut = Unit {
             decl: &td,
             map: &tm,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let at = |us: &[Unit]| -> Vec<Result<usize, Code>> {
             anchor(&mut Scanner::new(&data), us, &[], &GateConfig::default())
@@ -738,6 +747,7 @@ mod tests {
             map: &map,
             vertex_count: v,
             index_count: i as u32,
+            decodable: true,
         };
         let mut scanner = Scanner::new(&data);
         let first = anchor(&mut scanner, &[unit(31, 81)], &[], &GateConfig::default());

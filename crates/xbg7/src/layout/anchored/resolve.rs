@@ -1,119 +1,306 @@
-//! One block, one owner: the global resolution over every unit's claims (counts first,
-//! then claim strength, then the unit-normal tie-break; whatever is left is
-//! `ambiguous_anchor`).
+//! One block, one owner, decided for the whole container at once.
+//!
+//! Every unit (decodable or not) brings its claims ([`Cand`]); two claims of different
+//! units **conflict** when their byte ranges overlap (byte-identical duplicates aside).
+//! An *assignment* gives each unit at most one of its claims, no two in conflict. The
+//! solver takes the assignments that place the most units, then those with the strongest
+//! evidence ([`Score`]), and a unit is placed only when it gets the same block (the same
+//! bytes) in **every** such assignment; otherwise it is `ambiguous_anchor`, naming the
+//! rival. Conflicts form small components (a claim overlaps a few others); each is searched
+//! exactly, by branch and bound, under a work budget: when the budget runs out, the
+//! component's units are rejected, never guessed.
+//!
+//! Before the search, the index windows of the claims are looked at with every other
+//! resource's counts ([`structural_claims`]): the longer window of another resource's
+//! counts ending at the same vertex start is that resource's claim, even where it cannot
+//! read the vertices there itself, so an owner the exporter cannot decode still holds its
+//! block against a sibling that would read its index tail.
 
 use super::*;
 
-/// Between two equally strong claims on the same index window (same offset, same
-/// count) of units that both have normals, so differing only in the vertex count: the
-/// one with fewer vertices whose normal is not unit, if they differ (`Some(true)`: `a`).
-/// A block read with too many vertices takes in slots after it that are no vertices
-/// (their normals are not unit); the owner's reading does not.
-pub(super) fn fewer_non_unit(a: &Cand, ua: &Unit<'_>, b: &Cand, ub: &Unit<'_>) -> Option<bool> {
-    if ua.map.normal.is_none()
-        || ub.map.normal.is_none()
-        || a.range.start != b.range.start
-        || ua.index_count != ub.index_count
-    {
-        return None;
-    }
-    let na = ua.vertex_count.saturating_sub(a.unit_normals);
-    let nb = ub.vertex_count.saturating_sub(b.unit_normals);
-    (na != nb).then_some(na < nb)
+/// The evidence of an assignment, compared lexicographically: units placed, then the sum
+/// of the claims' window strengths ([`Cand::strength`]), then the fewest declared normals
+/// that are not unit (a reading that takes in slots after a block, or one shifted off its
+/// vertices, reads non-unit normals where the owner's reading does not; 0 for units
+/// without a NORMAL, which are pinned by stricter window checks instead).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Score {
+    placed: u32,
+    gated: u32,
+    normals: i64,
+    strength: u32,
 }
 
-/// Does the window of `v`/`i` counts at `w` look like the start of an index buffer from
-/// its bytes alone: a first triangle of three distinct indices?
+impl std::ops::Add for Score {
+    type Output = Score;
+    fn add(self, o: Score) -> Score {
+        Score {
+            placed: self.placed + o.placed,
+            gated: self.gated + o.gated,
+            strength: self.strength + o.strength,
+            normals: self.normals + o.normals,
+        }
+    }
+}
+
+/// The evidence of one claim of `unit` (its block read and gated here).
+fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
+    let non_unit = match unit.map.normal {
+        Some(_) => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
+        None => 0,
+    };
+    Score {
+        placed: 1,
+        gated: u32::from(!unit.decodable || c.ok(data).is_some()),
+        strength: c.strength as u32,
+        normals: -non_unit,
+    }
+}
+
+/// Does the window at `w` look like the start of an index buffer from its bytes alone: a
+/// first triangle of three distinct indices?
 pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
     let x = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]);
     let (a, b, c) = (x(0), x(1), x(2));
     a != b && b != c && a != c
 }
 
-/// A claim whose window extends backwards (the suffix of a longer index list) is dropped
-/// when the longer list is the window of another resource's counts: `I' > I` u16 values
-/// `< V'` ending at the same vertex start, referencing the gates' share of `V'` and
-/// starting with a real triangle. That resource owns the block even where it cannot be
-/// read itself (a multi-stream or quantized declaration, a stride its declaration does
-/// not give): a sibling must not be decoded from its vertices and its index tail
-/// (FORMAT.md §6). Returns the longer windows, as claimed ranges.
-pub(super) fn drop_suffix_windows(
+/// Claims found from the index windows of the others: where a claim's window can be
+/// extended backwards, the longer list before the same vertex start — `I' > I` u16 values
+/// `< V'`, referencing the gates' share of `V'`, starting with three distinct indices — is
+/// a claim of every unit with the counts `(V', I')`, whether or not that unit can read the
+/// vertices there (a multi-stream or quantized declaration, a stride its declaration does
+/// not give). Returns `(unit, claim)` pairs for places the unit has no claim at yet.
+pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
-    cands: &mut [Vec<Cand>],
-    failures: &mut [Vec<(usize, Reason)>],
+    cands: &[Vec<Cand>],
     cfg: &GateConfig,
     windows: &mut Windows,
     seen: &mut Vec<u64>,
-) -> Vec<Range<usize>> {
-    let mut counts: Vec<(u32, u32)> = units.iter().map(|u| (u.index_count, u.vertex_count)).collect();
+) -> Vec<(usize, Cand)> {
+    let mut counts: Vec<(u32, u32, usize)> = units
+        .iter()
+        .enumerate()
+        .map(|(u, x)| (x.index_count, x.vertex_count, u))
+        .collect();
     counts.sort_unstable();
-    counts.dedup();
     let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
-    let mut owned = Vec::new();
+    let mut readings: HashMap<usize, Rc<Reading>> = HashMap::new();
+    let mut out: Vec<(usize, Cand)> = Vec::new();
+    let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
-        cands[u].retain(|c| {
+        for c in &cands[u] {
             if c.strength >= 2 {
-                return true;
+                continue;
             }
             let p = c.range.start + 2 * i;
-            // Counts with a longer window, shortest first; once a value no resource's
-            // vertex count allows is among them (within a few values of a list's start),
-            // no longer window is valid either.
+            // Longer windows, shortest first; once a value no resource's vertex count
+            // allows is among them, no longer window is valid either.
             let longer = &counts[counts.partition_point(|x| x.0 as usize <= i)..];
-            for &(i2, v2) in longer {
-                let i2 = i2 as usize;
-                if 2 * i2 > p || !windows.valid(data, p, i2, max_v) {
+            let mut last: Option<(u32, u32, bool)> = None;
+            for &(i2, v2, u2) in longer {
+                let iu = i2 as usize;
+                if 2 * iu > p || !windows.valid(data, p, iu, max_v) {
                     break;
                 }
-                let w2 = p - 2 * i2;
-                if windows.valid(data, p, i2, v2)
-                    && real_start_indices(data, w2)
-                    && referenced(data, w2, i2, v2 as usize, seen) as f64 >= cfg.min_referenced_fraction * v2 as f64
-                {
-                    failures[u].push((
-                        c.range.start,
-                        Reason::new(
-                            Code::AmbiguousAnchor,
-                            format!(
-                                "the window at {:#x} is the tail of a longer index buffer: {i2} indices \
-                                 < {v2} (another resource's counts) from {w2:#x} end at the same \
-                                 vertex start {p:#x}",
-                                c.range.start
-                            ),
-                        ),
-                    ));
-                    owned.push(w2..p);
-                    return false;
+                let w2 = p - 2 * iu;
+                let fits = match last {
+                    Some((li, lv, f)) if (li, lv) == (i2, v2) => f,
+                    _ => {
+                        let f = windows.valid(data, p, iu, v2)
+                            && real_start_indices(data, w2)
+                            && referenced(data, w2, iu, v2 as usize, seen) as f64
+                                >= cfg.min_referenced_fraction * v2 as f64;
+                        last = Some((i2, v2, f));
+                        f
+                    }
+                };
+                if !fits || cands[u2].iter().any(|x| x.range.start == w2) || !done.insert((u2, w2)) {
+                    continue;
                 }
+                let other = &units[u2];
+                let s2 = other.decl.stride;
+                let end = (p + v2 as usize * s2).min(data.len());
+                let pl = Placement {
+                    index_offset: w2,
+                    index_count: i2,
+                    vertex_offset: p,
+                    vertex_count: v2,
+                };
+                let extendable = w2 >= 6 && {
+                    let t: [u32; 3] = std::array::from_fn(|j| {
+                        u16::from_be_bytes([data[w2 - 6 + 2 * j], data[w2 - 5 + 2 * j]]) as u32
+                    });
+                    t.iter().all(|&x| x < v2) && t[0] != t[1] && t[1] != t[2] && t[0] != t[2]
+                };
+                let unit_normals = match other.map.normal {
+                    Some(e) if p + v2 as usize * s2 <= data.len() && e.offset as usize + e.ty.size() <= s2 => {
+                        count_unit_normals(data, p, s2, &e, v2)
+                    }
+                    _ => 0,
+                };
+                let how = readings.entry(u2).or_insert_with(|| {
+                    Rc::new(Reading {
+                        decl: other.decl.clone(),
+                        map: other.map.clone(),
+                        cfg: cfg.clone(),
+                    })
+                });
+                out.push((
+                    u2,
+                    Cand {
+                        range: w2..end.max(p),
+                        block: Block::read(pl, how),
+                        strength: 2 * u8::from(!extendable) + 1,
+                        unit_normals,
+                    },
+                ));
             }
-            true
-        });
+        }
     }
-    owned
+    out
 }
 
-/// Rounds of the resolution in which only the losses to claims that lose nothing are
-/// applied; later rounds apply every loss (a bound for hostile chains of claims).
-pub const MAX_FIRM_ROUNDS: usize = 64;
+/// Most search steps for one conflict component (the first search and the uniqueness
+/// checks together); past it the component's units are `ambiguous_anchor`.
+pub const COMPONENT_BUDGET: usize = 1 << 18;
 
-/// One block, one owner, over the claims of every unit (decodable or not):
-/// 1. Of two conflicting claims of different units (overlapping, not byte-identical
-///    duplicates), the stronger one ([`Cand::strength`]) wins: a window that is the
-///    suffix of another index buffer, or that reads zero padding as a first triangle,
-///    loses to the real start.
-/// 2. Between equal claims, a unit with a single claim keeps it against a unit that has
-///    another claim at least as strong elsewhere.
-/// 3. Conflicts still left take both claims away, and both units are `ambiguous_anchor`:
-///    ownership is undecidable there, so neither is guessed.
-/// 4. A unit's last claim gives its result (decoded, or the gate that its block fails);
-///    of several, byte-identical blocks are shared out among duplicates, a single
-///    strongest one is taken, anything else is `ambiguous_anchor`.
-///
-/// Returns the claims `(unit, range)` a unit let go of for a single stronger block of its
-/// own: they are no evidence that anyone owns those bytes (e.g. a suffix reading of
-/// another block's index list), so a later search need not keep off them.
+/// Most search steps for one container (a bound for hostile input).
+pub const CONTAINER_BUDGET: usize = 1 << 24;
+
+/// One conflict component: its units (global ids) and, per unit, its claims as ids into
+/// the container's flat claim list, strongest first.
+struct Component {
+    units: Vec<usize>,
+    cands: Vec<Vec<usize>>,
+}
+
+/// The search over one component.
+struct Search<'a> {
+    comp: &'a Component,
+    value: &'a [Score],
+    conflicts: &'a [Vec<usize>],
+    /// Per local unit: claims it may not take (the uniqueness checks).
+    forbidden: Option<(usize, &'a [usize])>,
+    steps: usize,
+    blocked: Vec<u32>,
+    pick: Vec<Option<usize>>,
+    best: Option<(Score, Vec<Option<usize>>)>,
+    /// Stop at the first assignment reaching this value (uniqueness checks).
+    target: Option<Score>,
+}
+
+struct OutOfBudget;
+
+impl Search<'_> {
+    fn allowed(&self, k: usize, c: usize) -> bool {
+        self.blocked[c] == 0 && !matches!(self.forbidden, Some((f, cs)) if f == k && cs.contains(&c))
+    }
+
+    /// The best value the units from `k` on can still add: each unit's best allowed claim
+    /// on its own (lexicographic order on sums is translation-invariant, so the sum of
+    /// per-unit maxima bounds every sum of per-unit choices).
+    fn bound(&self, k: usize) -> Score {
+        let mut b = Score::default();
+        for j in k..self.comp.units.len() {
+            // Claims are sorted best first: the first allowed one is the unit's best.
+            if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(j, c)) {
+                b = b + self.value[c];
+            }
+        }
+        b
+    }
+
+    /// Depth-first over the units from `k`; `Ok(true)` stops the search (target reached).
+    fn run(&mut self, k: usize, cur: Score) -> Result<bool, OutOfBudget> {
+        self.steps = self.steps.checked_sub(1).ok_or(OutOfBudget)?;
+        if k == self.comp.units.len() {
+            if self.best.as_ref().is_none_or(|(b, _)| cur > *b) {
+                self.best = Some((cur, self.pick.clone()));
+            }
+            return Ok(self.target.is_some_and(|t| cur >= t));
+        }
+        let bound = cur + self.bound(k);
+        match (self.target, &self.best) {
+            (Some(t), _) if bound < t => return Ok(false),
+            (None, Some((b, _))) if bound <= *b => return Ok(false),
+            _ => {}
+        }
+        for n in 0..self.comp.cands[k].len() {
+            let c = self.comp.cands[k][n];
+            if !self.allowed(k, c) {
+                continue;
+            }
+            for &d in &self.conflicts[c] {
+                self.blocked[d] += 1;
+            }
+            self.pick[k] = Some(c);
+            let stop = self.run(k + 1, cur + self.value[c]);
+            for &d in &self.conflicts[c] {
+                self.blocked[d] -= 1;
+            }
+            self.pick[k] = None;
+            if stop? {
+                return Ok(true);
+            }
+        }
+        self.run(k + 1, cur)
+    }
+}
+
+/// The claims that can be in no best assignment: `c` of a unit with another claim `d`
+/// of strictly more evidence whose conflicts (with other units' remaining claims) are
+/// among `c`'s. Any assignment using `c` gains by taking `d` instead, so removing `c`
+/// changes neither the best value nor the set of best assignments; repeated until
+/// nothing changes (a removal can make another claim dominated). Returns which claims
+/// remain; `steps` bounds the work.
+fn dominated_removed(
+    by_unit: &[Vec<usize>],
+    value: &[Score],
+    conflicts: &[Vec<usize>],
+    steps: &mut usize,
+) -> Vec<bool> {
+    let n = value.len();
+    let mut alive = vec![true; n];
+    // Is every remaining conflict of `d` one of `c`'s (both lists sorted)?
+    let subset = |alive: &[bool], d: usize, c: usize, steps: &mut usize| {
+        let mut it = conflicts[c].iter().filter(|&&y| alive[y]).peekable();
+        for &y in conflicts[d].iter().filter(|&&y| alive[y]) {
+            *steps = steps.saturating_sub(1);
+            while it.next_if(|&&z| z < y).is_some() {}
+            if it.next_if(|&&z| z == y).is_none() {
+                return false;
+            }
+        }
+        true
+    };
+    let mut changed = true;
+    while changed && *steps > 0 {
+        changed = false;
+        for xs in by_unit {
+            for &c in xs {
+                if !alive[c] {
+                    continue;
+                }
+                let beaten = xs
+                    .iter()
+                    .any(|&d| d != c && alive[d] && value[d] > value[c] && subset(&alive, d, c, steps));
+                if beaten {
+                    alive[c] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    alive
+}
+
+/// One block, one owner, over the claims of every unit (see the module comment). A
+/// unit's result is its one block: decoded when it passes the gates, else rejected with
+/// that gate's code. Returns the claims `(unit, range)` a unit let go of for the block it
+/// was given: they are no evidence that anyone owns those bytes.
 pub(super) fn resolve(
     data: &[u8],
     units: &[Unit<'_>],
@@ -121,33 +308,48 @@ pub(super) fn resolve(
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
-    // Claims a unit let go of for a stronger block of its own (see the return value).
     let mut released: Vec<(usize, Range<usize>)> = Vec::new();
+    // Each unit's claims strongest first (then by offset), so the search meets the best
+    // assignment early and its first optimum is the canonical one.
+    for (u, cs) in cands.iter_mut().enumerate() {
+        cs.sort_by(|a, b| {
+            score(data, b, &units[u])
+                .cmp(&score(data, a, &units[u]))
+                .then(a.range.start.cmp(&b.range.start))
+        });
+    }
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
         .flat_map(|u| (0..cands[u].len()).map(move |k| (u, k)))
         .collect();
-    flat.sort_by_key(|&(u, k)| (cands[u][k].range.start, u, k));
     let cand = |f: (usize, usize)| &cands[f.0][f.1];
-    // Conflicting pairs (indices into `flat`), by a sweep over the sorted starts.
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    'sweep: for a in 0..flat.len() {
+    let mut by_start: Vec<usize> = (0..flat.len()).collect();
+    by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
+    // Conflicting pairs, by a sweep over the sorted starts.
+    let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
+    let mut pairs = 0usize;
+    'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
-        for b in a + 1..flat.len() {
+        for &b in &by_start[n + 1..] {
             let rb = &cand(flat[b]).range;
             if rb.start >= ra.end {
                 break;
             }
             let (ua, ub) = (flat[a].0, flat[b].0);
             if ua != ub && !identical(data, ra, rb, &units[ua], &units[ub]) {
-                pairs.push((a, b));
-                if pairs.len() > MAX_CONFLICTS {
+                conflicts[a].push(b);
+                conflicts[b].push(a);
+                pairs += 1;
+                if pairs > MAX_CONFLICTS {
                     break 'sweep;
                 }
             }
         }
     }
-    if pairs.len() > MAX_CONFLICTS {
+    for cs in &mut conflicts {
+        cs.sort_unstable();
+    }
+    if pairs > MAX_CONFLICTS {
         for &(u, _) in &flat {
             results[u].get_or_insert_with(|| {
                 Err(Reason::new(
@@ -158,156 +360,215 @@ pub(super) fn resolve(
         }
         return released;
     }
-    let mut alive = vec![true; flat.len()];
-    let mut count = vec![0usize; units.len()];
+    let value: Vec<Score> = flat
+        .iter()
+        .map(|&(u, k)| score(data, &cands[u][k], &units[u]))
+        .collect();
     let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     for (x, &(u, _)) in flat.iter().enumerate() {
-        count[u] += 1;
         by_unit[u].push(x);
     }
-    // Does the unit of `flat[x]` keep another live claim at least as strong as `s`?
-    let has_other = |alive: &[bool], x: usize, s: u8| {
-        by_unit[flat[x].0]
-            .iter()
-            .any(|&y| y != x && alive[y] && cand(flat[y]).strength >= s)
-    };
-    // Why a unit lost a claim it might have owned (a tie: rule 3).
-    let mut contested: Vec<Option<String>> = vec![None; units.len()];
-    let describe = |f: (usize, usize)| {
-        let (c, un) = (cand(f), &units[f.0]);
-        format!(
-            "{:#x} (a block of {} vertices / {} indices)",
-            c.range.start, un.vertex_count, un.index_count
-        )
-    };
-    let mut rounds = 0;
-    loop {
-        // (loser, winner) of every live pair that one of them wins.
-        let mut kill: Vec<(usize, usize)> = Vec::new();
-        for &(a, b) in &pairs {
-            if !alive[a] || !alive[b] {
-                continue;
-            }
-            let (fa, fb) = (flat[a], flat[b]);
-            let (sa, sb) = (cand(fa).strength, cand(fb).strength);
-            if sa != sb {
-                kill.push(if sa > sb { (b, a) } else { (a, b) });
-            } else if let Some(a_wins) = fewer_non_unit(cand(fa), &units[fa.0], cand(fb), &units[fb.0]) {
-                kill.push(if a_wins { (b, a) } else { (a, b) });
-            } else if count[fa.0] == 1 && count[fb.0] >= 2 && has_other(&alive, b, sb) {
-                kill.push((b, a));
-            } else if count[fb.0] == 1 && count[fa.0] >= 2 && has_other(&alive, a, sa) {
-                kill.push((a, b));
-            }
+    let mut container_steps = CONTAINER_BUDGET;
+    let alive = dominated_removed(&by_unit, &value, &conflicts, &mut container_steps);
+    let conflicts: Vec<Vec<usize>> = conflicts
+        .iter()
+        .map(|cs| cs.iter().copied().filter(|&y| alive[y]).collect())
+        .collect();
+    // Components: units joined by a conflict between their remaining claims.
+    let mut parent: Vec<usize> = (0..units.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
         }
-        if kill.is_empty() {
-            break;
-        }
-        // A claim that loses this round takes no other claim with it: only the losses to
-        // winners that lose nothing themselves are applied (all of them when every
-        // winner also loses, so the rounds always end, and after MAX_FIRM_ROUNDS rounds,
-        // so a chain of claims each beating the next cannot make them quadratic).
-        let losers: BTreeSet<usize> = kill.iter().map(|&(x, _)| x).collect();
-        let firm: Vec<usize> = kill
-            .iter()
-            .filter(|&&(_, w)| !losers.contains(&w))
-            .map(|&(x, _)| x)
-            .collect();
-        rounds += 1;
-        let apply = if firm.is_empty() || rounds > MAX_FIRM_ROUNDS {
-            losers.into_iter().collect()
-        } else {
-            firm
-        };
-        for x in apply {
-            if std::mem::replace(&mut alive[x], false) {
-                count[flat[x].0] -= 1;
+        x
+    }
+    for (a, cs) in conflicts.iter().enumerate() {
+        for &b in cs.iter().filter(|_| alive[a]) {
+            let (ra, rb) = (root(&mut parent, flat[a].0), root(&mut parent, flat[b].0));
+            if ra != rb {
+                parent[ra.max(rb)] = ra.min(rb);
             }
         }
     }
-    let mut tie: Vec<usize> = Vec::new();
-    for &(a, b) in &pairs {
-        if alive[a] && alive[b] {
-            tie.extend([a, b]);
-            contested[flat[a].0].get_or_insert_with(|| describe(flat[b]));
-            contested[flat[b].0].get_or_insert_with(|| describe(flat[a]));
-        }
-    }
-    for x in tie {
-        alive[x] = false;
-    }
-    let mut left: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
-    for (x, &(u, k)) in flat.iter().enumerate() {
-        if alive[x] {
-            left[u].push(cands[u][k].clone());
-        }
-    }
-    // Duplicates: units whose remaining claims are all byte-identical blocks share them
-    // out in order (any choice gives the same geometry).
-    let mut next_for_group: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+    let mut comps: BTreeMap<usize, Component> = BTreeMap::new();
     for u in 0..units.len() {
-        if results[u].is_some() {
+        if results[u].is_some() || by_unit[u].is_empty() {
             continue;
         }
-        let c = std::mem::take(&mut left[u]);
-        results[u] = Some(if let Some(other) = &contested[u] {
-            Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!("its block and another resource's claim overlap at {other}: the owner is undecidable"),
-            ))
-        } else if c.is_empty() {
-            let lost = !cands[u].is_empty();
-            if lost {
-                let at = cands[u][0].range.start;
-                Err(Reason::new(
+        let r = root(&mut parent, u);
+        let comp = comps.entry(r).or_insert_with(|| Component {
+            units: Vec::new(),
+            cands: Vec::new(),
+        });
+        comp.units.push(u);
+        comp.cands
+            .push(by_unit[u].iter().copied().filter(|&x| alive[x]).collect());
+    }
+    // Units whose best claim carries the most evidence first: the first assignment the
+    // search meets then gives every unit its own block wherever the evidence says so,
+    // and most alternatives are cut by the bound at once.
+    for comp in comps.values_mut() {
+        let mut order: Vec<usize> = (0..comp.units.len()).collect();
+        let best = |k: usize| comp.cands[k].first().map(|&x| value[x]).unwrap_or_default();
+        order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
+        comp.units = order.iter().map(|&k| comp.units[k]).collect();
+        comp.cands = order.iter().map(|&k| std::mem::take(&mut comp.cands[k])).collect();
+    }
+    let describe = |x: usize| {
+        let (u, c) = (flat[x].0, cand(flat[x]));
+        format!(
+            "{:#x} (a block of {} vertices / {} indices)",
+            c.range.start, units[u].vertex_count, units[u].index_count
+        )
+    };
+    let mut blocked = vec![0u32; flat.len()];
+    for comp in comps.values() {
+        let n = comp.units.len();
+        let mut search = Search {
+            comp,
+            value: &value,
+            conflicts: &conflicts,
+            forbidden: None,
+            steps: COMPONENT_BUDGET.min(container_steps),
+            blocked: std::mem::take(&mut blocked),
+            pick: vec![None; n],
+            best: None,
+            target: None,
+        };
+        let first = search.run(0, Score::default());
+        let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
+        let mut out_of_budget = first.is_err();
+        if let (Ok(_), Some((opt, pick))) = (&first, search.best.clone()) {
+            for (k, &u) in comp.units.iter().enumerate() {
+                let Some(c) = pick[k] else {
+                    // Unplaced in the best assignment: every fit is another unit's.
+                    let rival = comp.cands[k]
+                        .iter()
+                        .find_map(|&x| conflicts[x].iter().find(|y| pick.contains(&Some(**y))).copied());
+                    verdicts.push(Err(match rival {
+                        Some(y) => format!(
+                            "every block that fits ({} from {:#x}) belongs to another resource, e.g. {}",
+                            cands[u].len(),
+                            cand(flat[comp.cands[k][0]]).range.start,
+                            describe(y)
+                        ),
+                        None => "no assignment of the container's blocks gives it one".to_string(),
+                    }));
+                    continue;
+                };
+                // Unique when no assignment as good gives it other bytes (or none).
+                let same: Vec<usize> = comp.cands[k]
+                    .iter()
+                    .copied()
+                    .filter(|&x| data[cand(flat[x]).range.clone()] == data[cand(flat[c]).range.clone()])
+                    .collect();
+                if same.len() == comp.cands[k].len() && n == 1 {
+                    verdicts.push(Ok(c));
+                    continue;
+                }
+                let forbidden: Vec<usize> = same;
+                let mut check = Search {
+                    comp,
+                    value: &value,
+                    conflicts: &conflicts,
+                    forbidden: Some((k, &forbidden)),
+                    steps: search.steps,
+                    blocked: std::mem::take(&mut search.blocked),
+                    pick: vec![None; n],
+                    best: None,
+                    target: Some(opt),
+                };
+                let r = check.run(0, Score::default());
+                search.steps = check.steps;
+                search.blocked = std::mem::take(&mut check.blocked);
+                match r {
+                    Err(OutOfBudget) => {
+                        out_of_budget = true;
+                        break;
+                    }
+                    Ok(true) => {
+                        let alt = check.best.map(|b| b.1[k]).unwrap_or(None);
+                        verdicts.push(Err(match alt {
+                            Some(y) => format!(
+                                "two assignments of the container's blocks fit equally well: {} or {}",
+                                describe(c),
+                                describe(y)
+                            ),
+                            None => {
+                                let rival = conflicts[c]
+                                    .iter()
+                                    .find(|y| comp.cands.iter().flatten().any(|z| z == *y));
+                                format!(
+                                    "its block {} is as well explained by another resource's claim{}",
+                                    describe(c),
+                                    rival.map(|y| format!(" at {}", describe(*y))).unwrap_or_default()
+                                )
+                            }
+                        }))
+                    }
+                    Ok(false) => verdicts.push(Ok(c)),
+                }
+            }
+        }
+        container_steps -= COMPONENT_BUDGET.min(container_steps) - search.steps;
+        blocked = std::mem::take(&mut search.blocked);
+        if out_of_budget {
+            for &u in &comp.units {
+                results[u] = Some(Err(Reason::new(
                     Code::AmbiguousAnchor,
                     format!(
-                        "every block that fits ({} from {at:#x}) belongs to another resource",
-                        cands[u].len()
+                        "its claims conflict with {} other resource(s)' and the ownership search \
+                         ran out of its budget",
+                        n - 1
                     ),
-                ))
-            } else {
-                Err(no_candidate(&units[u], None, &failures[u]))
+                )));
             }
-        } else if c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]) {
-            let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
-            let n = next_for_group.entry(key).or_insert(0);
-            let pick = &c[*n % c.len()];
-            *n += 1;
-            // The claims it lost to other units' (its identical ones stay for duplicates).
-            released.extend(
-                cands[u]
-                    .iter()
-                    .filter(|x| !c.iter().any(|y| y.range == x.range))
-                    .map(|x| (u, x.range.clone())),
-            );
-            pick.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
-        } else {
-            let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
-            let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
-            if let [one] = strongest.as_slice() {
-                // Every other claim of the unit, alive or lost to another unit's.
-                released.extend(
-                    cands[u]
-                        .iter()
-                        .filter(|x| x.range != one.range)
-                        .map(|x| (u, x.range.clone())),
-                );
-                one.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
-            } else if c.iter().all(|x| x.result(data).is_err()) {
-                let fails: Vec<(usize, Reason)> = c
-                    .iter()
-                    .filter_map(|x| x.result(data).as_ref().err().map(|r| (x.range.start, r.clone())))
-                    .collect();
-                Err(no_candidate(&units[u], None, &fails))
-            } else {
-                let offs: Vec<String> = strongest.iter().map(|x| format!("{:#x}", x.range.start)).collect();
-                Err(Reason::new(
-                    Code::AmbiguousAnchor,
-                    format!("{} different blocks validate: {}", strongest.len(), offs.join(", ")),
-                ))
+            continue;
+        }
+        // Byte-identical blocks of duplicates are shared out in order (any choice gives
+        // the same geometry); a unit keeps its pick where no other is free.
+        let mut taken: BTreeSet<usize> = BTreeSet::new();
+        let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
+        for (k, v) in verdicts.iter_mut().enumerate() {
+            let Ok(c) = v else { continue };
+            let start = |x: usize| cand(flat[x]).range.start;
+            let free = comp.cands[k].iter().copied().find(|&x| {
+                !taken.contains(&start(x))
+                    && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
+                    && !conflicts[x].iter().any(|y| chosen.contains(y) && *y != *c)
+            });
+            if let Some(x) = free {
+                *c = x;
             }
-        });
+            taken.insert(start(*c));
+        }
+        for (k, v) in verdicts.into_iter().enumerate() {
+            let u = comp.units[k];
+            results[u] = Some(match v {
+                Ok(c) => {
+                    let range = &cand(flat[c]).range;
+                    released.extend(
+                        cands[u]
+                            .iter()
+                            .filter(|x| x.range != *range)
+                            .map(|x| (u, x.range.clone())),
+                    );
+                    cand(flat[c])
+                        .result(data)
+                        .as_ref()
+                        .map(Rc::clone)
+                        .map_err(Reason::clone)
+                }
+                Err(why) => Err(Reason::new(Code::AmbiguousAnchor, why)),
+            });
+        }
     }
+    for u in 0..units.len() {
+        if results[u].is_none() {
+            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
+        }
+    }
+    flat.clear();
     released
 }

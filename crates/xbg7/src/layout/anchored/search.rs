@@ -223,7 +223,7 @@ pub(super) fn claim(
 /// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
 /// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
 /// normal types get a loop of their own ([`per_common_type`]).
-fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
+pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
