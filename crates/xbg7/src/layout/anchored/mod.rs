@@ -79,6 +79,9 @@ struct Cand {
     /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
     /// triangle). A preference, not a proof (FORMAT.md §6).
     strength: u8,
+    /// Real triangles before the window that read as the same index list
+    /// ([`preceding_triangles`]): 0 at the start of a buffer.
+    preceding: u32,
     /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
     unit_normals: u32,
 }

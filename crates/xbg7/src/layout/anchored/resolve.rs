@@ -28,6 +28,7 @@ pub(super) struct Score {
     placed: u32,
     gated: u32,
     normals: i64,
+    preceding: i64,
     strength: u32,
 }
 
@@ -39,6 +40,7 @@ impl std::ops::Add for Score {
             gated: self.gated + o.gated,
             strength: self.strength + o.strength,
             normals: self.normals + o.normals,
+            preceding: self.preceding + o.preceding,
         }
     }
 }
@@ -53,6 +55,7 @@ fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
         placed: 1,
         gated: u32::from(!unit.decodable || c.ok(data).is_some()),
         strength: c.strength as u32,
+        preceding: -(c.preceding as i64),
         normals: -non_unit,
     }
 }
@@ -117,10 +120,16 @@ pub(super) fn structural_claims(
                         f
                     }
                 };
-                if !fits || cands[u2].iter().any(|x| x.range.start == w2) || !done.insert((u2, w2)) {
+                let other = &units[u2];
+                // A decodable resource without a NORMAL is pinned by its own, stricter window
+                // search (every vertex referenced, plausible vertices): nothing to add.
+                if !fits
+                    || (other.decodable && other.map.normal.is_none())
+                    || cands[u2].iter().any(|x| x.range.start == w2)
+                    || !done.insert((u2, w2))
+                {
                     continue;
                 }
-                let other = &units[u2];
                 let s2 = other.decl.stride;
                 let end = (p + v2 as usize * s2).min(data.len());
                 let pl = Placement {
@@ -129,12 +138,7 @@ pub(super) fn structural_claims(
                     vertex_offset: p,
                     vertex_count: v2,
                 };
-                let extendable = w2 >= 6 && {
-                    let t: [u32; 3] = std::array::from_fn(|j| {
-                        u16::from_be_bytes([data[w2 - 6 + 2 * j], data[w2 - 5 + 2 * j]]) as u32
-                    });
-                    t.iter().all(|&x| x < v2) && t[0] != t[1] && t[1] != t[2] && t[0] != t[2]
-                };
+                let preceding = preceding_triangles(data, w2, v2, |_| true);
                 let unit_normals = match other.map.normal {
                     Some(e) if p + v2 as usize * s2 <= data.len() && e.offset as usize + e.ty.size() <= s2 => {
                         count_unit_normals(data, p, s2, &e, v2)
@@ -153,7 +157,8 @@ pub(super) fn structural_claims(
                     Cand {
                         range: w2..end.max(p),
                         block: Block::read(pl, how),
-                        strength: 2 * u8::from(!extendable) + 1,
+                        strength: 2 * u8::from(preceding == 0) + 1,
+                        preceding,
                         unit_normals,
                     },
                 ));
@@ -180,6 +185,8 @@ struct Component {
 /// The search over one component.
 struct Search<'a> {
     comp: &'a Component,
+    /// Most units of the component any assignment can place ([`most_placed`]).
+    placed_cap: u32,
     value: &'a [Score],
     conflicts: &'a [Vec<usize>],
     /// Per local unit: claims it may not take (the uniqueness checks).
@@ -199,18 +206,25 @@ impl Search<'_> {
         self.blocked[c] == 0 && !matches!(self.forbidden, Some((f, cs)) if f == k && cs.contains(&c))
     }
 
-    /// The best value the units from `k` on can still add: each unit's best allowed claim
-    /// on its own (lexicographic order on sums is translation-invariant, so the sum of
-    /// per-unit maxima bounds every sum of per-unit choices).
-    fn bound(&self, k: usize) -> Score {
-        let mut b = Score::default();
+    /// The best value the units from `k` on can still add, given `placed` units placed so
+    /// far: each unit's best allowed claim on its own (lexicographic order on sums is
+    /// translation-invariant, so the sum of per-unit maxima bounds every sum of per-unit
+    /// choices), but no more units than the component's `placed_cap` allows in all: then
+    /// the best of those maxima (any `n` of the units add at most the `n` largest).
+    fn bound(&self, k: usize, placed: u32) -> Score {
+        let mut best: Vec<Score> = Vec::new();
         for j in k..self.comp.units.len() {
             // Claims are sorted best first: the first allowed one is the unit's best.
             if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(j, c)) {
-                b = b + self.value[c];
+                best.push(self.value[c]);
             }
         }
-        b
+        let room = self.placed_cap.saturating_sub(placed) as usize;
+        if best.len() > room {
+            best.select_nth_unstable_by(room, |a, b| b.cmp(a));
+            best.truncate(room);
+        }
+        best.into_iter().fold(Score::default(), |a, b| a + b)
     }
 
     /// Depth-first over the units from `k`; `Ok(true)` stops the search (target reached).
@@ -222,7 +236,7 @@ impl Search<'_> {
             }
             return Ok(self.target.is_some_and(|t| cur >= t));
         }
-        let bound = cur + self.bound(k);
+        let bound = cur + self.bound(k, cur.placed);
         match (self.target, &self.best) {
             (Some(t), _) if bound < t => return Ok(false),
             (None, Some((b, _))) if bound <= *b => return Ok(false),
@@ -297,6 +311,77 @@ fn dominated_removed(
     alive
 }
 
+/// An upper bound on the units of one component that any assignment places: claims
+/// are byte ranges, so a minimum set of points stabbing every claim (greedy by range
+/// end) gives each chosen claim a point inside it, and two chosen claims share a point
+/// only when they are identical duplicates (which do not conflict; a point takes as
+/// many as overlap there). So a maximum matching of units to points, each point taking
+/// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
+fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+    let mut all: Vec<usize> = comp.cands.iter().flatten().copied().collect();
+    all.sort_by_key(|&x| (range(x).end, range(x).start));
+    let mut points: Vec<usize> = Vec::new();
+    for &x in &all {
+        let r = range(x);
+        if r.is_empty() {
+            continue;
+        }
+        if points.last().is_none_or(|&p| r.start > p) {
+            points.push(r.end - 1);
+        }
+    }
+    // Capacity per point: one, plus the duplicates any claim through it may share with.
+    let mut cap: Vec<u32> = vec![1; points.len()];
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
+    for cs in &comp.cands {
+        let mut e: Vec<usize> = Vec::new();
+        for &x in cs {
+            let r = range(x);
+            // The first point inside the claim: two disjoint claims never have the same
+            // one (every point of the earlier lies before the later's start).
+            let q = points.partition_point(|&p| p < r.start);
+            if points.get(q).is_some_and(|&p| p < r.end) {
+                e.push(q);
+                cap[q] = cap[q].max(1 + shared[x]);
+            }
+        }
+        e.sort_unstable();
+        e.dedup();
+        edges.push(e);
+    }
+    // Kuhn's augmenting paths; a point holds up to `cap` units.
+    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
+        for &q in &edges[u] {
+            if seen[q] {
+                continue;
+            }
+            seen[q] = true;
+            if (held[q].len() as u32) < cap[q] {
+                held[q].push(u);
+                return true;
+            }
+            for k in 0..held[q].len() {
+                let w = held[q][k];
+                if augment(w, edges, cap, held, seen) {
+                    held[q][k] = u;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut placed = 0u32;
+    let mut seen = vec![false; points.len()];
+    for u in 0..comp.units.len() {
+        seen.iter_mut().for_each(|x| *x = false);
+        if augment(u, &edges, &cap, &mut held, &mut seen) {
+            placed += 1;
+        }
+    }
+    placed
+}
+
 /// One block, one owner, over the claims of every unit (see the module comment). A
 /// unit's result is its one block: decoded when it passes the gates, else rejected with
 /// that gate's code. Returns the claims `(unit, range)` a unit let go of for the block it
@@ -327,6 +412,9 @@ pub(super) fn resolve(
     by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
+    // Per claim: how many claims of other units overlap it without conflict (identical
+    // duplicates), for the capacity of the placement bound's points.
+    let mut shared: Vec<u32> = vec![0; flat.len()];
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
@@ -336,7 +424,10 @@ pub(super) fn resolve(
                 break;
             }
             let (ua, ub) = (flat[a].0, flat[b].0);
-            if ua != ub && !identical(data, ra, rb, &units[ua], &units[ub]) {
+            if ua != ub && identical(data, ra, rb, &units[ua], &units[ub]) {
+                shared[a] += 1;
+                shared[b] += 1;
+            } else if ua != ub {
                 conflicts[a].push(b);
                 conflicts[b].push(a);
                 pairs += 1;
@@ -408,7 +499,29 @@ pub(super) fn resolve(
     // Units whose best claim carries the most evidence first: the first assignment the
     // search meets then gives every unit its own block wherever the evidence says so,
     // and most alternatives are cut by the bound at once.
+    let unit_best: Vec<Score> = by_unit
+        .iter()
+        .map(|xs| xs.iter().filter(|&&x| alive[x]).map(|&x| value[x]).max().unwrap_or_default())
+        .collect();
+    let takes_best = |x: usize| {
+        conflicts[x]
+            .iter()
+            .filter(|&&y| value[y] == unit_best[flat[y].0])
+            .count()
+    };
     for comp in comps.values_mut() {
+        // Within a unit, of equally good claims the one that takes the fewest other units'
+        // best claims first, then the fewest claims at all (it leaves the most room to
+        // the rest, so the first assignment the search meets is usually the best).
+        for cs in &mut comp.cands {
+            cs.sort_by(|&a, &b| {
+                value[b]
+                    .cmp(&value[a])
+                    .then(takes_best(a).cmp(&takes_best(b)))
+                    .then(conflicts[a].len().cmp(&conflicts[b].len()))
+                    .then(a.cmp(&b))
+            });
+        }
         let mut order: Vec<usize> = (0..comp.units.len()).collect();
         let best = |k: usize| comp.cands[k].first().map(|&x| value[x]).unwrap_or_default();
         order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
@@ -425,8 +538,10 @@ pub(super) fn resolve(
     let mut blocked = vec![0u32; flat.len()];
     for comp in comps.values() {
         let n = comp.units.len();
+        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
         let mut search = Search {
             comp,
+            placed_cap,
             value: &value,
             conflicts: &conflicts,
             forbidden: None,
@@ -437,6 +552,31 @@ pub(super) fn resolve(
             target: None,
         };
         let first = search.run(0, Score::default());
+        if std::env::var_os("XBG7_DEBUG").is_some() && n > 3 {
+            for (k, &u) in comp.units.iter().enumerate() {
+                let cs: Vec<String> = comp.cands[k].iter().map(|&x| { let c = cand(flat[x]); format!("{:#x}-{:#x} {:?} conf{:?}", c.range.start, c.range.end, value[x], conflicts[x].iter().map(|&y| (flat[y].0, cand(flat[y]).range.start)).collect::<Vec<_>>()) }).collect();
+                eprintln!("unit {u} V{} I{} s{}: {}", units[u].vertex_count, units[u].index_count, units[u].decl.stride, cs.join(" | "));
+            }
+        }
+        if std::env::var_os("XBG7_DEBUG2").is_some() && n > 3 {
+            if let Some((_, pick)) = &search.best {
+                for (k, &u) in comp.units.iter().enumerate() {
+                    if pick[k] != comp.cands[k].first().copied() {
+                        let f = |x: Option<usize>| x.map(|x| format!("{:#x} {:?}", cand(flat[x]).range.start, value[x])).unwrap_or("-".into());
+                        eprintln!("  unit {u} V{} I{}: best-first {} picked {} (all {})", units[u].vertex_count, units[u].index_count, f(comp.cands[k].first().copied()), f(pick[k]), comp.cands[k].len());
+                        if let Some(&b) = comp.cands[k].first() {
+                            for &y in &conflicts[b] {
+                                if let Some(j) = pick.iter().position(|p| *p == Some(y)) {
+                                    let w = comp.units[j];
+                                    eprintln!("     blocked by unit {w} V{} I{} at {} (its best-first {}, order {j} vs {k})", units[w].vertex_count, units[w].index_count, f(Some(y)), f(comp.cands[j].first().copied()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            eprintln!("component of {n}: cap {placed_cap}, steps {}, ok {}, root bound {:?}, best {:?}", COMPONENT_BUDGET.min(container_steps) - search.steps, first.is_ok(), search.bound(0, 0), search.best.as_ref().map(|b| b.0));
+        }
         let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
         let mut out_of_budget = first.is_err();
         if let (Ok(_), Some((opt, pick))) = (&first, search.best.clone()) {
@@ -470,6 +610,7 @@ pub(super) fn resolve(
                 let forbidden: Vec<usize> = same;
                 let mut check = Search {
                     comp,
+                    placed_cap,
                     value: &value,
                     conflicts: &conflicts,
                     forbidden: Some((k, &forbidden)),

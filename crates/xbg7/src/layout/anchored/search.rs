@@ -32,6 +32,37 @@ pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f3
     false
 }
 
+/// Most triangles [`preceding_triangles`] walks back over.
+pub const MAX_PRECEDING: u32 = 1024;
+
+/// How many real triangles precede the window at `w` as one index list: walking back a
+/// triangle at a time over values `< v`, counting those `real` calls real (distinct
+/// indices with area), looking past up to [`MAX_SKIPPED_DEGENERATE`] degenerate ones in a
+/// row, stopping at a triangle of one repeated value (padding) or a value `≥ v`; at most
+/// [`MAX_PRECEDING`]. 0 for a window that starts an index buffer; an unknown block header
+/// may read as a few; the suffix of a longer buffer is preceded by all of that buffer's
+/// earlier triangles (a graded form of "cannot be extended backwards", FORMAT.md §6).
+pub(super) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
+    let (mut n, mut skipped, mut at) = (0u32, 0usize, w);
+    while n < MAX_PRECEDING && at >= 6 {
+        at -= 6;
+        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
+        if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
+            break;
+        }
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] && real(t) {
+            n += 1;
+            skipped = 0;
+        } else {
+            skipped += 1;
+            if skipped > MAX_SKIPPED_DEGENERATE {
+                break;
+            }
+        }
+    }
+    n
+}
+
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
 /// positions `pos` reads (see [`Cand::strength`]).
 pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
@@ -207,7 +238,9 @@ pub(super) fn claim(
         return None;
     }
     let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
-    let strength = strength(data, w, i, unit.vertex_count, |k| element3(data, p, s, pe, k));
+    let pos = |k| element3(data, p, s, pe, k);
+    let strength = strength(data, w, i, unit.vertex_count, pos);
+    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t));
     let unit_normals = match unit.map.normal {
         Some(e) => count_unit_normals(data, p, s, &e, unit.vertex_count),
         None => 0,
@@ -215,6 +248,7 @@ pub(super) fn claim(
     Some(Claim {
         pl,
         strength,
+        preceding,
         unit_normals,
     })
 }
@@ -241,6 +275,7 @@ pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::dec
 pub(super) struct Claim {
     pl: Placement,
     strength: u8,
+    preceding: u32,
     unit_normals: u32,
 }
 
@@ -250,6 +285,7 @@ impl Claim {
         Claim {
             pl,
             strength,
+            preceding: 0,
             unit_normals,
         }
     }
@@ -268,6 +304,7 @@ impl Claim {
             range: self.pl.range(stride),
             block: Block::read(self.pl, how),
             strength: self.strength,
+            preceding: self.preceding,
             unit_normals: self.unit_normals,
         }
     }
@@ -470,7 +507,7 @@ impl<'d> Scanner<'d> {
         self.seen = seen;
         claims.sort_by_key(|c| c.pl.index_offset);
         claims.dedup_by_key(|c| c.pl.index_offset);
-        prune_misaligned(&mut claims, s);
+        // prune_misaligned(&mut claims, s);
         let how = Rc::new(Reading {
             decl: unit.decl.clone(),
             map: unit.map.clone(),
@@ -582,6 +619,7 @@ impl<'d> Scanner<'d> {
                             range: pl.range(s),
                             block: Block::gated(d),
                             strength: 3,
+                            preceding: 0,
                             unit_normals: 0,
                         })
                     }
