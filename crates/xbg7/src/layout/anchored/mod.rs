@@ -79,9 +79,12 @@ struct Cand {
     /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
     /// triangle). A preference, not a proof (FORMAT.md §6).
     strength: u8,
-    /// Real triangles before the window that read as the same index list
-    /// ([`preceding_triangles`]): 0 at the start of a buffer.
+    /// Triangles at the window's edge that do not belong where a list starts: real
+    /// triangles before it that read as the same list ([`preceding_triangles`]) and
+    /// degenerate ones opening it ([`leading_degenerate`]); 0 at the start of a buffer.
     preceding: u32,
+    /// Vertex slots referenced by no index whose normal is not unit ([`stray_slots`]).
+    stray: u32,
     /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
     unit_normals: u32,
 }
@@ -396,7 +399,7 @@ mod tests {
             map: &wide_map,
             vertex_count: 5,
             index_count: 18,
-            decodable: true,
+            decodable: false,
         };
         let b = Unit {
             decl: &d,

@@ -27,9 +27,24 @@ use super::*;
 pub(super) struct Score {
     placed: u32,
     gated: u32,
-    normals: i64,
+    stray: i64,
     preceding: i64,
+    normals: i64,
     strength: u32,
+}
+
+impl std::ops::Sub for Score {
+    type Output = Score;
+    fn sub(self, o: Score) -> Score {
+        Score {
+            placed: self.placed - o.placed,
+            gated: self.gated - o.gated,
+            stray: self.stray - o.stray,
+            normals: self.normals - o.normals,
+            preceding: self.preceding - o.preceding,
+            strength: self.strength - o.strength,
+        }
+    }
 }
 
 impl std::ops::Add for Score {
@@ -38,6 +53,7 @@ impl std::ops::Add for Score {
         Score {
             placed: self.placed + o.placed,
             gated: self.gated + o.gated,
+            stray: self.stray + o.stray,
             strength: self.strength + o.strength,
             normals: self.normals + o.normals,
             preceding: self.preceding + o.preceding,
@@ -47,15 +63,18 @@ impl std::ops::Add for Score {
 
 /// The evidence of one claim of `unit` (its block read and gated here).
 fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
+    // An undecodable unit's reading (its declaration may not describe the bytes) is no
+    // evidence either way: neutral, like its gates.
     let non_unit = match unit.map.normal {
-        Some(_) => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
-        None => 0,
+        Some(_) if unit.decodable => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
+        _ => 0,
     };
     Score {
         placed: 1,
         gated: u32::from(!unit.decodable || c.ok(data).is_some()),
         strength: c.strength as u32,
         preceding: -(c.preceding as i64),
+        stray: if unit.decodable { -(c.stray as i64) } else { 0 },
         normals: -non_unit,
     }
 }
@@ -68,12 +87,18 @@ pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
     a != b && b != c && a != c
 }
 
-/// Claims found from the index windows of the others: where a claim's window can be
-/// extended backwards, the longer list before the same vertex start — `I' > I` u16 values
-/// `< V'`, referencing the gates' share of `V'`, starting with three distinct indices — is
-/// a claim of every unit with the counts `(V', I')`, whether or not that unit can read the
-/// vertices there (a multi-stream or quantized declaration, a stride its declaration does
-/// not give). Returns `(unit, claim)` pairs for places the unit has no claim at yet.
+/// Claims found from the index windows of the others, at the vertex starts their claims
+/// found (FORMAT.md §6: a block belongs to its owner whether or not the owner decodes):
+/// - where a claim's window extends backwards, the longer list before the same vertex
+///   start is a claim of every unit with those counts `(V', I')` (`I' > I` u16 values
+///   `< V'`, referencing the gates' share of `V'`, starting with three distinct indices),
+///   whether or not that unit can read the vertices there;
+/// - a unit that cannot be decoded (a multi-stream or quantized declaration, which may not
+///   describe the bytes at all) claims every vertex start of any claim where a window of
+///   its counts ends, longer or shorter than that claim's: its reading cannot find its
+///   own block, so the windows are all the evidence it has.
+///
+/// Returns `(unit, claim)` pairs for places the unit has no claim at yet.
 pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
@@ -88,80 +113,91 @@ pub(super) fn structural_claims(
         .map(|(u, x)| (x.index_count, x.vertex_count, u))
         .collect();
     counts.sort_unstable();
+    let undecodable: Vec<usize> = (0..units.len()).filter(|&u| !units[u].decodable).collect();
     let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
     let mut readings: HashMap<usize, Rc<Reading>> = HashMap::new();
     let mut out: Vec<(usize, Cand)> = Vec::new();
     let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
+    // The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
+    let mut try_claim =
+        |u2: usize, p: usize, windows: &mut Windows, seen: &mut Vec<u64>, out: &mut Vec<(usize, Cand)>| {
+            let other = &units[u2];
+            let (i2, v2) = (other.index_count, other.vertex_count);
+            let iu = i2 as usize;
+            // A decodable resource without a NORMAL is pinned by its own, stricter window
+            // search (every vertex referenced, plausible vertices): nothing to add.
+            if (other.decodable && other.map.normal.is_none()) || 2 * iu > p || !windows.valid(data, p, iu, v2) {
+                return;
+            }
+            let w2 = p - 2 * iu;
+            if !real_start_indices(data, w2)
+                || cands[u2].iter().any(|x| x.range.start == w2)
+                || (referenced(data, w2, iu, v2 as usize, seen) as f64) < cfg.min_referenced_fraction * v2 as f64
+                || !done.insert((u2, w2))
+            {
+                return;
+            }
+            let s2 = other.decl.stride;
+            let end = (p + v2 as usize * s2).min(data.len());
+            let pl = Placement {
+                index_offset: w2,
+                index_count: i2,
+                vertex_offset: p,
+                vertex_count: v2,
+            };
+            let preceding = preceding_triangles(data, w2, v2, |_| true)
+                + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
+            let (unit_normals, stray) = match other.map.normal {
+                Some(e)
+                    if other.decodable
+                        && p + v2 as usize * s2 <= data.len()
+                        && e.offset as usize + e.ty.size() <= s2 =>
+                {
+                    (
+                        count_unit_normals(data, p, s2, &e, v2),
+                        stray_slots(data, p, s2, &e, seen, v2),
+                    )
+                }
+                _ => (0, 0),
+            };
+            let how = readings.entry(u2).or_insert_with(|| {
+                Rc::new(Reading {
+                    decl: other.decl.clone(),
+                    map: other.map.clone(),
+                    cfg: cfg.clone(),
+                })
+            });
+            out.push((
+                u2,
+                Cand {
+                    range: w2..end.max(p),
+                    block: Block::read(pl, how),
+                    strength: 2 * u8::from(preceding == 0) + 1,
+                    preceding,
+                    stray,
+                    unit_normals,
+                },
+            ));
+        };
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
         for c in &cands[u] {
+            let p = c.range.start + 2 * i;
+            for &u2 in &undecodable {
+                if u2 != u {
+                    try_claim(u2, p, windows, seen, &mut out);
+                }
+            }
             if c.strength >= 2 {
                 continue;
             }
-            let p = c.range.start + 2 * i;
             // Longer windows, shortest first; once a value no resource's vertex count
             // allows is among them, no longer window is valid either.
-            let longer = &counts[counts.partition_point(|x| x.0 as usize <= i)..];
-            let mut last: Option<(u32, u32, bool)> = None;
-            for &(i2, v2, u2) in longer {
-                let iu = i2 as usize;
-                if 2 * iu > p || !windows.valid(data, p, iu, max_v) {
+            for &(i2, _, u2) in &counts[counts.partition_point(|x| x.0 as usize <= i)..] {
+                if 2 * i2 as usize > p || !windows.valid(data, p, i2 as usize, max_v) {
                     break;
                 }
-                let w2 = p - 2 * iu;
-                let fits = match last {
-                    Some((li, lv, f)) if (li, lv) == (i2, v2) => f,
-                    _ => {
-                        let f = windows.valid(data, p, iu, v2)
-                            && real_start_indices(data, w2)
-                            && referenced(data, w2, iu, v2 as usize, seen) as f64
-                                >= cfg.min_referenced_fraction * v2 as f64;
-                        last = Some((i2, v2, f));
-                        f
-                    }
-                };
-                let other = &units[u2];
-                // A decodable resource without a NORMAL is pinned by its own, stricter window
-                // search (every vertex referenced, plausible vertices): nothing to add.
-                if !fits
-                    || (other.decodable && other.map.normal.is_none())
-                    || cands[u2].iter().any(|x| x.range.start == w2)
-                    || !done.insert((u2, w2))
-                {
-                    continue;
-                }
-                let s2 = other.decl.stride;
-                let end = (p + v2 as usize * s2).min(data.len());
-                let pl = Placement {
-                    index_offset: w2,
-                    index_count: i2,
-                    vertex_offset: p,
-                    vertex_count: v2,
-                };
-                let preceding = preceding_triangles(data, w2, v2, |_| true);
-                let unit_normals = match other.map.normal {
-                    Some(e) if p + v2 as usize * s2 <= data.len() && e.offset as usize + e.ty.size() <= s2 => {
-                        count_unit_normals(data, p, s2, &e, v2)
-                    }
-                    _ => 0,
-                };
-                let how = readings.entry(u2).or_insert_with(|| {
-                    Rc::new(Reading {
-                        decl: other.decl.clone(),
-                        map: other.map.clone(),
-                        cfg: cfg.clone(),
-                    })
-                });
-                out.push((
-                    u2,
-                    Cand {
-                        range: w2..end.max(p),
-                        block: Block::read(pl, how),
-                        strength: 2 * u8::from(preceding == 0) + 1,
-                        preceding,
-                        unit_normals,
-                    },
-                ));
+                try_claim(u2, p, windows, seen, &mut out);
             }
         }
     }
@@ -171,6 +207,9 @@ pub(super) fn structural_claims(
 /// Most search steps for one conflict component (the first search and the uniqueness
 /// checks together); past it the component's units are `ambiguous_anchor`.
 pub const COMPONENT_BUDGET: usize = 1 << 18;
+
+/// Most steps of the polynomial reductions (the incumbent, the probing) of one component.
+pub const REDUCE_BUDGET: usize = 1 << 24;
 
 /// Most search steps for one container (a bound for hostile input).
 pub const CONTAINER_BUDGET: usize = 1 << 24;
@@ -311,6 +350,144 @@ fn dominated_removed(
     alive
 }
 
+/// A good assignment of one component, found fast: each unit (in search order) takes its
+/// best claim not in conflict with those taken; then, while it improves the whole, a
+/// unit takes a better claim and the units it pushes out retake their best free claims.
+/// Returns its value and picks (per local unit). `steps` bounds the work.
+fn incumbent(
+    comp: &Component,
+    value: &[Score],
+    conflicts: &[Vec<usize>],
+    steps: &mut usize,
+) -> (Score, Vec<Option<usize>>) {
+    let n = comp.units.len();
+    // owner[x] = local unit holding claim x + 1 (0: free).
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    let free = |owner: &HashMap<usize, usize>, c: usize, steps: &mut usize| {
+        *steps = steps.saturating_sub(conflicts[c].len() + 1);
+        !conflicts[c].iter().any(|y| owner.contains_key(y))
+    };
+    let mut pick: Vec<Option<usize>> = vec![None; n];
+    for k in 0..n {
+        if let Some(&c) = comp.cands[k].iter().find(|&&c| free(&owner, c, steps)) {
+            pick[k] = Some(c);
+            owner.insert(c, k);
+        }
+    }
+    let val = |c: Option<usize>| c.map_or(Score::default(), |c| value[c]);
+    let mut improved = true;
+    while improved && *steps > 0 {
+        improved = false;
+        for k in 0..n {
+            for &c in &comp.cands[k] {
+                if *steps == 0 || value[c] <= val(pick[k]) {
+                    break;
+                }
+                // Take `c`, push out the holders of its conflicts, let them retake.
+                let pushed: Vec<usize> = conflicts[c].iter().filter_map(|y| owner.get(y).copied()).collect();
+                let mut saved: Vec<(usize, Option<usize>)> = vec![(k, pick[k])];
+                saved.extend(pushed.iter().map(|&j| (j, pick[j])));
+                let before = saved.iter().fold(Score::default(), |a, &(_, p)| a + val(p));
+                for &(j, p) in &saved {
+                    if let Some(x) = p {
+                        owner.remove(&x);
+                    }
+                    pick[j] = None;
+                }
+                pick[k] = Some(c);
+                owner.insert(c, k);
+                let mut after = value[c];
+                for &j in &pushed {
+                    if let Some(&x) = comp.cands[j].iter().find(|&&x| free(&owner, x, steps)) {
+                        pick[j] = Some(x);
+                        owner.insert(x, j);
+                        after = after + value[x];
+                    }
+                }
+                if after > before {
+                    improved = true;
+                    break;
+                }
+                // Undo.
+                for &(j, _) in &saved {
+                    if let Some(x) = pick[j].take() {
+                        owner.remove(&x);
+                    }
+                }
+                for &(j, p) in &saved {
+                    pick[j] = p;
+                    if let Some(x) = p {
+                        owner.insert(x, j);
+                    }
+                }
+            }
+        }
+    }
+    let total = pick.iter().fold(Score::default(), |a, &p| a + val(p));
+    (total, pick)
+}
+
+/// Claims that can be in no assignment as good as `floor` (the value of one that exists):
+/// taking claim `c` of a unit, every other unit can at best have its best claim not in
+/// conflict with `c`; when even that sum is below `floor`, no best assignment holds `c`
+/// (they are all worth at least `floor`), so removing it changes neither the best value
+/// nor the set of best assignments. Repeated while it removes claims.
+fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor: Score, steps: &mut usize) {
+    loop {
+        let best: Vec<Score> = comp
+            .cands
+            .iter()
+            .map(|cs| cs.first().map_or(Score::default(), |&c| value[c]))
+            .collect();
+        let total = best.iter().fold(Score::default(), |a, &b| a + b);
+        let unit_of: HashMap<usize, usize> = comp
+            .cands
+            .iter()
+            .enumerate()
+            .flat_map(|(k, cs)| cs.iter().map(move |&c| (c, k)))
+            .collect();
+        let mut removed = false;
+        for k in 0..comp.cands.len() {
+            let mut keep: Vec<usize> = Vec::with_capacity(comp.cands[k].len());
+            for &c in &comp.cands[k] {
+                *steps = steps.saturating_sub(conflicts[c].len() + 1);
+                // Units whose best claim `c` takes away, and what they keep at best.
+                let mut hit: Vec<usize> = conflicts[c]
+                    .iter()
+                    .filter_map(|y| unit_of.get(y).copied())
+                    .filter(|&j| {
+                        j != k
+                            && comp.cands[j]
+                                .first()
+                                .is_some_and(|f| conflicts[c].binary_search(f).is_ok())
+                    })
+                    .collect();
+                hit.sort_unstable();
+                hit.dedup();
+                // (Sums stay non-negative where they are counts: each is taken from a
+                // total that holds it.)
+                let mut ub = total - best[k] + value[c];
+                for &j in &hit {
+                    let left = comp.cands[j]
+                        .iter()
+                        .find(|x| conflicts[c].binary_search(x).is_err())
+                        .map_or(Score::default(), |&x| value[x]);
+                    ub = ub - best[j] + left;
+                }
+                if ub < floor && *steps > 0 {
+                    removed = true;
+                } else {
+                    keep.push(c);
+                }
+            }
+            comp.cands[k] = keep;
+        }
+        if !removed || *steps == 0 {
+            return;
+        }
+    }
+}
+
 /// An upper bound on the units of one component that any assignment places: claims
 /// are byte ranges, so a minimum set of points stabbing every claim (greedy by range
 /// end) gives each chosen claim a point inside it, and two chosen claims share a point
@@ -380,6 +557,39 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: 
         }
     }
     placed
+}
+
+/// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
+/// slots that nothing supports ([`stray_slots`]).
+fn firm(v: Score) -> (u32, i64) {
+    (v.gated, v.stray)
+}
+
+/// Claims that lose to a clear winner are removed: a claim that is its unit's one best and
+/// is firmer ([`firm`]) than every claim of another unit overlapping it explains those
+/// bytes better than any other reading of them, so no other unit is placed there (a
+/// weaker reading is never taken only to place one more unit). Repeated while it removes.
+fn clear_winners(by_unit: &[Vec<usize>], value: &[Score], conflicts: &[Vec<usize>], alive: &mut [bool]) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for xs in by_unit {
+            let live: Vec<usize> = xs.iter().copied().filter(|&x| alive[x]).collect();
+            let Some(&top) = live.iter().max_by_key(|&&x| value[x]) else {
+                continue;
+            };
+            if live.iter().filter(|&&x| value[x] == value[top]).count() != 1 {
+                continue;
+            }
+            let rivals: Vec<usize> = conflicts[top].iter().copied().filter(|&y| alive[y]).collect();
+            if !rivals.is_empty() && rivals.iter().all(|&y| firm(value[top]) > firm(value[y])) {
+                for y in rivals {
+                    alive[y] = false;
+                }
+                changed = true;
+            }
+        }
+    }
 }
 
 /// One block, one owner, over the claims of every unit (see the module comment). A
@@ -460,7 +670,8 @@ pub(super) fn resolve(
         by_unit[u].push(x);
     }
     let mut container_steps = CONTAINER_BUDGET;
-    let alive = dominated_removed(&by_unit, &value, &conflicts, &mut container_steps);
+    let mut alive = dominated_removed(&by_unit, &value, &conflicts, &mut container_steps);
+    clear_winners(&by_unit, &value, &conflicts, &mut alive);
     let conflicts: Vec<Vec<usize>> = conflicts
         .iter()
         .map(|cs| cs.iter().copied().filter(|&y| alive[y]).collect())
@@ -501,7 +712,13 @@ pub(super) fn resolve(
     // and most alternatives are cut by the bound at once.
     let unit_best: Vec<Score> = by_unit
         .iter()
-        .map(|xs| xs.iter().filter(|&&x| alive[x]).map(|&x| value[x]).max().unwrap_or_default())
+        .map(|xs| {
+            xs.iter()
+                .filter(|&&x| alive[x])
+                .map(|&x| value[x])
+                .max()
+                .unwrap_or_default()
+        })
         .collect();
     let takes_best = |x: usize| {
         conflicts[x]
@@ -536,7 +753,24 @@ pub(super) fn resolve(
         )
     };
     let mut blocked = vec![0u32; flat.len()];
-    for comp in comps.values() {
+    // Blocks already given to a unit: duplicates (which never conflict, so sit in
+    // components of their own) take the identical copies in turn.
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
+    for comp in comps.values_mut() {
+        let mut reduce_steps = REDUCE_BUDGET;
+        let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
+        let mut reduce_steps = REDUCE_BUDGET;
+        if comp.units.len() > 1 {
+            probe(comp, &value, &conflicts, inc_value, &mut reduce_steps);
+        }
+        if std::env::var_os("XBG7_DEBUG2").is_some() && comp.units.len() > 3 {
+            let nc: usize = comp.cands.iter().map(|c| c.len()).sum();
+            eprintln!(
+                "incumbent {:?}; after probing {} claims, probe steps left {reduce_steps}",
+                inc_value, nc
+            );
+        }
+        let comp = &*comp;
         let n = comp.units.len();
         let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
         let mut search = Search {
@@ -548,34 +782,82 @@ pub(super) fn resolve(
             steps: COMPONENT_BUDGET.min(container_steps),
             blocked: std::mem::take(&mut blocked),
             pick: vec![None; n],
-            best: None,
+            // The incumbent's picks stay valid: probing removes no claim of a best
+            // assignment, and the incumbent's value is a floor the search must beat.
+            best: inc_pick
+                .iter()
+                .all(|p| p.is_none_or(|c| comp.cands.iter().flatten().any(|&x| x == c)))
+                .then_some((inc_value, inc_pick)),
             target: None,
         };
         let first = search.run(0, Score::default());
         if std::env::var_os("XBG7_DEBUG").is_some() && n > 3 {
             for (k, &u) in comp.units.iter().enumerate() {
-                let cs: Vec<String> = comp.cands[k].iter().map(|&x| { let c = cand(flat[x]); format!("{:#x}-{:#x} {:?} conf{:?}", c.range.start, c.range.end, value[x], conflicts[x].iter().map(|&y| (flat[y].0, cand(flat[y]).range.start)).collect::<Vec<_>>()) }).collect();
-                eprintln!("unit {u} V{} I{} s{}: {}", units[u].vertex_count, units[u].index_count, units[u].decl.stride, cs.join(" | "));
+                let cs: Vec<String> = comp.cands[k]
+                    .iter()
+                    .map(|&x| {
+                        let c = cand(flat[x]);
+                        format!(
+                            "{:#x}-{:#x} {:?} conf{:?}",
+                            c.range.start,
+                            c.range.end,
+                            value[x],
+                            conflicts[x]
+                                .iter()
+                                .map(|&y| (flat[y].0, cand(flat[y]).range.start))
+                                .collect::<Vec<_>>()
+                        )
+                    })
+                    .collect();
+                eprintln!(
+                    "unit {u} V{} I{} s{}: {}",
+                    units[u].vertex_count,
+                    units[u].index_count,
+                    units[u].decl.stride,
+                    cs.join(" | ")
+                );
             }
         }
         if std::env::var_os("XBG7_DEBUG2").is_some() && n > 3 {
             if let Some((_, pick)) = &search.best {
                 for (k, &u) in comp.units.iter().enumerate() {
                     if pick[k] != comp.cands[k].first().copied() {
-                        let f = |x: Option<usize>| x.map(|x| format!("{:#x} {:?}", cand(flat[x]).range.start, value[x])).unwrap_or("-".into());
-                        eprintln!("  unit {u} V{} I{}: best-first {} picked {} (all {})", units[u].vertex_count, units[u].index_count, f(comp.cands[k].first().copied()), f(pick[k]), comp.cands[k].len());
+                        let f = |x: Option<usize>| {
+                            x.map(|x| format!("{:#x} {:?}", cand(flat[x]).range.start, value[x]))
+                                .unwrap_or("-".into())
+                        };
+                        eprintln!(
+                            "  unit {u} V{} I{}: best-first {} picked {} (all {})",
+                            units[u].vertex_count,
+                            units[u].index_count,
+                            f(comp.cands[k].first().copied()),
+                            f(pick[k]),
+                            comp.cands[k].len()
+                        );
                         if let Some(&b) = comp.cands[k].first() {
                             for &y in &conflicts[b] {
                                 if let Some(j) = pick.iter().position(|p| *p == Some(y)) {
                                     let w = comp.units[j];
-                                    eprintln!("     blocked by unit {w} V{} I{} at {} (its best-first {}, order {j} vs {k})", units[w].vertex_count, units[w].index_count, f(Some(y)), f(comp.cands[j].first().copied()));
+                                    eprintln!(
+                                        "     blocked by unit {w} V{} I{} at {} (its best-first {}, order {j} vs {k})",
+                                        units[w].vertex_count,
+                                        units[w].index_count,
+                                        f(Some(y)),
+                                        f(comp.cands[j].first().copied())
+                                    );
                                 }
                             }
                         }
                     }
                 }
             }
-            eprintln!("component of {n}: cap {placed_cap}, steps {}, ok {}, root bound {:?}, best {:?}", COMPONENT_BUDGET.min(container_steps) - search.steps, first.is_ok(), search.bound(0, 0), search.best.as_ref().map(|b| b.0));
+            eprintln!(
+                "component of {n}: cap {placed_cap}, steps {}, ok {}, root bound {:?}, best {:?}",
+                COMPONENT_BUDGET.min(container_steps) - search.steps,
+                first.is_ok(),
+                search.bound(0, 0),
+                search.best.as_ref().map(|b| b.0)
+            );
         }
         let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
         let mut out_of_budget = first.is_err();
@@ -669,7 +951,6 @@ pub(super) fn resolve(
         }
         // Byte-identical blocks of duplicates are shared out in order (any choice gives
         // the same geometry); a unit keeps its pick where no other is free.
-        let mut taken: BTreeSet<usize> = BTreeSet::new();
         let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
         for (k, v) in verdicts.iter_mut().enumerate() {
             let Ok(c) = v else { continue };

@@ -63,6 +63,17 @@ pub(super) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([
     n
 }
 
+/// How many degenerate triangles open the window at `w` (`i` indices) before its first
+/// real one: zero padding read as `(0, 0, 0)` triangles by a window that starts before
+/// its buffer (FORMAT.md §6) opens with them; a real buffer starts with a real triangle
+/// (a preference: some open with a degenerate one). At most [`MAX_PRECEDING`].
+pub(super) fn leading_degenerate(data: &[u8], w: usize, i: usize, degenerate: impl Fn([u32; 3]) -> bool) -> u32 {
+    let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
+    (0..(i / 3).min(MAX_PRECEDING as usize))
+        .take_while(|&t| degenerate([idx(3 * t), idx(3 * t + 1), idx(3 * t + 2)]))
+        .count() as u32
+}
+
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
 /// positions `pos` reads (see [`Cand::strength`]).
 pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
@@ -240,17 +251,41 @@ pub(super) fn claim(
     let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
     let pos = |k| element3(data, p, s, pe, k);
     let strength = strength(data, w, i, unit.vertex_count, pos);
-    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t));
-    let unit_normals = match unit.map.normal {
-        Some(e) => count_unit_normals(data, p, s, &e, unit.vertex_count),
-        None => 0,
+    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t))
+        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t));
+    let (unit_normals, stray) = match unit.map.normal {
+        Some(e) => (
+            count_unit_normals(data, p, s, &e, unit.vertex_count),
+            stray_slots(data, p, s, &e, seen, unit.vertex_count),
+        ),
+        None => (0, 0),
     };
     Some(Claim {
         pl,
         strength,
         preceding,
+        stray,
         unit_normals,
     })
+}
+
+/// Vertex slots of a reading that nothing supports as vertices: referenced by no index
+/// (`seen`: the window's referenced bitset) and holding a normal that is not unit. A
+/// reading that runs past its block (or starts before it) takes in such slots; the
+/// owner's reading of its own block has none (its unreferenced vertices, if any, are
+/// still vertices with unit normals, and its imperfect normals are referenced).
+pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, seen: &[u64], v: u32) -> u32 {
+    let tol = unit_tolerance(e.ty) as f64;
+    let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
+    let size = e.ty.size();
+    (0..v as usize)
+        .filter(|&k| seen.get(k / 64).is_none_or(|w| w & (1 << (k % 64)) == 0))
+        .filter(|&k| {
+            let at = p + k * s + e.offset as usize;
+            let n = e.ty.decode(&data[at..at + size]);
+            !bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+        })
+        .count() as u32
 }
 
 /// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit:
@@ -276,6 +311,7 @@ pub(super) struct Claim {
     pl: Placement,
     strength: u8,
     preceding: u32,
+    stray: u32,
     unit_normals: u32,
 }
 
@@ -286,6 +322,7 @@ impl Claim {
             pl,
             strength,
             preceding: 0,
+            stray: 0,
             unit_normals,
         }
     }
@@ -305,6 +342,7 @@ impl Claim {
             block: Block::read(self.pl, how),
             strength: self.strength,
             preceding: self.preceding,
+            stray: self.stray,
             unit_normals: self.unit_normals,
         }
     }
@@ -620,6 +658,7 @@ impl<'d> Scanner<'d> {
                             block: Block::gated(d),
                             strength: 3,
                             preceding: 0,
+                            stray: 0,
                             unit_normals: 0,
                         })
                     }
