@@ -710,32 +710,6 @@ mod tests {
     }
 
     #[test]
-    fn of_two_readings_of_one_unit_the_stronger_window_stays() {
-        // Overlapping readings of one unit (stride 20, 10 vertices, 6 indices): a window
-        // that looks less like a list start goes even with more unit normals (a reading
-        // shifted onto a tangent element counts unit vectors too); at equal strength the
-        // one with fewer unit normals goes; a full tie keeps both.
-        let at = |w: usize, strength: u8, n: u32| {
-            let pl = Placement {
-                index_offset: w,
-                index_count: 6,
-                vertex_offset: w + 12,
-                vertex_count: 10,
-            };
-            search::Claim::new(pl, strength, n)
-        };
-        let kept = |mut cs: Vec<search::Claim>| {
-            search::prune_misaligned(&mut cs, 20);
-            cs.iter().map(|c| c.index_offset()).collect::<Vec<_>>()
-        };
-        assert_eq!(kept(vec![at(100, 2, 10), at(116, 3, 8)]), vec![116]);
-        assert_eq!(kept(vec![at(100, 3, 10), at(116, 3, 8)]), vec![100]);
-        assert_eq!(kept(vec![at(100, 3, 9), at(116, 3, 9)]), vec![100, 116]);
-        // Apart (no overlap): both stay whatever they are.
-        assert_eq!(kept(vec![at(100, 1, 2), at(400, 3, 10)]), vec![100, 400]);
-    }
-
-    #[test]
     fn a_unit_that_keeps_its_own_block_does_not_hold_the_ones_it_let_go() {
         // P's block (a cone of 30 vertices, 87 indices) is placed only in a second round
         // (as bodies' per-record blocks are). X (31 vertices, 81 indices) fits P's index

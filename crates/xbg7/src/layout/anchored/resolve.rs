@@ -507,6 +507,24 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: 
             points.push(r.end - 1);
         }
     }
+    // Two mappings of a claim to one point, each injective on disjoint claims: the first
+    // point inside it (every point of an earlier disjoint claim lies before its start) and
+    // the last (every point of a later one lies after its end). Each gives a bound.
+    [false, true]
+        .into_iter()
+        .map(|last| matched(comp, &range, shared, &points, last))
+        .min()
+        .unwrap_or(0)
+}
+
+/// [`most_placed`]'s matching with one mapping of claims to points.
+fn matched(
+    comp: &Component,
+    range: &impl Fn(usize) -> Range<usize>,
+    shared: &[u32],
+    points: &[usize],
+    last: bool,
+) -> u32 {
     // Capacity per point: one, plus the duplicates any claim through it may share with.
     let mut cap: Vec<u32> = vec![1; points.len()];
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
@@ -514,10 +532,12 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: 
         let mut e: Vec<usize> = Vec::new();
         for &x in cs {
             let r = range(x);
-            // The first point inside the claim: two disjoint claims never have the same
-            // one (every point of the earlier lies before the later's start).
-            let q = points.partition_point(|&p| p < r.start);
-            if points.get(q).is_some_and(|&p| p < r.end) {
+            let q = if last {
+                points.partition_point(|&p| p < r.end).checked_sub(1)
+            } else {
+                Some(points.partition_point(|&p| p < r.start))
+            };
+            if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
                 e.push(q);
                 cap[q] = cap[q].max(1 + shared[x]);
             }
@@ -763,13 +783,6 @@ pub(super) fn resolve(
         if comp.units.len() > 1 {
             probe(comp, &value, &conflicts, inc_value, &mut reduce_steps);
         }
-        if std::env::var_os("XBG7_DEBUG2").is_some() && comp.units.len() > 3 {
-            let nc: usize = comp.cands.iter().map(|c| c.len()).sum();
-            eprintln!(
-                "incumbent {:?}; after probing {} claims, probe steps left {reduce_steps}",
-                inc_value, nc
-            );
-        }
         let comp = &*comp;
         let n = comp.units.len();
         let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
@@ -791,74 +804,6 @@ pub(super) fn resolve(
             target: None,
         };
         let first = search.run(0, Score::default());
-        if std::env::var_os("XBG7_DEBUG").is_some() && n > 3 {
-            for (k, &u) in comp.units.iter().enumerate() {
-                let cs: Vec<String> = comp.cands[k]
-                    .iter()
-                    .map(|&x| {
-                        let c = cand(flat[x]);
-                        format!(
-                            "{:#x}-{:#x} {:?} conf{:?}",
-                            c.range.start,
-                            c.range.end,
-                            value[x],
-                            conflicts[x]
-                                .iter()
-                                .map(|&y| (flat[y].0, cand(flat[y]).range.start))
-                                .collect::<Vec<_>>()
-                        )
-                    })
-                    .collect();
-                eprintln!(
-                    "unit {u} V{} I{} s{}: {}",
-                    units[u].vertex_count,
-                    units[u].index_count,
-                    units[u].decl.stride,
-                    cs.join(" | ")
-                );
-            }
-        }
-        if std::env::var_os("XBG7_DEBUG2").is_some() && n > 3 {
-            if let Some((_, pick)) = &search.best {
-                for (k, &u) in comp.units.iter().enumerate() {
-                    if pick[k] != comp.cands[k].first().copied() {
-                        let f = |x: Option<usize>| {
-                            x.map(|x| format!("{:#x} {:?}", cand(flat[x]).range.start, value[x]))
-                                .unwrap_or("-".into())
-                        };
-                        eprintln!(
-                            "  unit {u} V{} I{}: best-first {} picked {} (all {})",
-                            units[u].vertex_count,
-                            units[u].index_count,
-                            f(comp.cands[k].first().copied()),
-                            f(pick[k]),
-                            comp.cands[k].len()
-                        );
-                        if let Some(&b) = comp.cands[k].first() {
-                            for &y in &conflicts[b] {
-                                if let Some(j) = pick.iter().position(|p| *p == Some(y)) {
-                                    let w = comp.units[j];
-                                    eprintln!(
-                                        "     blocked by unit {w} V{} I{} at {} (its best-first {}, order {j} vs {k})",
-                                        units[w].vertex_count,
-                                        units[w].index_count,
-                                        f(Some(y)),
-                                        f(comp.cands[j].first().copied())
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            eprintln!(
-                "component of {n}: cap {placed_cap}, steps {}, ok {}, root bound {:?}, best {:?}",
-                COMPONENT_BUDGET.min(container_steps) - search.steps,
-                first.is_ok(),
-                search.bound(0, 0),
-                search.best.as_ref().map(|b| b.0)
-            );
-        }
         let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
         let mut out_of_budget = first.is_err();
         if let (Ok(_), Some((opt, pick))) = (&first, search.best.clone()) {

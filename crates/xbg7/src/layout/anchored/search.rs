@@ -306,7 +306,7 @@ pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::dec
 }
 
 /// A claim not yet read nor gated ([`Block`] reads and gates on first use, for the
-/// claims that survive [`prune_misaligned`] and the resolution).
+/// claims that survive the resolution).
 pub(super) struct Claim {
     pl: Placement,
     strength: u8,
@@ -316,26 +316,6 @@ pub(super) struct Claim {
 }
 
 impl Claim {
-    #[cfg(test)]
-    pub(super) fn new(pl: Placement, strength: u8, unit_normals: u32) -> Claim {
-        Claim {
-            pl,
-            strength,
-            preceding: 0,
-            stray: 0,
-            unit_normals,
-        }
-    }
-
-    #[cfg(test)]
-    pub(super) fn index_offset(&self) -> usize {
-        self.pl.index_offset
-    }
-
-    pub(super) fn range(&self, stride: usize) -> Range<usize> {
-        self.pl.range(stride)
-    }
-
     pub(super) fn gate(self, stride: usize, how: &Rc<Reading>) -> Cand {
         Cand {
             range: self.pl.range(stride),
@@ -360,36 +340,6 @@ fn heads(data: &[u8], q0: usize, no: usize, s: usize) -> Heads {
     std::array::from_fn(|k| {
         (q0.checked_sub(no + k * s + 2)).map_or(u32::MAX, |at| u16::from_be_bytes([data[at], data[at + 1]]) as u32)
     })
-}
-
-/// Of two overlapping claims of one unit (the same bytes read at two alignments: a
-/// stride or a few bytes apart), one is a misreading of the other and goes: the one
-/// whose window looks less like the start of an index list ([`Claim`]'s strength; a
-/// misreading's window begins among the bytes before the list, or inside it), then the
-/// one with fewer unit normals (at the true alignment the stored normals are unit,
-/// FORMAT.md §6 — but a reading shifted onto a tangent or binormal element reads unit
-/// vectors too, so that count alone does not decide). A tie keeps both. `cands` sorted by
-/// start, `stride` the unit's.
-pub(super) fn prune_misaligned(cands: &mut Vec<Claim>, stride: usize) {
-    let mut drop = vec![false; cands.len()];
-    for a in 0..cands.len() {
-        for b in a + 1..cands.len() {
-            if cands[b].pl.index_offset >= cands[a].range(stride).end {
-                break;
-            }
-            let key = |c: &Claim| (c.strength, c.unit_normals);
-            match key(&cands[a]).cmp(&key(&cands[b])) {
-                std::cmp::Ordering::Greater => drop[b] = true,
-                std::cmp::Ordering::Less => drop[a] = true,
-                std::cmp::Ordering::Equal => {}
-            }
-        }
-    }
-    let mut k = 0;
-    cands.retain(|_| {
-        k += 1;
-        !drop[k - 1]
-    });
 }
 
 /// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
@@ -545,7 +495,6 @@ impl<'d> Scanner<'d> {
         self.seen = seen;
         claims.sort_by_key(|c| c.pl.index_offset);
         claims.dedup_by_key(|c| c.pl.index_offset);
-        // prune_misaligned(&mut claims, s);
         let how = Rc::new(Reading {
             decl: unit.decl.clone(),
             map: unit.map.clone(),
