@@ -14,13 +14,13 @@
 //!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
 //!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
 //!    work budget per data section ([`NO_NORMAL_BUDGET`]).
-//! 5. **Global resolution**, both kinds of candidates together: one block, one owner. A
-//!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
-//!    exists; a unit with a single candidate evicts conflicting candidates of others; a
-//!    window that extends backwards by a valid triangle (the suffix of a longer index
-//!    buffer) loses to one that does not, and to the longer window of any other
-//!    resource's counts, readable or not ([`drop_suffix_windows`]); byte-identical blocks may be shared by
-//!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
+//! 5. **One owner per block, decided for the container at once** ([`resolve`]): every
+//!    unit's claims, those of undecodable units included, plus the claims the index
+//!    windows give ([`structural_claims`]); an assignment gives each unit at most one
+//!    claim, no two overlapping (byte-identical duplicates aside); the assignments that
+//!    place the most units, then have the strongest evidence, are searched exactly per
+//!    conflict component, and a unit is placed only when every one of them gives it the
+//!    same bytes — otherwise `ambiguous_anchor`, never a guess.
 //!
 //! Files: `bitmap` (steps 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]:
 //! steps 3–4), `resolve` (step 5); this file holds the units, their claims, and

@@ -6,23 +6,25 @@
 //! solver takes the assignments that place the most units, then those with the strongest
 //! evidence ([`Score`]), and a unit is placed only when it gets the same block (the same
 //! bytes) in **every** such assignment; otherwise it is `ambiguous_anchor`, naming the
-//! rival. Conflicts form small components (a claim overlaps a few others); each is searched
-//! exactly, by branch and bound, under a work budget: when the budget runs out, the
-//! component's units are rejected, never guessed.
+//! rival. Conflicts form components; each is searched exactly, by branch and bound, under
+//! a work budget: when the budget runs out, the component's units are rejected, never
+//! guessed. Claims that are firmer than every claim overlapping them keep their bytes
+//! first ([`clear_winners`]); two reductions that keep every best assignment shrink the
+//! search ([`dominated_removed`], [`probe`]).
 //!
-//! Before the search, the index windows of the claims are looked at with every other
-//! resource's counts ([`structural_claims`]): the longer window of another resource's
-//! counts ending at the same vertex start is that resource's claim, even where it cannot
-//! read the vertices there itself, so an owner the exporter cannot decode still holds its
-//! block against a sibling that would read its index tail.
+//! The index windows of the claims are looked at with every other resource's counts
+//! ([`structural_claims`]), so an owner the exporter cannot decode still holds its block
+//! against a sibling that would read the same bytes. docs/architecture.md, rule 5, states
+//! the criterion and its argument.
 
 use super::*;
 
-/// The evidence of an assignment, compared lexicographically: units placed, then the sum
-/// of the claims' window strengths ([`Cand::strength`]), then the fewest declared normals
-/// that are not unit (a reading that takes in slots after a block, or one shifted off its
-/// vertices, reads non-unit normals where the owner's reading does not; 0 for units
-/// without a NORMAL, which are pinned by stricter window checks instead).
+/// The evidence of an assignment, compared lexicographically, each a sum over its claims:
+/// units placed; blocks that pass the gates; fewest stray slots ([`stray_slots`]); fewest
+/// edge triangles ([`Cand::preceding`]); fewest declared normals that are not unit; window
+/// strength ([`Cand::strength`]). For an undecodable unit the reading's measures (gates,
+/// stray slots, normals) are neutral; without a NORMAL, stray slots and normals are 0
+/// (such units are pinned by stricter window checks instead).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Score {
     placed: u32,
@@ -361,16 +363,16 @@ fn incumbent(
     steps: &mut usize,
 ) -> (Score, Vec<Option<usize>>) {
     let n = comp.units.len();
-    // owner[x] = local unit holding claim x + 1 (0: free).
+    // The local unit holding each taken claim.
     let mut owner: HashMap<usize, usize> = HashMap::new();
     let free = |owner: &HashMap<usize, usize>, c: usize, steps: &mut usize| {
         *steps = steps.saturating_sub(conflicts[c].len() + 1);
         !conflicts[c].iter().any(|y| owner.contains_key(y))
     };
     let mut pick: Vec<Option<usize>> = vec![None; n];
-    for k in 0..n {
-        if let Some(&c) = comp.cands[k].iter().find(|&&c| free(&owner, c, steps)) {
-            pick[k] = Some(c);
+    for (k, (p, cs)) in pick.iter_mut().zip(&comp.cands).enumerate() {
+        if let Some(&c) = cs.iter().find(|&&c| free(&owner, c, steps)) {
+            *p = Some(c);
             owner.insert(c, k);
         }
     }

@@ -1,7 +1,7 @@
 //! One unit's claims: the [`Scanner`] over a data section (bitmaps, runs and gated
 //! candidates cached per declaration and counts), pinning an index window before a
 //! vertex run, the no-normal search under its work budget, the plausibility checks of a
-//! block found without normals, and the pruning of a unit's misaligned readings.
+//! block found without normals, and the evidence of a claim (edge triangles, stray slots).
 
 use super::*;
 
