@@ -38,6 +38,8 @@ use std::rc::Rc;
 
 mod bitmap;
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 pub(crate) mod pyramid;
 mod resolve;
 mod search;
@@ -262,6 +264,44 @@ pub struct Anchored {
     pub claims: Vec<Range<usize>>,
 }
 
+/// Vertex starts where a unit that cannot be decoded may have its block, `(unit, start)`:
+/// its declaration may not place the normal where its bytes have it (a quantized or
+/// multi-stream layout need not describe them), so every run of unit normals of its
+/// normal type at its stride holding half its vertices, at any normal offset, is one.
+fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (u, unit) in units.iter().enumerate().filter(|(_, x)| !x.decodable) {
+        let (Some(ne), s) = (unit.map.normal, unit.decl.stride) else {
+            continue;
+        };
+        let (size, need) = (
+            ne.ty.size(),
+            (unit.vertex_count as usize).div_ceil(2).max(MIN_RUN_UNITS),
+        );
+        for parity in 0..2 {
+            let data = scanner.data;
+            let bm = scanner
+                .bitmaps
+                .entry((ne.ty.code(), parity))
+                .or_insert_with(|| UnitBitmap::build(data, ne.ty, parity));
+            let runs = scanner
+                .runs_by_offset
+                .entry((ne.ty.code(), parity, s))
+                .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+            for &(q0, _, _) in runs.iter().filter(|r| r.2 >= need) {
+                out.extend(
+                    (0..=s.saturating_sub(size))
+                        .filter_map(|o| q0.checked_sub(o))
+                        .map(|p| (u, p)),
+                );
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
 pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
     let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
@@ -279,10 +319,12 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             Err(r) => results[u] = Some(Err(r)),
         }
     }
+    let starts = undecodable_starts(scanner, units);
     for (u, c) in structural_claims(
         scanner.data,
         units,
         &cands,
+        &starts,
         cfg,
         &mut scanner.windows,
         &mut scanner.seen,
@@ -370,13 +412,23 @@ mod tests {
 
     #[test]
     fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
+        // B (5 vertices, 12 indices) has no block; its window fits the tail of A's list.
+        // Whether A's first two triangles are A's or a 12-byte header before B's list
+        // only FORMAT.md's preference says: neither is placed, and A's reason says why.
         let d = decl();
         let mut data = vec![0u8; 16];
         data.extend(indices(&PYR_IDX));
         data.extend(vertices(1.0));
         data.extend(junk(64));
         let r = place(&data, &[(5, 18), (5, 12)], &d);
-        assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+        assert_eq!(r, vec![Err(Code::AmbiguousAnchor), Err(Code::AmbiguousAnchor)]);
+        // With B's own block in the section, each has its own.
+        let b_at = data.len() + 12;
+        data.extend([0u8; 12]);
+        data.extend(indices(&PYR_IDX[6..]));
+        data.extend(vertices(2.0));
+        data.extend(junk(40));
+        assert_eq!(place(&data, &[(5, 18), (5, 12)], &d), vec![Ok(16), Ok(b_at)]);
     }
 
     #[test]

@@ -96,15 +96,16 @@ pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
 ///   `< V'`, referencing the gates' share of `V'`, starting with three distinct indices),
 ///   whether or not that unit can read the vertices there;
 /// - a unit that cannot be decoded (a multi-stream or quantized declaration, which may not
-///   describe the bytes at all) claims every vertex start of any claim where a window of
-///   its counts ends, longer or shorter than that claim's: its reading cannot find its
-///   own block, so the windows are all the evidence it has.
+///   describe the bytes at all) claims every vertex start of any claim, and every start
+///   of a unit-normal run at its stride (`starts`), where a window of its counts ends:
+///   its reading cannot find its own block, so the windows are all the evidence it has.
 ///
 /// Returns `(unit, claim)` pairs for places the unit has no claim at yet.
 pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
     cands: &[Vec<Cand>],
+    starts: &[(usize, usize)],
     cfg: &GateConfig,
     windows: &mut Windows,
     seen: &mut Vec<u64>,
@@ -181,6 +182,9 @@ pub(super) fn structural_claims(
                 },
             ));
         };
+    for &(u2, p) in starts {
+        try_claim(u2, p, windows, seen, &mut out);
+    }
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
         for c in &cands[u] {
@@ -231,7 +235,7 @@ struct Search<'a> {
     value: &'a [Score],
     conflicts: &'a [Vec<usize>],
     /// Per local unit: claims it may not take (the uniqueness checks).
-    forbidden: Option<(usize, &'a [usize])>,
+    forbidden: &'a [usize],
     steps: usize,
     blocked: Vec<u32>,
     pick: Vec<Option<usize>>,
@@ -243,8 +247,8 @@ struct Search<'a> {
 struct OutOfBudget;
 
 impl Search<'_> {
-    fn allowed(&self, k: usize, c: usize) -> bool {
-        self.blocked[c] == 0 && !matches!(self.forbidden, Some((f, cs)) if f == k && cs.contains(&c))
+    fn allowed(&self, c: usize) -> bool {
+        self.blocked[c] == 0 && !self.forbidden.contains(&c)
     }
 
     /// The best value the units from `k` on can still add, given `placed` units placed so
@@ -256,7 +260,7 @@ impl Search<'_> {
         let mut best: Vec<Score> = Vec::new();
         for j in k..self.comp.units.len() {
             // Claims are sorted best first: the first allowed one is the unit's best.
-            if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(j, c)) {
+            if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(c)) {
                 best.push(self.value[c]);
             }
         }
@@ -285,7 +289,7 @@ impl Search<'_> {
         }
         for n in 0..self.comp.cands[k].len() {
             let c = self.comp.cands[k][n];
-            if !self.allowed(k, c) {
+            if !self.allowed(c) {
                 continue;
             }
             for &d in &self.conflicts[c] {
@@ -496,7 +500,7 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 /// only when they are identical duplicates (which do not conflict; a point takes as
 /// many as overlap there). So a maximum matching of units to points, each point taking
 /// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>) -> u32 {
     let mut all: Vec<usize> = comp.cands.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
@@ -514,21 +518,13 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: 
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(comp, &range, shared, &points, last))
+        .map(|last| matched(comp, &range, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
-fn matched(
-    comp: &Component,
-    range: &impl Fn(usize) -> Range<usize>,
-    shared: &[u32],
-    points: &[usize],
-    last: bool,
-) -> u32 {
-    // Capacity per point: one, plus the duplicates any claim through it may share with.
-    let mut cap: Vec<u32> = vec![1; points.len()];
+fn matched(comp: &Component, range: &impl Fn(usize) -> Range<usize>, points: &[usize], last: bool) -> u32 {
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
     for cs in &comp.cands {
         let mut e: Vec<usize> = Vec::new();
@@ -541,31 +537,22 @@ fn matched(
             };
             if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
                 e.push(q);
-                cap[q] = cap[q].max(1 + shared[x]);
             }
         }
         e.sort_unstable();
         e.dedup();
         edges.push(e);
     }
-    // Kuhn's augmenting paths; a point holds up to `cap` units.
-    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
-    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
+    // Kuhn's augmenting paths: the unit holding each point.
+    let mut held: Vec<Option<usize>> = vec![None; points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], held: &mut [Option<usize>], seen: &mut [bool]) -> bool {
         for &q in &edges[u] {
-            if seen[q] {
+            if std::mem::replace(&mut seen[q], true) {
                 continue;
             }
-            seen[q] = true;
-            if (held[q].len() as u32) < cap[q] {
-                held[q].push(u);
+            if held[q].is_none_or(|w| augment(w, edges, held, seen)) {
+                held[q] = Some(u);
                 return true;
-            }
-            for k in 0..held[q].len() {
-                let w = held[q][k];
-                if augment(w, edges, cap, held, seen) {
-                    held[q][k] = u;
-                    return true;
-                }
             }
         }
         false
@@ -574,7 +561,7 @@ fn matched(
     let mut seen = vec![false; points.len()];
     for u in 0..comp.units.len() {
         seen.iter_mut().for_each(|x| *x = false);
-        if augment(u, &edges, &cap, &mut held, &mut seen) {
+        if augment(u, &edges, &mut held, &mut seen) {
             placed += 1;
         }
     }
@@ -644,9 +631,6 @@ pub(super) fn resolve(
     by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
-    // Per claim: how many claims of other units overlap it without conflict (identical
-    // duplicates), for the capacity of the placement bound's points.
-    let mut shared: Vec<u32> = vec![0; flat.len()];
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
@@ -655,11 +639,9 @@ pub(super) fn resolve(
             if rb.start >= ra.end {
                 break;
             }
-            let (ua, ub) = (flat[a].0, flat[b].0);
-            if ua != ub && identical(data, ra, rb, &units[ua], &units[ub]) {
-                shared[a] += 1;
-                shared[b] += 1;
-            } else if ua != ub {
+            // Byte-identical duplicates conflict too: a block is placed once; a duplicate
+            // left without one may share its twin's afterwards (see below).
+            if flat[a].0 != flat[b].0 {
                 conflicts[a].push(b);
                 conflicts[b].push(a);
                 pairs += 1;
@@ -775,9 +757,6 @@ pub(super) fn resolve(
         )
     };
     let mut blocked = vec![0u32; flat.len()];
-    // Blocks already given to a unit: duplicates (which never conflict, so sit in
-    // components of their own) take the identical copies in turn.
-    let mut taken: BTreeSet<usize> = BTreeSet::new();
     for comp in comps.values_mut() {
         let mut reduce_steps = REDUCE_BUDGET;
         let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
@@ -787,13 +766,13 @@ pub(super) fn resolve(
         }
         let comp = &*comp;
         let n = comp.units.len();
-        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
+        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone());
         let mut search = Search {
             comp,
             placed_cap,
             value: &value,
             conflicts: &conflicts,
-            forbidden: None,
+            forbidden: &[],
             steps: COMPONENT_BUDGET.min(container_steps),
             blocked: std::mem::take(&mut blocked),
             pick: vec![None; n],
@@ -826,23 +805,30 @@ pub(super) fn resolve(
                     }));
                     continue;
                 };
-                // Unique when no assignment as good gives it other bytes (or none).
-                let same: Vec<usize> = comp.cands[k]
+                // Unique when no assignment as good gives it other bytes (or none): its
+                // bytes are forbidden to it and to its byte-identical duplicates (one of
+                // them taking them instead is no other answer).
+                let same_bytes = |x: usize| {
+                    let (j, _) = flat[x];
+                    identical(data, &cand(flat[x]).range, &cand(flat[c]).range, &units[j], &units[u])
+                };
+                let forbidden: Vec<usize> = comp
+                    .cands
                     .iter()
+                    .flatten()
                     .copied()
-                    .filter(|&x| data[cand(flat[x]).range.clone()] == data[cand(flat[c]).range.clone()])
+                    .filter(|&x| same_bytes(x))
                     .collect();
-                if same.len() == comp.cands[k].len() && n == 1 {
+                if n == 1 && comp.cands[k].iter().all(|&x| same_bytes(x)) {
                     verdicts.push(Ok(c));
                     continue;
                 }
-                let forbidden: Vec<usize> = same;
                 let mut check = Search {
                     comp,
                     placed_cap,
                     value: &value,
                     conflicts: &conflicts,
-                    forbidden: Some((k, &forbidden)),
+                    forbidden: &forbidden,
                     steps: search.steps,
                     blocked: std::mem::take(&mut search.blocked),
                     pick: vec![None; n],
@@ -896,21 +882,69 @@ pub(super) fn resolve(
             }
             continue;
         }
-        // Byte-identical blocks of duplicates are shared out in order (any choice gives
-        // the same geometry); a unit keeps its pick where no other is free.
-        let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
-        for (k, v) in verdicts.iter_mut().enumerate() {
-            let Ok(c) = v else { continue };
-            let start = |x: usize| cand(flat[x]).range.start;
-            let free = comp.cands[k].iter().copied().find(|&x| {
-                !taken.contains(&start(x))
-                    && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
-                    && !conflicts[x].iter().any(|y| chosen.contains(y) && *y != *c)
+        // Nested windows at one vertex start: a unit given a block while another unit of
+        // the same vertex count, given none, reads the same vertices with a window that
+        // is this one plus real triangles before it (or this one less its first ones).
+        // Whether those triangles are indices or an unknown header that reads as them
+        // only the preference of FORMAT.md §6 says ("not a proof"): undecidable, so
+        // neither is placed. (Degenerate triangles, zero padding read as (0, 0, 0), do
+        // decide: a list does not start with them.)
+        let unplaced: Vec<usize> = (0..n).filter(|&k| verdicts[k].is_err()).collect();
+        for k in 0..n {
+            let Ok(c) = verdicts[k] else { continue };
+            let u = comp.units[k];
+            let (v, i) = (units[u].vertex_count, units[u].index_count as usize);
+            let p = cand(flat[c]).range.start + 2 * i;
+            let nested = unplaced.iter().find_map(|&j| {
+                let w = comp.units[j];
+                let iw = units[w].index_count as usize;
+                // (All its claims: the reductions may have dropped this one.)
+                (units[w].vertex_count == v && iw != i && p >= 2 * iw.max(i))
+                    .then(|| {
+                        by_unit[w]
+                            .iter()
+                            .copied()
+                            .find(|&x| cand(flat[x]).range.start + 2 * iw == p)
+                    })
+                    .flatten()
+                    .filter(|_| {
+                        let (lo, hi) = (p - 2 * iw.max(i), p - 2 * iw.min(i));
+                        data[lo..hi].chunks_exact(6).all(|t| {
+                            let x = |k: usize| u16::from_be_bytes([t[2 * k], t[2 * k + 1]]);
+                            x(0) != x(1) && x(1) != x(2) && x(0) != x(2)
+                        })
+                    })
             });
-            if let Some(x) = free {
-                *c = x;
+            if let Some(x) = nested {
+                verdicts[k] = Err(format!(
+                    "its window and another resource's at {} end at the same vertices, one the \
+                     other plus real triangles: indices or a block header, the bytes cannot tell",
+                    describe(x)
+                ));
             }
-            taken.insert(start(*c));
+        }
+        // A duplicate left without a block, every claim of which is byte-identical to the
+        // block its twin (same counts and declaration) was given, shares that block.
+        let given: Vec<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
+        for (k, v) in verdicts.iter_mut().enumerate() {
+            let u = comp.units[k];
+            if v.is_ok() || comp.cands[k].is_empty() {
+                continue;
+            }
+            let twin = given.iter().copied().find(|&c| {
+                comp.cands[k].iter().all(|&x| {
+                    identical(
+                        data,
+                        &cand(flat[x]).range,
+                        &cand(flat[c]).range,
+                        &units[u],
+                        &units[flat[c].0],
+                    )
+                })
+            });
+            if let Some(c) = twin {
+                *v = Ok(c);
+            }
         }
         for (k, v) in verdicts.into_iter().enumerate() {
             let u = comp.units[k];
