@@ -890,9 +890,8 @@ pub(super) fn resolve(
         // neither is placed. (Degenerate triangles, zero padding read as (0, 0, 0), do
         // decide: a list does not start with them.)
         let unplaced: Vec<usize> = (0..n).filter(|&k| verdicts[k].is_err()).collect();
-        for k in 0..n {
-            let Ok(c) = verdicts[k] else { continue };
-            let u = comp.units[k];
+        for (verdict, &u) in verdicts.iter_mut().zip(&comp.units) {
+            let Ok(c) = *verdict else { continue };
             let (v, i) = (units[u].vertex_count, units[u].index_count as usize);
             let p = cand(flat[c]).range.start + 2 * i;
             let nested = unplaced.iter().find_map(|&j| {
@@ -916,7 +915,7 @@ pub(super) fn resolve(
                     })
             });
             if let Some(x) = nested {
-                verdicts[k] = Err(format!(
+                *verdict = Err(format!(
                     "its window and another resource's at {} end at the same vertices, one the \
                      other plus real triangles: indices or a block header, the bytes cannot tell",
                     describe(x)
