@@ -412,16 +412,15 @@ mod tests {
 
     #[test]
     fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
-        // B (5 vertices, 12 indices) has no block; its window fits the tail of A's list.
-        // Whether A's first two triangles are A's or a 12-byte header before B's list
-        // only FORMAT.md's preference says: neither is placed, and A's reason says why.
+        // B (5 vertices, 12 indices) has no block; its window fits the tail of A's list,
+        // which cannot be extended backwards (zeros before it): A's, and B is rejected.
         let d = decl();
         let mut data = vec![0u8; 16];
         data.extend(indices(&PYR_IDX));
         data.extend(vertices(1.0));
         data.extend(junk(64));
         let r = place(&data, &[(5, 18), (5, 12)], &d);
-        assert_eq!(r, vec![Err(Code::AmbiguousAnchor), Err(Code::AmbiguousAnchor)]);
+        assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
         // With B's own block in the section, each has its own.
         let b_at = data.len() + 12;
         data.extend([0u8; 12]);

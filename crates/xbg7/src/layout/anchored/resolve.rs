@@ -882,13 +882,14 @@ pub(super) fn resolve(
             }
             continue;
         }
-        // Nested windows at one vertex start: a unit given a block while another unit of
-        // the same vertex count, given none, reads the same vertices with a window that
-        // is this one plus real triangles before it (or this one less its first ones).
-        // Whether those triangles are indices or an unknown header that reads as them
-        // only the preference of FORMAT.md §6 says ("not a proof"): undecidable, so
-        // neither is placed. (Degenerate triangles, zero padding read as (0, 0, 0), do
-        // decide: a list does not start with them.)
+        // Nested windows at one vertex start: a unit given a block whose window is the
+        // tail of another unit's, of the same vertex count and given no block (its list
+        // is this one plus real triangles before it). Whose block it is, the longer list's
+        // or the shorter one's after a header that reads as triangles, only the
+        // preference of FORMAT.md §6 says ("not a proof"), and the shorter reading is the
+        // one it speaks against: undecidable, so the shorter one is not placed.
+        // (Degenerate triangles, zero padding read as (0, 0, 0), do decide: a list does
+        // not start with them.)
         let unplaced: Vec<usize> = (0..n).filter(|&k| verdicts[k].is_err()).collect();
         for (verdict, &u) in verdicts.iter_mut().zip(&comp.units) {
             let Ok(c) = *verdict else { continue };
@@ -898,7 +899,7 @@ pub(super) fn resolve(
                 let w = comp.units[j];
                 let iw = units[w].index_count as usize;
                 // (All its claims: the reductions may have dropped this one.)
-                (units[w].vertex_count == v && iw != i && p >= 2 * iw.max(i))
+                (units[w].vertex_count == v && iw > i && p >= 2 * iw)
                     .then(|| {
                         by_unit[w]
                             .iter()
@@ -907,7 +908,7 @@ pub(super) fn resolve(
                     })
                     .flatten()
                     .filter(|_| {
-                        let (lo, hi) = (p - 2 * iw.max(i), p - 2 * iw.min(i));
+                        let (lo, hi) = (p - 2 * iw, p - 2 * i);
                         data[lo..hi].chunks_exact(6).all(|t| {
                             let x = |k: usize| u16::from_be_bytes([t[2 * k], t[2 * k + 1]]);
                             x(0) != x(1) && x(1) != x(2) && x(0) != x(2)
@@ -916,8 +917,9 @@ pub(super) fn resolve(
             });
             if let Some(x) = nested {
                 *verdict = Err(format!(
-                    "its window and another resource's at {} end at the same vertices, one the \
-                     other plus real triangles: indices or a block header, the bytes cannot tell",
+                    "its window is the tail of another resource's at {} (the same vertices, \
+                     more indices before them): its block or the other's after a header, the \
+                     bytes cannot tell",
                     describe(x)
                 ));
             }
