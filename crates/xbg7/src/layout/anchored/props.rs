@@ -1,8 +1,8 @@
 //! Property tests of the ownership criterion over random small data sections: random
 //! meshes whose counts lie close together (a vertex or a triangle apart, or the same
-//! vertex count with a few more triangles), blocks with no header, a zero header or a
-//! header of small values, zero padding and junk between them in random order,
-//! byte-identical duplicates, resources whose own block is absent, and owners that cannot
+//! vertex count with a few more triangles), blocks with no header or a zero header, zero
+//! padding and junk between them in random order, resources whose own block is absent,
+//! and owners that cannot
 //! be decoded (a quantized declaration of the right stride that does not describe their
 //! bytes). Whatever the layout,
 //! nothing decoded may differ from its truth; where every resource is decodable and has
@@ -78,13 +78,10 @@ struct Res {
     n: u16,
     extra: usize,
     scale: f32,
-    /// 0: no header, 1: twelve zero bytes, 2: six u16 values below 4.
+    /// 0: no header, 1: twelve zero bytes.
     header: u8,
-    header_values: [u16; 6],
     has_block: bool,
     decodable: bool,
-    /// A byte-identical copy of this resource's block elsewhere, with a resource of its own.
-    duplicate: bool,
     gap: usize,
     padding: usize,
 }
@@ -92,36 +89,30 @@ struct Res {
 fn res() -> impl Strategy<Value = Res> {
     (
         (4u16..11, 0usize..3, 0.5f32..4.0),
-        (0u8..2, proptest::array::uniform6(0u16..4)),
-        (
-            prop::bool::weighted(0.85),
-            prop::bool::weighted(0.85),
-            prop::bool::weighted(0.15),
-        ),
+        0u8..2,
+        (prop::bool::weighted(0.85), prop::bool::weighted(0.85)),
         (0usize..24, 0usize..8),
     )
         .prop_map(
-            |((n, extra, scale), (header, header_values), (has_block, decodable, duplicate), (gap, padding))| Res {
+            |((n, extra, scale), header, (has_block, decodable), (gap, padding))| Res {
                 n,
                 extra,
                 scale,
                 header,
-                header_values,
                 has_block,
                 decodable,
-                duplicate,
                 gap: 2 * gap,
                 padding: 2 * padding,
             },
         )
 }
 
-/// Lays the blocks out in `order`; returns the data, the units' counts and declarations,
-/// and each unit's possible index offsets (its block and its byte-identical copies).
+/// Lays the blocks out in `order`; returns the data, the units' counts and whether they
+/// decode, and each unit's index offset (none when it has no block).
 #[allow(clippy::type_complexity)]
 fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<(u32, u32, bool)>, Vec<Vec<usize>>) {
-    // One unit per resource, one more per duplicate; no two different units share both
-    // counts (FORMAT.md §6), so a resource whose counts are taken is left out.
+    // One unit per resource; no two different units share both counts (FORMAT.md §6), so
+    // a resource whose counts are taken is left out.
     let mut taken = std::collections::BTreeSet::new();
     let mut units: Vec<(u32, u32, bool)> = Vec::new();
     let mut blocks: Vec<(usize, Vec<u8>, usize)> = Vec::new(); // (resource, bytes, header length)
@@ -132,20 +123,14 @@ fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<(u32, u32, bool)>, Vec<Ve
         if !taken.insert(counts) {
             continue;
         }
-        let header: Vec<u8> = match x.header {
-            0 => Vec::new(),
-            1 => vec![0; 12],
-            _ => x.header_values.iter().flat_map(|v| v.to_be_bytes()).collect(),
-        };
+        let header: Vec<u8> = if x.header == 1 { vec![0; 12] } else { Vec::new() };
         let mut bytes = header.clone();
         bytes.extend(indices(&idx));
         bytes.extend(vtx);
-        for _ in 0..1 + usize::from(x.duplicate) {
-            units.push((counts.0, counts.1, x.decodable));
-            of_unit.push(r);
-            if x.has_block {
-                blocks.push((r, bytes.clone(), header.len()));
-            }
+        units.push((counts.0, counts.1, x.decodable));
+        of_unit.push(r);
+        if x.has_block {
+            blocks.push((r, bytes, header.len()));
         }
     }
     let mut data = vec![0u8; 4];
@@ -194,9 +179,8 @@ proptest! {
                 );
             }
         }
-        // Every resource decodable, with a block of its own, and no header that may read
-        // as indices: each is decoded.
-        let clean = rs.iter().all(|x| x.has_block && x.decodable && x.header != 2);
+        // Every resource decodable and with a block of its own: each is decoded.
+        let clean = rs.iter().all(|x| x.has_block && x.decodable);
         if clean {
             for (u, result) in r.results.iter().enumerate() {
                 prop_assert!(result.is_ok(), "unit {u} ({:?}) not decoded: {:?}", counts[u], result.as_ref().err());

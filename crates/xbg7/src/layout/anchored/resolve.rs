@@ -500,7 +500,7 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 /// only when they are identical duplicates (which do not conflict; a point takes as
 /// many as overlap there). So a maximum matching of units to points, each point taking
 /// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>) -> u32 {
+fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
     let mut all: Vec<usize> = comp.cands.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
@@ -518,13 +518,21 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>) -> u32 {
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(comp, &range, &points, last))
+        .map(|last| matched(comp, &range, shared, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
-fn matched(comp: &Component, range: &impl Fn(usize) -> Range<usize>, points: &[usize], last: bool) -> u32 {
+fn matched(
+    comp: &Component,
+    range: &impl Fn(usize) -> Range<usize>,
+    shared: &[u32],
+    points: &[usize],
+    last: bool,
+) -> u32 {
+    // Capacity per point: one, plus the duplicates any claim through it may share with.
+    let mut cap: Vec<u32> = vec![1; points.len()];
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
     for cs in &comp.cands {
         let mut e: Vec<usize> = Vec::new();
@@ -537,22 +545,31 @@ fn matched(comp: &Component, range: &impl Fn(usize) -> Range<usize>, points: &[u
             };
             if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
                 e.push(q);
+                cap[q] = cap[q].max(1 + shared[x]);
             }
         }
         e.sort_unstable();
         e.dedup();
         edges.push(e);
     }
-    // Kuhn's augmenting paths: the unit holding each point.
-    let mut held: Vec<Option<usize>> = vec![None; points.len()];
-    fn augment(u: usize, edges: &[Vec<usize>], held: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    // Kuhn's augmenting paths; a point holds up to `cap` units.
+    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
         for &q in &edges[u] {
-            if std::mem::replace(&mut seen[q], true) {
+            if seen[q] {
                 continue;
             }
-            if held[q].is_none_or(|w| augment(w, edges, held, seen)) {
-                held[q] = Some(u);
+            seen[q] = true;
+            if (held[q].len() as u32) < cap[q] {
+                held[q].push(u);
                 return true;
+            }
+            for k in 0..held[q].len() {
+                let w = held[q][k];
+                if augment(w, edges, cap, held, seen) {
+                    held[q][k] = u;
+                    return true;
+                }
             }
         }
         false
@@ -561,7 +578,7 @@ fn matched(comp: &Component, range: &impl Fn(usize) -> Range<usize>, points: &[u
     let mut seen = vec![false; points.len()];
     for u in 0..comp.units.len() {
         seen.iter_mut().for_each(|x| *x = false);
-        if augment(u, &edges, &mut held, &mut seen) {
+        if augment(u, &edges, &cap, &mut held, &mut seen) {
             placed += 1;
         }
     }
@@ -631,6 +648,9 @@ pub(super) fn resolve(
     by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
+    // Per claim: how many claims of other units overlap it without conflict (identical
+    // duplicates), for the capacity of the placement bound's points.
+    let mut shared: Vec<u32> = vec![0; flat.len()];
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
@@ -639,9 +659,11 @@ pub(super) fn resolve(
             if rb.start >= ra.end {
                 break;
             }
-            // Byte-identical duplicates conflict too: a block is placed once; a duplicate
-            // left without one may share its twin's afterwards (see below).
-            if flat[a].0 != flat[b].0 {
+            let (ua, ub) = (flat[a].0, flat[b].0);
+            if ua != ub && identical(data, ra, rb, &units[ua], &units[ub]) {
+                shared[a] += 1;
+                shared[b] += 1;
+            } else if ua != ub {
                 conflicts[a].push(b);
                 conflicts[b].push(a);
                 pairs += 1;
@@ -757,6 +779,9 @@ pub(super) fn resolve(
         )
     };
     let mut blocked = vec![0u32; flat.len()];
+    // Blocks already given to a unit: duplicates (which never conflict, so may sit in
+    // components of their own) take the identical copies in turn.
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
     for comp in comps.values_mut() {
         let mut reduce_steps = REDUCE_BUDGET;
         let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
@@ -766,7 +791,7 @@ pub(super) fn resolve(
         }
         let comp = &*comp;
         let n = comp.units.len();
-        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone());
+        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
         let mut search = Search {
             comp,
             placed_cap,
@@ -924,28 +949,21 @@ pub(super) fn resolve(
                 ));
             }
         }
-        // A duplicate left without a block, every claim of which is byte-identical to the
-        // block its twin (same counts and declaration) was given, shares that block.
-        let given: Vec<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
+        // Byte-identical blocks of duplicates are shared out in order (any choice gives
+        // the same geometry); a unit keeps its pick where no other is free.
+        let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
         for (k, v) in verdicts.iter_mut().enumerate() {
-            let u = comp.units[k];
-            if v.is_ok() || comp.cands[k].is_empty() {
-                continue;
-            }
-            let twin = given.iter().copied().find(|&c| {
-                comp.cands[k].iter().all(|&x| {
-                    identical(
-                        data,
-                        &cand(flat[x]).range,
-                        &cand(flat[c]).range,
-                        &units[u],
-                        &units[flat[c].0],
-                    )
-                })
+            let Ok(c) = v else { continue };
+            let start = |x: usize| cand(flat[x]).range.start;
+            let free = comp.cands[k].iter().copied().find(|&x| {
+                !taken.contains(&start(x))
+                    && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
+                    && !conflicts[x].iter().any(|y| chosen.contains(y) && *y != *c)
             });
-            if let Some(c) = twin {
-                *v = Ok(c);
+            if let Some(x) = free {
+                *c = x;
             }
+            taken.insert(start(*c));
         }
         for (k, v) in verdicts.into_iter().enumerate() {
             let u = comp.units[k];
