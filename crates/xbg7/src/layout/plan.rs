@@ -88,6 +88,7 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
                 map,
                 vertex_count: d.vertex_count,
                 index_count: d.index_count,
+                decodable: r.undecodable.is_none(),
             });
             Plan::Whole { unit: units.len() - 1 }
         });
@@ -187,6 +188,7 @@ fn per_record_blocks(
                 map: &r.map,
                 vertex_count: rec.vtx_count,
                 index_count: rec.idx_count,
+                decodable: true,
             });
         }
     }
@@ -331,6 +333,7 @@ fn sequence(
             map,
             vertex_count: r.vtx_count,
             index_count: r.idx_count,
+            decodable: true,
         };
         let prev_end = blocks.last().map_or(0, |b| b.placement.range(d.decl.stride).end);
         let b = anchored::next_after(scanner, &unit, prev_end, &[], cfg).map_err(|r| {

@@ -14,13 +14,13 @@
 //!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
 //!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
 //!    work budget per data section ([`NO_NORMAL_BUDGET`]).
-//! 5. **Global resolution**, both kinds of candidates together: one block, one owner. A
-//!    candidate whose run goes on past `V` slots is used only when no exact-end candidate
-//!    exists; a unit with a single candidate evicts conflicting candidates of others; a
-//!    window that extends backwards by a valid triangle (the suffix of a longer index
-//!    buffer) loses to one that does not, and to the longer window of any other
-//!    resource's counts, readable or not ([`drop_suffix_windows`]); byte-identical blocks may be shared by
-//!    duplicates; anything still open is `ambiguous_anchor`, never a guess.
+//! 5. **One owner per block, decided for the container at once** ([`resolve`]): every
+//!    unit's claims, those of undecodable units included, plus the claims the index
+//!    windows give ([`structural_claims`]); an assignment gives each unit at most one
+//!    claim, no two overlapping (byte-identical duplicates aside); the assignments that
+//!    place the most units, then have the strongest evidence, are searched exactly per
+//!    conflict component, and a unit is placed only when every one of them gives it the
+//!    same bytes — otherwise `ambiguous_anchor`, never a guess.
 //!
 //! Files: `bitmap` (steps 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]:
 //! steps 3–4), `resolve` (step 5); this file holds the units, their claims, and
@@ -37,6 +37,8 @@ use std::ops::Range;
 use std::rc::Rc;
 
 mod bitmap;
+#[cfg(test)]
+mod props;
 #[cfg(test)]
 pub(crate) mod pyramid;
 mod resolve;
@@ -58,6 +60,9 @@ pub struct Unit<'a> {
     pub map: &'a AttributeMap,
     pub vertex_count: u32,
     pub index_count: u32,
+    /// Whether the resource can be decoded at all (an undecodable one still claims its
+    /// block; whether its reading passes the gates is no evidence either way).
+    pub decodable: bool,
 }
 
 /// A claim: a place where the unit's block can be, by structure (an index window of
@@ -76,6 +81,12 @@ struct Cand {
     /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
     /// triangle). A preference, not a proof (FORMAT.md §6).
     strength: u8,
+    /// Triangles at the window's edge that do not belong where a list starts: real
+    /// triangles before it that read as the same list ([`preceding_triangles`]) and
+    /// degenerate ones opening it ([`leading_degenerate`]); 0 at the start of a buffer.
+    preceding: u32,
+    /// Vertex slots referenced by no index whose normal is not unit ([`stray_slots`]).
+    stray: u32,
     /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
     unit_normals: u32,
 }
@@ -253,6 +264,44 @@ pub struct Anchored {
     pub claims: Vec<Range<usize>>,
 }
 
+/// Vertex starts where a unit that cannot be decoded may have its block, `(unit, start)`:
+/// its declaration may not place the normal where its bytes have it (a quantized or
+/// multi-stream layout need not describe them), so every run of unit normals of its
+/// normal type at its stride holding half its vertices, at any normal offset, is one.
+fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (u, unit) in units.iter().enumerate().filter(|(_, x)| !x.decodable) {
+        let (Some(ne), s) = (unit.map.normal, unit.decl.stride) else {
+            continue;
+        };
+        let (size, need) = (
+            ne.ty.size(),
+            (unit.vertex_count as usize).div_ceil(2).max(MIN_RUN_UNITS),
+        );
+        for parity in 0..2 {
+            let data = scanner.data;
+            let bm = scanner
+                .bitmaps
+                .entry((ne.ty.code(), parity))
+                .or_insert_with(|| UnitBitmap::build(data, ne.ty, parity));
+            let runs = scanner
+                .runs_by_offset
+                .entry((ne.ty.code(), parity, s))
+                .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+            for &(q0, _, _) in runs.iter().filter(|r| r.2 >= need) {
+                out.extend(
+                    (0..=s.saturating_sub(size))
+                        .filter_map(|o| q0.checked_sub(o))
+                        .map(|p| (u, p)),
+                );
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
 pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
     let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
@@ -270,27 +319,29 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             Err(r) => results[u] = Some(Err(r)),
         }
     }
+    let starts = undecodable_starts(scanner, units);
+    for (u, c) in structural_claims(
+        scanner.data,
+        units,
+        &cands,
+        &starts,
+        cfg,
+        &mut scanner.windows,
+        &mut scanner.seen,
+    ) {
+        cands[u].push(c);
+    }
     let mut claims: Vec<(usize, Range<usize>)> = cands
         .iter()
         .enumerate()
         .flat_map(|(u, cs)| cs.iter().map(move |c| (u, c.range.clone())))
         .collect();
-    let owned = drop_suffix_windows(
-        scanner.data,
-        units,
-        &mut cands,
-        &mut failures,
-        cfg,
-        &mut scanner.windows,
-        &mut scanner.seen,
-    );
     let released: std::collections::HashSet<(usize, Range<usize>)> =
         resolve(scanner.data, units, &mut cands, &failures, &mut results)
             .into_iter()
             .collect();
     claims.retain(|c| !released.contains(c));
-    let mut claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
-    claims.extend(owned);
+    let claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
     Anchored {
         results: results
             .into_iter()
@@ -329,6 +380,7 @@ mod tests {
                 map: &map,
                 vertex_count: v,
                 index_count: i,
+                decodable: true,
             })
             .collect();
         anchor(&mut Scanner::new(data), &us, &[], &GateConfig::default())
@@ -360,6 +412,8 @@ mod tests {
 
     #[test]
     fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
+        // B (5 vertices, 12 indices) has no block; its window fits the tail of A's list,
+        // which cannot be extended backwards (zeros before it): A's, and B is rejected.
         let d = decl();
         let mut data = vec![0u8; 16];
         data.extend(indices(&PYR_IDX));
@@ -367,6 +421,13 @@ mod tests {
         data.extend(junk(64));
         let r = place(&data, &[(5, 18), (5, 12)], &d);
         assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+        // With B's own block in the section, each has its own.
+        let b_at = data.len() + 12;
+        data.extend([0u8; 12]);
+        data.extend(indices(&PYR_IDX[6..]));
+        data.extend(vertices(2.0));
+        data.extend(junk(40));
+        assert_eq!(place(&data, &[(5, 18), (5, 12)], &d), vec![Ok(16), Ok(b_at)]);
     }
 
     #[test]
@@ -389,12 +450,14 @@ mod tests {
             map: &wide_map,
             vertex_count: 5,
             index_count: 18,
+            decodable: false,
         };
         let b = Unit {
             decl: &d,
             map: &map,
             vertex_count: 5,
             index_count: 12,
+            decodable: true,
         };
         let mut scanner = Scanner::new(&data);
         let r = anchor(&mut scanner, &[a, b], &[], &GateConfig::default());
@@ -528,6 +591,7 @@ mod tests {
             map: &map,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let got = anchor(&mut Scanner::new(&data), &[unit], &[], &GateConfig::default()).results;
         let m = &got[0].as_ref().unwrap().mesh;
@@ -585,12 +649,14 @@ mod tests {
             map: &nm,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let ut = Unit {
             decl: &td,
             map: &tm,
             vertex_count: 5,
             index_count: 18,
+            decodable: true,
         };
         let at = |us: &[Unit]| -> Vec<Result<usize, Code>> {
             anchor(&mut Scanner::new(&data), us, &[], &GateConfig::default())
@@ -695,32 +761,6 @@ mod tests {
     }
 
     #[test]
-    fn of_two_readings_of_one_unit_the_stronger_window_stays() {
-        // Overlapping readings of one unit (stride 20, 10 vertices, 6 indices): a window
-        // that looks less like a list start goes even with more unit normals (a reading
-        // shifted onto a tangent element counts unit vectors too); at equal strength the
-        // one with fewer unit normals goes; a full tie keeps both.
-        let at = |w: usize, strength: u8, n: u32| {
-            let pl = Placement {
-                index_offset: w,
-                index_count: 6,
-                vertex_offset: w + 12,
-                vertex_count: 10,
-            };
-            search::Claim::new(pl, strength, n)
-        };
-        let kept = |mut cs: Vec<search::Claim>| {
-            search::prune_misaligned(&mut cs, 20);
-            cs.iter().map(|c| c.index_offset()).collect::<Vec<_>>()
-        };
-        assert_eq!(kept(vec![at(100, 2, 10), at(116, 3, 8)]), vec![116]);
-        assert_eq!(kept(vec![at(100, 3, 10), at(116, 3, 8)]), vec![100]);
-        assert_eq!(kept(vec![at(100, 3, 9), at(116, 3, 9)]), vec![100, 116]);
-        // Apart (no overlap): both stay whatever they are.
-        assert_eq!(kept(vec![at(100, 1, 2), at(400, 3, 10)]), vec![100, 400]);
-    }
-
-    #[test]
     fn a_unit_that_keeps_its_own_block_does_not_hold_the_ones_it_let_go() {
         // P's block (a cone of 30 vertices, 87 indices) is placed only in a second round
         // (as bodies' per-record blocks are). X (31 vertices, 81 indices) fits P's index
@@ -738,6 +778,7 @@ mod tests {
             map: &map,
             vertex_count: v,
             index_count: i as u32,
+            decodable: true,
         };
         let mut scanner = Scanner::new(&data);
         let first = anchor(&mut scanner, &[unit(31, 81)], &[], &GateConfig::default());

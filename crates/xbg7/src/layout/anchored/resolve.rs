@@ -1,119 +1,627 @@
-//! One block, one owner: the global resolution over every unit's claims (counts first,
-//! then claim strength, then the unit-normal tie-break; whatever is left is
-//! `ambiguous_anchor`).
+//! One block, one owner, decided for the whole container at once.
+//!
+//! Every unit (decodable or not) brings its claims ([`Cand`]); two claims of different
+//! units **conflict** when their byte ranges overlap (byte-identical duplicates aside).
+//! An *assignment* gives each unit at most one of its claims, no two in conflict. The
+//! solver takes the assignments that place the most units, then those with the strongest
+//! evidence ([`Score`]), and a unit is placed only when it gets the same block (the same
+//! bytes) in **every** such assignment; otherwise it is `ambiguous_anchor`, naming the
+//! rival. Conflicts form components; each is searched exactly, by branch and bound, under
+//! a work budget: when the budget runs out, the component's units are rejected, never
+//! guessed. Claims that are firmer than every claim overlapping them keep their bytes
+//! first ([`clear_winners`]); two reductions that keep every best assignment shrink the
+//! search ([`dominated_removed`], [`probe`]).
+//!
+//! The index windows of the claims are looked at with every other resource's counts
+//! ([`structural_claims`]), so an owner the exporter cannot decode still holds its block
+//! against a sibling that would read the same bytes. docs/architecture.md, rule 5, states
+//! the criterion and its argument.
 
 use super::*;
 
-/// Between two equally strong claims on the same index window (same offset, same
-/// count) of units that both have normals, so differing only in the vertex count: the
-/// one with fewer vertices whose normal is not unit, if they differ (`Some(true)`: `a`).
-/// A block read with too many vertices takes in slots after it that are no vertices
-/// (their normals are not unit); the owner's reading does not.
-pub(super) fn fewer_non_unit(a: &Cand, ua: &Unit<'_>, b: &Cand, ub: &Unit<'_>) -> Option<bool> {
-    if ua.map.normal.is_none()
-        || ub.map.normal.is_none()
-        || a.range.start != b.range.start
-        || ua.index_count != ub.index_count
-    {
-        return None;
-    }
-    let na = ua.vertex_count.saturating_sub(a.unit_normals);
-    let nb = ub.vertex_count.saturating_sub(b.unit_normals);
-    (na != nb).then_some(na < nb)
+/// The evidence of an assignment, compared lexicographically, each a sum over its claims:
+/// units placed; blocks that pass the gates; fewest stray slots ([`stray_slots`]); fewest
+/// edge triangles ([`Cand::preceding`]); fewest declared normals that are not unit; window
+/// strength ([`Cand::strength`]). For an undecodable unit the reading's measures (gates,
+/// stray slots, normals) are neutral; without a NORMAL, stray slots and normals are 0
+/// (such units are pinned by stricter window checks instead).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Score {
+    placed: u32,
+    gated: u32,
+    stray: i64,
+    preceding: i64,
+    normals: i64,
+    strength: u32,
 }
 
-/// Does the window of `v`/`i` counts at `w` look like the start of an index buffer from
-/// its bytes alone: a first triangle of three distinct indices?
+impl std::ops::Sub for Score {
+    type Output = Score;
+    fn sub(self, o: Score) -> Score {
+        Score {
+            placed: self.placed - o.placed,
+            gated: self.gated - o.gated,
+            stray: self.stray - o.stray,
+            normals: self.normals - o.normals,
+            preceding: self.preceding - o.preceding,
+            strength: self.strength - o.strength,
+        }
+    }
+}
+
+impl std::ops::Add for Score {
+    type Output = Score;
+    fn add(self, o: Score) -> Score {
+        Score {
+            placed: self.placed + o.placed,
+            gated: self.gated + o.gated,
+            stray: self.stray + o.stray,
+            strength: self.strength + o.strength,
+            normals: self.normals + o.normals,
+            preceding: self.preceding + o.preceding,
+        }
+    }
+}
+
+/// The evidence of one claim of `unit` (its block read and gated here).
+fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
+    // An undecodable unit's reading (its declaration may not describe the bytes) is no
+    // evidence either way: neutral, like its gates.
+    let non_unit = match unit.map.normal {
+        Some(_) if unit.decodable => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
+        _ => 0,
+    };
+    Score {
+        placed: 1,
+        gated: u32::from(!unit.decodable || c.ok(data).is_some()),
+        strength: c.strength as u32,
+        preceding: -(c.preceding as i64),
+        stray: if unit.decodable { -(c.stray as i64) } else { 0 },
+        normals: -non_unit,
+    }
+}
+
+/// Does the window at `w` look like the start of an index buffer from its bytes alone: a
+/// first triangle of three distinct indices?
 pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
     let x = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]);
     let (a, b, c) = (x(0), x(1), x(2));
     a != b && b != c && a != c
 }
 
-/// A claim whose window extends backwards (the suffix of a longer index list) is dropped
-/// when the longer list is the window of another resource's counts: `I' > I` u16 values
-/// `< V'` ending at the same vertex start, referencing the gates' share of `V'` and
-/// starting with a real triangle. That resource owns the block even where it cannot be
-/// read itself (a multi-stream or quantized declaration, a stride its declaration does
-/// not give): a sibling must not be decoded from its vertices and its index tail
-/// (FORMAT.md §6). Returns the longer windows, as claimed ranges.
-pub(super) fn drop_suffix_windows(
+/// Claims found from the index windows of the others, at the vertex starts their claims
+/// found (FORMAT.md §6: a block belongs to its owner whether or not the owner decodes):
+/// - where a claim's window extends backwards, the longer list before the same vertex
+///   start is a claim of every unit with those counts `(V', I')` (`I' > I` u16 values
+///   `< V'`, referencing the gates' share of `V'`, starting with three distinct indices),
+///   whether or not that unit can read the vertices there;
+/// - a unit that cannot be decoded (a multi-stream or quantized declaration, which may not
+///   describe the bytes at all) claims every vertex start of any claim, and every start
+///   of a unit-normal run at its stride (`starts`), where a window of its counts ends:
+///   its reading cannot find its own block, so the windows are all the evidence it has.
+///
+/// Returns `(unit, claim)` pairs for places the unit has no claim at yet.
+pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
-    cands: &mut [Vec<Cand>],
-    failures: &mut [Vec<(usize, Reason)>],
+    cands: &[Vec<Cand>],
+    starts: &[(usize, usize)],
     cfg: &GateConfig,
     windows: &mut Windows,
     seen: &mut Vec<u64>,
-) -> Vec<Range<usize>> {
-    let mut counts: Vec<(u32, u32)> = units.iter().map(|u| (u.index_count, u.vertex_count)).collect();
+) -> Vec<(usize, Cand)> {
+    let mut counts: Vec<(u32, u32, usize)> = units
+        .iter()
+        .enumerate()
+        .map(|(u, x)| (x.index_count, x.vertex_count, u))
+        .collect();
     counts.sort_unstable();
-    counts.dedup();
+    let undecodable: Vec<usize> = (0..units.len()).filter(|&u| !units[u].decodable).collect();
     let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
-    let mut owned = Vec::new();
+    let mut readings: HashMap<usize, Rc<Reading>> = HashMap::new();
+    let mut out: Vec<(usize, Cand)> = Vec::new();
+    let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
+    // The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
+    let mut try_claim =
+        |u2: usize, p: usize, windows: &mut Windows, seen: &mut Vec<u64>, out: &mut Vec<(usize, Cand)>| {
+            let other = &units[u2];
+            let (i2, v2) = (other.index_count, other.vertex_count);
+            let iu = i2 as usize;
+            // A decodable resource without a NORMAL is pinned by its own, stricter window
+            // search (every vertex referenced, plausible vertices): nothing to add.
+            if (other.decodable && other.map.normal.is_none()) || 2 * iu > p || !windows.valid(data, p, iu, v2) {
+                return;
+            }
+            let w2 = p - 2 * iu;
+            if !real_start_indices(data, w2)
+                || cands[u2].iter().any(|x| x.range.start == w2)
+                || (referenced(data, w2, iu, v2 as usize, seen) as f64) < cfg.min_referenced_fraction * v2 as f64
+                || !done.insert((u2, w2))
+            {
+                return;
+            }
+            let s2 = other.decl.stride;
+            let end = (p + v2 as usize * s2).min(data.len());
+            let pl = Placement {
+                index_offset: w2,
+                index_count: i2,
+                vertex_offset: p,
+                vertex_count: v2,
+            };
+            let preceding = preceding_triangles(data, w2, v2, |_| true)
+                + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
+            let (unit_normals, stray) = match other.map.normal {
+                Some(e)
+                    if other.decodable
+                        && p + v2 as usize * s2 <= data.len()
+                        && e.offset as usize + e.ty.size() <= s2 =>
+                {
+                    (
+                        count_unit_normals(data, p, s2, &e, v2),
+                        stray_slots(data, p, s2, &e, seen, v2),
+                    )
+                }
+                _ => (0, 0),
+            };
+            let how = readings.entry(u2).or_insert_with(|| {
+                Rc::new(Reading {
+                    decl: other.decl.clone(),
+                    map: other.map.clone(),
+                    cfg: cfg.clone(),
+                })
+            });
+            out.push((
+                u2,
+                Cand {
+                    range: w2..end.max(p),
+                    block: Block::read(pl, how),
+                    strength: 2 * u8::from(preceding == 0) + 1,
+                    preceding,
+                    stray,
+                    unit_normals,
+                },
+            ));
+        };
+    for &(u2, p) in starts {
+        try_claim(u2, p, windows, seen, &mut out);
+    }
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
-        cands[u].retain(|c| {
-            if c.strength >= 2 {
-                return true;
-            }
+        for c in &cands[u] {
             let p = c.range.start + 2 * i;
-            // Counts with a longer window, shortest first; once a value no resource's
-            // vertex count allows is among them (within a few values of a list's start),
-            // no longer window is valid either.
-            let longer = &counts[counts.partition_point(|x| x.0 as usize <= i)..];
-            for &(i2, v2) in longer {
-                let i2 = i2 as usize;
-                if 2 * i2 > p || !windows.valid(data, p, i2, max_v) {
+            for &u2 in &undecodable {
+                if u2 != u {
+                    try_claim(u2, p, windows, seen, &mut out);
+                }
+            }
+            if c.strength >= 2 {
+                continue;
+            }
+            // Longer windows, shortest first; once a value no resource's vertex count
+            // allows is among them, no longer window is valid either.
+            for &(i2, _, u2) in &counts[counts.partition_point(|x| x.0 as usize <= i)..] {
+                if 2 * i2 as usize > p || !windows.valid(data, p, i2 as usize, max_v) {
                     break;
                 }
-                let w2 = p - 2 * i2;
-                if windows.valid(data, p, i2, v2)
-                    && real_start_indices(data, w2)
-                    && referenced(data, w2, i2, v2 as usize, seen) as f64 >= cfg.min_referenced_fraction * v2 as f64
-                {
-                    failures[u].push((
-                        c.range.start,
-                        Reason::new(
-                            Code::AmbiguousAnchor,
-                            format!(
-                                "the window at {:#x} is the tail of a longer index buffer: {i2} indices \
-                                 < {v2} (another resource's counts) from {w2:#x} end at the same \
-                                 vertex start {p:#x}",
-                                c.range.start
-                            ),
-                        ),
-                    ));
-                    owned.push(w2..p);
-                    return false;
-                }
+                try_claim(u2, p, windows, seen, &mut out);
             }
-            true
-        });
+        }
     }
-    owned
+    out
 }
 
-/// Rounds of the resolution in which only the losses to claims that lose nothing are
-/// applied; later rounds apply every loss (a bound for hostile chains of claims).
-pub const MAX_FIRM_ROUNDS: usize = 64;
+/// Most search steps for one conflict component (the first search and the uniqueness
+/// checks together); past it the component's units are `ambiguous_anchor`.
+pub const COMPONENT_BUDGET: usize = 1 << 18;
 
-/// One block, one owner, over the claims of every unit (decodable or not):
-/// 1. Of two conflicting claims of different units (overlapping, not byte-identical
-///    duplicates), the stronger one ([`Cand::strength`]) wins: a window that is the
-///    suffix of another index buffer, or that reads zero padding as a first triangle,
-///    loses to the real start.
-/// 2. Between equal claims, a unit with a single claim keeps it against a unit that has
-///    another claim at least as strong elsewhere.
-/// 3. Conflicts still left take both claims away, and both units are `ambiguous_anchor`:
-///    ownership is undecidable there, so neither is guessed.
-/// 4. A unit's last claim gives its result (decoded, or the gate that its block fails);
-///    of several, byte-identical blocks are shared out among duplicates, a single
-///    strongest one is taken, anything else is `ambiguous_anchor`.
-///
-/// Returns the claims `(unit, range)` a unit let go of for a single stronger block of its
-/// own: they are no evidence that anyone owns those bytes (e.g. a suffix reading of
-/// another block's index list), so a later search need not keep off them.
+/// Most steps of the polynomial reductions (the incumbent, the probing) of one component.
+pub const REDUCE_BUDGET: usize = 1 << 24;
+
+/// Most search steps for one container (a bound for hostile input).
+pub const CONTAINER_BUDGET: usize = 1 << 24;
+
+/// One conflict component: its units (global ids) and, per unit, its claims as ids into
+/// the container's flat claim list, strongest first.
+struct Component {
+    units: Vec<usize>,
+    cands: Vec<Vec<usize>>,
+}
+
+/// The search over one component.
+struct Search<'a> {
+    comp: &'a Component,
+    /// Most units of the component any assignment can place ([`most_placed`]).
+    placed_cap: u32,
+    value: &'a [Score],
+    conflicts: &'a [Vec<usize>],
+    /// Per local unit: claims it may not take (the uniqueness checks).
+    forbidden: &'a [usize],
+    steps: usize,
+    blocked: Vec<u32>,
+    pick: Vec<Option<usize>>,
+    best: Option<(Score, Vec<Option<usize>>)>,
+    /// Stop at the first assignment reaching this value (uniqueness checks).
+    target: Option<Score>,
+}
+
+struct OutOfBudget;
+
+impl Search<'_> {
+    fn allowed(&self, c: usize) -> bool {
+        self.blocked[c] == 0 && !self.forbidden.contains(&c)
+    }
+
+    /// The best value the units from `k` on can still add, given `placed` units placed so
+    /// far: each unit's best allowed claim on its own (lexicographic order on sums is
+    /// translation-invariant, so the sum of per-unit maxima bounds every sum of per-unit
+    /// choices), but no more units than the component's `placed_cap` allows in all: then
+    /// the best of those maxima (any `n` of the units add at most the `n` largest).
+    fn bound(&self, k: usize, placed: u32) -> Score {
+        let mut best: Vec<Score> = Vec::new();
+        for j in k..self.comp.units.len() {
+            // Claims are sorted best first: the first allowed one is the unit's best.
+            if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(c)) {
+                best.push(self.value[c]);
+            }
+        }
+        let room = self.placed_cap.saturating_sub(placed) as usize;
+        if best.len() > room {
+            best.select_nth_unstable_by(room, |a, b| b.cmp(a));
+            best.truncate(room);
+        }
+        best.into_iter().fold(Score::default(), |a, b| a + b)
+    }
+
+    /// Depth-first over the units from `k`; `Ok(true)` stops the search (target reached).
+    fn run(&mut self, k: usize, cur: Score) -> Result<bool, OutOfBudget> {
+        self.steps = self.steps.checked_sub(1).ok_or(OutOfBudget)?;
+        if k == self.comp.units.len() {
+            if self.best.as_ref().is_none_or(|(b, _)| cur > *b) {
+                self.best = Some((cur, self.pick.clone()));
+            }
+            return Ok(self.target.is_some_and(|t| cur >= t));
+        }
+        let bound = cur + self.bound(k, cur.placed);
+        match (self.target, &self.best) {
+            (Some(t), _) if bound < t => return Ok(false),
+            (None, Some((b, _))) if bound <= *b => return Ok(false),
+            _ => {}
+        }
+        for n in 0..self.comp.cands[k].len() {
+            let c = self.comp.cands[k][n];
+            if !self.allowed(c) {
+                continue;
+            }
+            for &d in &self.conflicts[c] {
+                self.blocked[d] += 1;
+            }
+            self.pick[k] = Some(c);
+            let stop = self.run(k + 1, cur + self.value[c]);
+            for &d in &self.conflicts[c] {
+                self.blocked[d] -= 1;
+            }
+            self.pick[k] = None;
+            if stop? {
+                return Ok(true);
+            }
+        }
+        self.run(k + 1, cur)
+    }
+}
+
+/// The claims that can be in no best assignment: `c` of a unit with another claim `d`
+/// of strictly more evidence whose conflicts (with other units' remaining claims) are
+/// among `c`'s. Any assignment using `c` gains by taking `d` instead, so removing `c`
+/// changes neither the best value nor the set of best assignments; repeated until
+/// nothing changes (a removal can make another claim dominated). Returns which claims
+/// remain; `steps` bounds the work.
+fn dominated_removed(
+    by_unit: &[Vec<usize>],
+    value: &[Score],
+    conflicts: &[Vec<usize>],
+    steps: &mut usize,
+) -> Vec<bool> {
+    let n = value.len();
+    let mut alive = vec![true; n];
+    // Is every remaining conflict of `d` one of `c`'s (both lists sorted)?
+    let subset = |alive: &[bool], d: usize, c: usize, steps: &mut usize| {
+        let mut it = conflicts[c].iter().filter(|&&y| alive[y]).peekable();
+        for &y in conflicts[d].iter().filter(|&&y| alive[y]) {
+            *steps = steps.saturating_sub(1);
+            while it.next_if(|&&z| z < y).is_some() {}
+            if it.next_if(|&&z| z == y).is_none() {
+                return false;
+            }
+        }
+        true
+    };
+    let mut changed = true;
+    while changed && *steps > 0 {
+        changed = false;
+        for xs in by_unit {
+            for &c in xs {
+                if !alive[c] {
+                    continue;
+                }
+                let beaten = xs
+                    .iter()
+                    .any(|&d| d != c && alive[d] && value[d] > value[c] && subset(&alive, d, c, steps));
+                if beaten {
+                    alive[c] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    alive
+}
+
+/// A good assignment of one component, found fast: each unit (in search order) takes its
+/// best claim not in conflict with those taken; then, while it improves the whole, a
+/// unit takes a better claim and the units it pushes out retake their best free claims.
+/// Returns its value and picks (per local unit). `steps` bounds the work.
+fn incumbent(
+    comp: &Component,
+    value: &[Score],
+    conflicts: &[Vec<usize>],
+    steps: &mut usize,
+) -> (Score, Vec<Option<usize>>) {
+    let n = comp.units.len();
+    // The local unit holding each taken claim.
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    let free = |owner: &HashMap<usize, usize>, c: usize, steps: &mut usize| {
+        *steps = steps.saturating_sub(conflicts[c].len() + 1);
+        !conflicts[c].iter().any(|y| owner.contains_key(y))
+    };
+    let mut pick: Vec<Option<usize>> = vec![None; n];
+    for (k, (p, cs)) in pick.iter_mut().zip(&comp.cands).enumerate() {
+        if let Some(&c) = cs.iter().find(|&&c| free(&owner, c, steps)) {
+            *p = Some(c);
+            owner.insert(c, k);
+        }
+    }
+    let val = |c: Option<usize>| c.map_or(Score::default(), |c| value[c]);
+    let mut improved = true;
+    while improved && *steps > 0 {
+        improved = false;
+        for k in 0..n {
+            for &c in &comp.cands[k] {
+                if *steps == 0 || value[c] <= val(pick[k]) {
+                    break;
+                }
+                // Take `c`, push out the holders of its conflicts, let them retake.
+                let pushed: Vec<usize> = conflicts[c].iter().filter_map(|y| owner.get(y).copied()).collect();
+                let mut saved: Vec<(usize, Option<usize>)> = vec![(k, pick[k])];
+                saved.extend(pushed.iter().map(|&j| (j, pick[j])));
+                let before = saved.iter().fold(Score::default(), |a, &(_, p)| a + val(p));
+                for &(j, p) in &saved {
+                    if let Some(x) = p {
+                        owner.remove(&x);
+                    }
+                    pick[j] = None;
+                }
+                pick[k] = Some(c);
+                owner.insert(c, k);
+                let mut after = value[c];
+                for &j in &pushed {
+                    if let Some(&x) = comp.cands[j].iter().find(|&&x| free(&owner, x, steps)) {
+                        pick[j] = Some(x);
+                        owner.insert(x, j);
+                        after = after + value[x];
+                    }
+                }
+                if after > before {
+                    improved = true;
+                    break;
+                }
+                // Undo.
+                for &(j, _) in &saved {
+                    if let Some(x) = pick[j].take() {
+                        owner.remove(&x);
+                    }
+                }
+                for &(j, p) in &saved {
+                    pick[j] = p;
+                    if let Some(x) = p {
+                        owner.insert(x, j);
+                    }
+                }
+            }
+        }
+    }
+    let total = pick.iter().fold(Score::default(), |a, &p| a + val(p));
+    (total, pick)
+}
+
+/// Claims that can be in no assignment as good as `floor` (the value of one that exists):
+/// taking claim `c` of a unit, every other unit can at best have its best claim not in
+/// conflict with `c`; when even that sum is below `floor`, no best assignment holds `c`
+/// (they are all worth at least `floor`), so removing it changes neither the best value
+/// nor the set of best assignments. Repeated while it removes claims.
+fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor: Score, steps: &mut usize) {
+    loop {
+        let best: Vec<Score> = comp
+            .cands
+            .iter()
+            .map(|cs| cs.first().map_or(Score::default(), |&c| value[c]))
+            .collect();
+        let total = best.iter().fold(Score::default(), |a, &b| a + b);
+        let unit_of: HashMap<usize, usize> = comp
+            .cands
+            .iter()
+            .enumerate()
+            .flat_map(|(k, cs)| cs.iter().map(move |&c| (c, k)))
+            .collect();
+        let mut removed = false;
+        for k in 0..comp.cands.len() {
+            let mut keep: Vec<usize> = Vec::with_capacity(comp.cands[k].len());
+            for &c in &comp.cands[k] {
+                *steps = steps.saturating_sub(conflicts[c].len() + 1);
+                // Units whose best claim `c` takes away, and what they keep at best.
+                let mut hit: Vec<usize> = conflicts[c]
+                    .iter()
+                    .filter_map(|y| unit_of.get(y).copied())
+                    .filter(|&j| {
+                        j != k
+                            && comp.cands[j]
+                                .first()
+                                .is_some_and(|f| conflicts[c].binary_search(f).is_ok())
+                    })
+                    .collect();
+                hit.sort_unstable();
+                hit.dedup();
+                // (Sums stay non-negative where they are counts: each is taken from a
+                // total that holds it.)
+                let mut ub = total - best[k] + value[c];
+                for &j in &hit {
+                    let left = comp.cands[j]
+                        .iter()
+                        .find(|x| conflicts[c].binary_search(x).is_err())
+                        .map_or(Score::default(), |&x| value[x]);
+                    ub = ub - best[j] + left;
+                }
+                if ub < floor && *steps > 0 {
+                    removed = true;
+                } else {
+                    keep.push(c);
+                }
+            }
+            comp.cands[k] = keep;
+        }
+        if !removed || *steps == 0 {
+            return;
+        }
+    }
+}
+
+/// An upper bound on the units of one component that any assignment places: claims
+/// are byte ranges, so a minimum set of points stabbing every claim (greedy by range
+/// end) gives each chosen claim a point inside it, and two chosen claims share a point
+/// only when they are identical duplicates (which do not conflict; a point takes as
+/// many as overlap there). So a maximum matching of units to points, each point taking
+/// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
+fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+    let mut all: Vec<usize> = comp.cands.iter().flatten().copied().collect();
+    all.sort_by_key(|&x| (range(x).end, range(x).start));
+    let mut points: Vec<usize> = Vec::new();
+    for &x in &all {
+        let r = range(x);
+        if r.is_empty() {
+            continue;
+        }
+        if points.last().is_none_or(|&p| r.start > p) {
+            points.push(r.end - 1);
+        }
+    }
+    // Two mappings of a claim to one point, each injective on disjoint claims: the first
+    // point inside it (every point of an earlier disjoint claim lies before its start) and
+    // the last (every point of a later one lies after its end). Each gives a bound.
+    [false, true]
+        .into_iter()
+        .map(|last| matched(comp, &range, shared, &points, last))
+        .min()
+        .unwrap_or(0)
+}
+
+/// [`most_placed`]'s matching with one mapping of claims to points.
+fn matched(
+    comp: &Component,
+    range: &impl Fn(usize) -> Range<usize>,
+    shared: &[u32],
+    points: &[usize],
+    last: bool,
+) -> u32 {
+    // Capacity per point: one, plus the duplicates any claim through it may share with.
+    let mut cap: Vec<u32> = vec![1; points.len()];
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
+    for cs in &comp.cands {
+        let mut e: Vec<usize> = Vec::new();
+        for &x in cs {
+            let r = range(x);
+            let q = if last {
+                points.partition_point(|&p| p < r.end).checked_sub(1)
+            } else {
+                Some(points.partition_point(|&p| p < r.start))
+            };
+            if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
+                e.push(q);
+                cap[q] = cap[q].max(1 + shared[x]);
+            }
+        }
+        e.sort_unstable();
+        e.dedup();
+        edges.push(e);
+    }
+    // Kuhn's augmenting paths; a point holds up to `cap` units.
+    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
+        for &q in &edges[u] {
+            if seen[q] {
+                continue;
+            }
+            seen[q] = true;
+            if (held[q].len() as u32) < cap[q] {
+                held[q].push(u);
+                return true;
+            }
+            for k in 0..held[q].len() {
+                let w = held[q][k];
+                if augment(w, edges, cap, held, seen) {
+                    held[q][k] = u;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut placed = 0u32;
+    let mut seen = vec![false; points.len()];
+    for u in 0..comp.units.len() {
+        seen.iter_mut().for_each(|x| *x = false);
+        if augment(u, &edges, &cap, &mut held, &mut seen) {
+            placed += 1;
+        }
+    }
+    placed
+}
+
+/// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
+/// slots that nothing supports ([`stray_slots`]).
+fn firm(v: Score) -> (u32, i64) {
+    (v.gated, v.stray)
+}
+
+/// Claims that lose to a clear winner are removed: a claim that is its unit's one best and
+/// is firmer ([`firm`]) than every claim of another unit overlapping it explains those
+/// bytes better than any other reading of them, so no other unit is placed there (a
+/// weaker reading is never taken only to place one more unit). Repeated while it removes.
+fn clear_winners(by_unit: &[Vec<usize>], value: &[Score], conflicts: &[Vec<usize>], alive: &mut [bool]) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for xs in by_unit {
+            let live: Vec<usize> = xs.iter().copied().filter(|&x| alive[x]).collect();
+            let Some(&top) = live.iter().max_by_key(|&&x| value[x]) else {
+                continue;
+            };
+            if live.iter().filter(|&&x| value[x] == value[top]).count() != 1 {
+                continue;
+            }
+            let rivals: Vec<usize> = conflicts[top].iter().copied().filter(|&y| alive[y]).collect();
+            if !rivals.is_empty() && rivals.iter().all(|&y| firm(value[top]) > firm(value[y])) {
+                for y in rivals {
+                    alive[y] = false;
+                }
+                changed = true;
+            }
+        }
+    }
+}
+
+/// One block, one owner, over the claims of every unit (see the module comment). A
+/// unit's result is its one block: decoded when it passes the gates, else rejected with
+/// that gate's code. Returns the claims `(unit, range)` a unit let go of for the block it
+/// was given: they are no evidence that anyone owns those bytes.
 pub(super) fn resolve(
     data: &[u8],
     units: &[Unit<'_>],
@@ -121,33 +629,54 @@ pub(super) fn resolve(
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
-    // Claims a unit let go of for a stronger block of its own (see the return value).
     let mut released: Vec<(usize, Range<usize>)> = Vec::new();
+    // Each unit's claims strongest first (then by offset), so the search meets the best
+    // assignment early and its first optimum is the canonical one.
+    for (u, cs) in cands.iter_mut().enumerate() {
+        cs.sort_by(|a, b| {
+            score(data, b, &units[u])
+                .cmp(&score(data, a, &units[u]))
+                .then(a.range.start.cmp(&b.range.start))
+        });
+    }
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
         .flat_map(|u| (0..cands[u].len()).map(move |k| (u, k)))
         .collect();
-    flat.sort_by_key(|&(u, k)| (cands[u][k].range.start, u, k));
     let cand = |f: (usize, usize)| &cands[f.0][f.1];
-    // Conflicting pairs (indices into `flat`), by a sweep over the sorted starts.
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    'sweep: for a in 0..flat.len() {
+    let mut by_start: Vec<usize> = (0..flat.len()).collect();
+    by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
+    // Conflicting pairs, by a sweep over the sorted starts.
+    let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
+    // Per claim: how many claims of other units overlap it without conflict (identical
+    // duplicates), for the capacity of the placement bound's points.
+    let mut shared: Vec<u32> = vec![0; flat.len()];
+    let mut pairs = 0usize;
+    'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
-        for b in a + 1..flat.len() {
+        for &b in &by_start[n + 1..] {
             let rb = &cand(flat[b]).range;
             if rb.start >= ra.end {
                 break;
             }
             let (ua, ub) = (flat[a].0, flat[b].0);
-            if ua != ub && !identical(data, ra, rb, &units[ua], &units[ub]) {
-                pairs.push((a, b));
-                if pairs.len() > MAX_CONFLICTS {
+            if ua != ub && identical(data, ra, rb, &units[ua], &units[ub]) {
+                shared[a] += 1;
+                shared[b] += 1;
+            } else if ua != ub {
+                conflicts[a].push(b);
+                conflicts[b].push(a);
+                pairs += 1;
+                if pairs > MAX_CONFLICTS {
                     break 'sweep;
                 }
             }
         }
     }
-    if pairs.len() > MAX_CONFLICTS {
+    for cs in &mut conflicts {
+        cs.sort_unstable();
+    }
+    if pairs > MAX_CONFLICTS {
         for &(u, _) in &flat {
             results[u].get_or_insert_with(|| {
                 Err(Reason::new(
@@ -158,156 +687,310 @@ pub(super) fn resolve(
         }
         return released;
     }
-    let mut alive = vec![true; flat.len()];
-    let mut count = vec![0usize; units.len()];
+    let value: Vec<Score> = flat
+        .iter()
+        .map(|&(u, k)| score(data, &cands[u][k], &units[u]))
+        .collect();
     let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     for (x, &(u, _)) in flat.iter().enumerate() {
-        count[u] += 1;
         by_unit[u].push(x);
     }
-    // Does the unit of `flat[x]` keep another live claim at least as strong as `s`?
-    let has_other = |alive: &[bool], x: usize, s: u8| {
-        by_unit[flat[x].0]
-            .iter()
-            .any(|&y| y != x && alive[y] && cand(flat[y]).strength >= s)
-    };
-    // Why a unit lost a claim it might have owned (a tie: rule 3).
-    let mut contested: Vec<Option<String>> = vec![None; units.len()];
-    let describe = |f: (usize, usize)| {
-        let (c, un) = (cand(f), &units[f.0]);
-        format!(
-            "{:#x} (a block of {} vertices / {} indices)",
-            c.range.start, un.vertex_count, un.index_count
-        )
-    };
-    let mut rounds = 0;
-    loop {
-        // (loser, winner) of every live pair that one of them wins.
-        let mut kill: Vec<(usize, usize)> = Vec::new();
-        for &(a, b) in &pairs {
-            if !alive[a] || !alive[b] {
-                continue;
-            }
-            let (fa, fb) = (flat[a], flat[b]);
-            let (sa, sb) = (cand(fa).strength, cand(fb).strength);
-            if sa != sb {
-                kill.push(if sa > sb { (b, a) } else { (a, b) });
-            } else if let Some(a_wins) = fewer_non_unit(cand(fa), &units[fa.0], cand(fb), &units[fb.0]) {
-                kill.push(if a_wins { (b, a) } else { (a, b) });
-            } else if count[fa.0] == 1 && count[fb.0] >= 2 && has_other(&alive, b, sb) {
-                kill.push((b, a));
-            } else if count[fb.0] == 1 && count[fa.0] >= 2 && has_other(&alive, a, sa) {
-                kill.push((a, b));
-            }
+    let mut container_steps = CONTAINER_BUDGET;
+    let mut alive = dominated_removed(&by_unit, &value, &conflicts, &mut container_steps);
+    clear_winners(&by_unit, &value, &conflicts, &mut alive);
+    let conflicts: Vec<Vec<usize>> = conflicts
+        .iter()
+        .map(|cs| cs.iter().copied().filter(|&y| alive[y]).collect())
+        .collect();
+    // Components: units joined by a conflict between their remaining claims.
+    let mut parent: Vec<usize> = (0..units.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
         }
-        if kill.is_empty() {
-            break;
-        }
-        // A claim that loses this round takes no other claim with it: only the losses to
-        // winners that lose nothing themselves are applied (all of them when every
-        // winner also loses, so the rounds always end, and after MAX_FIRM_ROUNDS rounds,
-        // so a chain of claims each beating the next cannot make them quadratic).
-        let losers: BTreeSet<usize> = kill.iter().map(|&(x, _)| x).collect();
-        let firm: Vec<usize> = kill
-            .iter()
-            .filter(|&&(_, w)| !losers.contains(&w))
-            .map(|&(x, _)| x)
-            .collect();
-        rounds += 1;
-        let apply = if firm.is_empty() || rounds > MAX_FIRM_ROUNDS {
-            losers.into_iter().collect()
-        } else {
-            firm
-        };
-        for x in apply {
-            if std::mem::replace(&mut alive[x], false) {
-                count[flat[x].0] -= 1;
+        x
+    }
+    for (a, cs) in conflicts.iter().enumerate() {
+        for &b in cs.iter().filter(|_| alive[a]) {
+            let (ra, rb) = (root(&mut parent, flat[a].0), root(&mut parent, flat[b].0));
+            if ra != rb {
+                parent[ra.max(rb)] = ra.min(rb);
             }
         }
     }
-    let mut tie: Vec<usize> = Vec::new();
-    for &(a, b) in &pairs {
-        if alive[a] && alive[b] {
-            tie.extend([a, b]);
-            contested[flat[a].0].get_or_insert_with(|| describe(flat[b]));
-            contested[flat[b].0].get_or_insert_with(|| describe(flat[a]));
-        }
-    }
-    for x in tie {
-        alive[x] = false;
-    }
-    let mut left: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
-    for (x, &(u, k)) in flat.iter().enumerate() {
-        if alive[x] {
-            left[u].push(cands[u][k].clone());
-        }
-    }
-    // Duplicates: units whose remaining claims are all byte-identical blocks share them
-    // out in order (any choice gives the same geometry).
-    let mut next_for_group: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+    let mut comps: BTreeMap<usize, Component> = BTreeMap::new();
     for u in 0..units.len() {
-        if results[u].is_some() {
+        if results[u].is_some() || by_unit[u].is_empty() {
             continue;
         }
-        let c = std::mem::take(&mut left[u]);
-        results[u] = Some(if let Some(other) = &contested[u] {
-            Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!("its block and another resource's claim overlap at {other}: the owner is undecidable"),
-            ))
-        } else if c.is_empty() {
-            let lost = !cands[u].is_empty();
-            if lost {
-                let at = cands[u][0].range.start;
-                Err(Reason::new(
+        let r = root(&mut parent, u);
+        let comp = comps.entry(r).or_insert_with(|| Component {
+            units: Vec::new(),
+            cands: Vec::new(),
+        });
+        comp.units.push(u);
+        comp.cands
+            .push(by_unit[u].iter().copied().filter(|&x| alive[x]).collect());
+    }
+    // Units whose best claim carries the most evidence first: the first assignment the
+    // search meets then gives every unit its own block wherever the evidence says so,
+    // and most alternatives are cut by the bound at once.
+    let unit_best: Vec<Score> = by_unit
+        .iter()
+        .map(|xs| {
+            xs.iter()
+                .filter(|&&x| alive[x])
+                .map(|&x| value[x])
+                .max()
+                .unwrap_or_default()
+        })
+        .collect();
+    let takes_best = |x: usize| {
+        conflicts[x]
+            .iter()
+            .filter(|&&y| value[y] == unit_best[flat[y].0])
+            .count()
+    };
+    for comp in comps.values_mut() {
+        // Within a unit, of equally good claims the one that takes the fewest other units'
+        // best claims first, then the fewest claims at all (it leaves the most room to
+        // the rest, so the first assignment the search meets is usually the best).
+        for cs in &mut comp.cands {
+            cs.sort_by(|&a, &b| {
+                value[b]
+                    .cmp(&value[a])
+                    .then(takes_best(a).cmp(&takes_best(b)))
+                    .then(conflicts[a].len().cmp(&conflicts[b].len()))
+                    .then(a.cmp(&b))
+            });
+        }
+        let mut order: Vec<usize> = (0..comp.units.len()).collect();
+        let best = |k: usize| comp.cands[k].first().map(|&x| value[x]).unwrap_or_default();
+        order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
+        comp.units = order.iter().map(|&k| comp.units[k]).collect();
+        comp.cands = order.iter().map(|&k| std::mem::take(&mut comp.cands[k])).collect();
+    }
+    let describe = |x: usize| {
+        let (u, c) = (flat[x].0, cand(flat[x]));
+        format!(
+            "{:#x} (a block of {} vertices / {} indices)",
+            c.range.start, units[u].vertex_count, units[u].index_count
+        )
+    };
+    let mut blocked = vec![0u32; flat.len()];
+    // Blocks already given to a unit: duplicates (which never conflict, so may sit in
+    // components of their own) take the identical copies in turn.
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
+    for comp in comps.values_mut() {
+        let mut reduce_steps = REDUCE_BUDGET;
+        let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
+        let mut reduce_steps = REDUCE_BUDGET;
+        if comp.units.len() > 1 {
+            probe(comp, &value, &conflicts, inc_value, &mut reduce_steps);
+        }
+        let comp = &*comp;
+        let n = comp.units.len();
+        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
+        let mut search = Search {
+            comp,
+            placed_cap,
+            value: &value,
+            conflicts: &conflicts,
+            forbidden: &[],
+            steps: COMPONENT_BUDGET.min(container_steps),
+            blocked: std::mem::take(&mut blocked),
+            pick: vec![None; n],
+            // The incumbent's picks stay valid: probing removes no claim of a best
+            // assignment, and the incumbent's value is a floor the search must beat.
+            best: inc_pick
+                .iter()
+                .all(|p| p.is_none_or(|c| comp.cands.iter().flatten().any(|&x| x == c)))
+                .then_some((inc_value, inc_pick)),
+            target: None,
+        };
+        let first = search.run(0, Score::default());
+        let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
+        let mut out_of_budget = first.is_err();
+        if let (Ok(_), Some((opt, pick))) = (&first, search.best.clone()) {
+            for (k, &u) in comp.units.iter().enumerate() {
+                let Some(c) = pick[k] else {
+                    // Unplaced in the best assignment: every fit is another unit's.
+                    let rival = comp.cands[k]
+                        .iter()
+                        .find_map(|&x| conflicts[x].iter().find(|y| pick.contains(&Some(**y))).copied());
+                    verdicts.push(Err(match rival {
+                        Some(y) => format!(
+                            "every block that fits ({} from {:#x}) belongs to another resource, e.g. {}",
+                            cands[u].len(),
+                            cand(flat[comp.cands[k][0]]).range.start,
+                            describe(y)
+                        ),
+                        None => "no assignment of the container's blocks gives it one".to_string(),
+                    }));
+                    continue;
+                };
+                // Unique when no assignment as good gives it other bytes (or none): its
+                // bytes are forbidden to it and to its byte-identical duplicates (one of
+                // them taking them instead is no other answer).
+                let same_bytes = |x: usize| {
+                    let (j, _) = flat[x];
+                    identical(data, &cand(flat[x]).range, &cand(flat[c]).range, &units[j], &units[u])
+                };
+                let forbidden: Vec<usize> = comp
+                    .cands
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&x| same_bytes(x))
+                    .collect();
+                if n == 1 && comp.cands[k].iter().all(|&x| same_bytes(x)) {
+                    verdicts.push(Ok(c));
+                    continue;
+                }
+                let mut check = Search {
+                    comp,
+                    placed_cap,
+                    value: &value,
+                    conflicts: &conflicts,
+                    forbidden: &forbidden,
+                    steps: search.steps,
+                    blocked: std::mem::take(&mut search.blocked),
+                    pick: vec![None; n],
+                    best: None,
+                    target: Some(opt),
+                };
+                let r = check.run(0, Score::default());
+                search.steps = check.steps;
+                search.blocked = std::mem::take(&mut check.blocked);
+                match r {
+                    Err(OutOfBudget) => {
+                        out_of_budget = true;
+                        break;
+                    }
+                    Ok(true) => {
+                        let alt = check.best.map(|b| b.1[k]).unwrap_or(None);
+                        verdicts.push(Err(match alt {
+                            Some(y) => format!(
+                                "two assignments of the container's blocks fit equally well: {} or {}",
+                                describe(c),
+                                describe(y)
+                            ),
+                            None => {
+                                let rival = conflicts[c]
+                                    .iter()
+                                    .find(|y| comp.cands.iter().flatten().any(|z| z == *y));
+                                format!(
+                                    "its block {} is as well explained by another resource's claim{}",
+                                    describe(c),
+                                    rival.map(|y| format!(" at {}", describe(*y))).unwrap_or_default()
+                                )
+                            }
+                        }))
+                    }
+                    Ok(false) => verdicts.push(Ok(c)),
+                }
+            }
+        }
+        container_steps -= COMPONENT_BUDGET.min(container_steps) - search.steps;
+        blocked = std::mem::take(&mut search.blocked);
+        if out_of_budget {
+            for &u in &comp.units {
+                results[u] = Some(Err(Reason::new(
                     Code::AmbiguousAnchor,
                     format!(
-                        "every block that fits ({} from {at:#x}) belongs to another resource",
-                        cands[u].len()
+                        "its claims conflict with {} other resource(s)' and the ownership search \
+                         ran out of its budget",
+                        n - 1
                     ),
-                ))
-            } else {
-                Err(no_candidate(&units[u], None, &failures[u]))
+                )));
             }
-        } else if c.iter().all(|x| data[x.range.clone()] == data[c[0].range.clone()]) {
-            let key: Vec<usize> = c.iter().map(|x| x.range.start).collect();
-            let n = next_for_group.entry(key).or_insert(0);
-            let pick = &c[*n % c.len()];
-            *n += 1;
-            // The claims it lost to other units' (its identical ones stay for duplicates).
-            released.extend(
-                cands[u]
-                    .iter()
-                    .filter(|x| !c.iter().any(|y| y.range == x.range))
-                    .map(|x| (u, x.range.clone())),
-            );
-            pick.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
-        } else {
-            let top = c.iter().map(|x| x.strength).max().unwrap_or(0);
-            let strongest: Vec<&Cand> = c.iter().filter(|x| x.strength == top).collect();
-            if let [one] = strongest.as_slice() {
-                // Every other claim of the unit, alive or lost to another unit's.
-                released.extend(
-                    cands[u]
-                        .iter()
-                        .filter(|x| x.range != one.range)
-                        .map(|x| (u, x.range.clone())),
-                );
-                one.result(data).as_ref().map(Rc::clone).map_err(Reason::clone)
-            } else if c.iter().all(|x| x.result(data).is_err()) {
-                let fails: Vec<(usize, Reason)> = c
-                    .iter()
-                    .filter_map(|x| x.result(data).as_ref().err().map(|r| (x.range.start, r.clone())))
-                    .collect();
-                Err(no_candidate(&units[u], None, &fails))
-            } else {
-                let offs: Vec<String> = strongest.iter().map(|x| format!("{:#x}", x.range.start)).collect();
-                Err(Reason::new(
-                    Code::AmbiguousAnchor,
-                    format!("{} different blocks validate: {}", strongest.len(), offs.join(", ")),
-                ))
+            continue;
+        }
+        // Nested windows at one vertex start: a unit given a block whose window is the
+        // tail of another unit's, of the same vertex count and given no block (its list
+        // is this one plus real triangles before it). Whose block it is, the longer list's
+        // or the shorter one's after a header that reads as triangles, only the
+        // preference of FORMAT.md §6 says ("not a proof"), and the shorter reading is the
+        // one it speaks against: undecidable, so the shorter one is not placed.
+        // (Degenerate triangles, zero padding read as (0, 0, 0), do decide: a list does
+        // not start with them.)
+        let unplaced: Vec<usize> = (0..n).filter(|&k| verdicts[k].is_err()).collect();
+        for (verdict, &u) in verdicts.iter_mut().zip(&comp.units) {
+            let Ok(c) = *verdict else { continue };
+            let (v, i) = (units[u].vertex_count, units[u].index_count as usize);
+            let p = cand(flat[c]).range.start + 2 * i;
+            let nested = unplaced.iter().find_map(|&j| {
+                let w = comp.units[j];
+                let iw = units[w].index_count as usize;
+                // (All its claims: the reductions may have dropped this one.)
+                (units[w].vertex_count == v && iw > i && p >= 2 * iw)
+                    .then(|| {
+                        by_unit[w]
+                            .iter()
+                            .copied()
+                            .find(|&x| cand(flat[x]).range.start + 2 * iw == p)
+                    })
+                    .flatten()
+                    .filter(|_| {
+                        let (lo, hi) = (p - 2 * iw, p - 2 * i);
+                        data[lo..hi].chunks_exact(6).all(|t| {
+                            let x = |k: usize| u16::from_be_bytes([t[2 * k], t[2 * k + 1]]);
+                            x(0) != x(1) && x(1) != x(2) && x(0) != x(2)
+                        })
+                    })
+            });
+            if let Some(x) = nested {
+                *verdict = Err(format!(
+                    "its window is the tail of another resource's at {} (the same vertices, \
+                     more indices before them): its block or the other's after a header, the \
+                     bytes cannot tell",
+                    describe(x)
+                ));
             }
-        });
+        }
+        // Byte-identical blocks of duplicates are shared out in order (any choice gives
+        // the same geometry); a unit keeps its pick where no other is free.
+        let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
+        for (k, v) in verdicts.iter_mut().enumerate() {
+            let Ok(c) = v else { continue };
+            let start = |x: usize| cand(flat[x]).range.start;
+            let free = comp.cands[k].iter().copied().find(|&x| {
+                !taken.contains(&start(x))
+                    && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
+                    && !conflicts[x].iter().any(|y| chosen.contains(y) && *y != *c)
+            });
+            if let Some(x) = free {
+                *c = x;
+            }
+            taken.insert(start(*c));
+        }
+        for (k, v) in verdicts.into_iter().enumerate() {
+            let u = comp.units[k];
+            results[u] = Some(match v {
+                Ok(c) => {
+                    let range = &cand(flat[c]).range;
+                    released.extend(
+                        cands[u]
+                            .iter()
+                            .filter(|x| x.range != *range)
+                            .map(|x| (u, x.range.clone())),
+                    );
+                    cand(flat[c])
+                        .result(data)
+                        .as_ref()
+                        .map(Rc::clone)
+                        .map_err(Reason::clone)
+                }
+                Err(why) => Err(Reason::new(Code::AmbiguousAnchor, why)),
+            });
+        }
     }
+    for u in 0..units.len() {
+        if results[u].is_none() {
+            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
+        }
+    }
+    flat.clear();
     released
 }

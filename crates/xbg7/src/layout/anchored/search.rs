@@ -1,7 +1,7 @@
 //! One unit's claims: the [`Scanner`] over a data section (bitmaps, runs and gated
 //! candidates cached per declaration and counts), pinning an index window before a
 //! vertex run, the no-normal search under its work budget, the plausibility checks of a
-//! block found without normals, and the pruning of a unit's misaligned readings.
+//! block found without normals, and the evidence of a claim (edge triangles, stray slots).
 
 use super::*;
 
@@ -30,6 +30,48 @@ pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f3
         }
     }
     false
+}
+
+/// Most triangles [`preceding_triangles`] walks back over.
+pub const MAX_PRECEDING: u32 = 1024;
+
+/// How many real triangles precede the window at `w` as one index list: walking back a
+/// triangle at a time over values `< v`, counting those `real` calls real (distinct
+/// indices with area), looking past up to [`MAX_SKIPPED_DEGENERATE`] degenerate ones in a
+/// row, stopping at a triangle of one repeated value (padding) or a value `≥ v`; at most
+/// [`MAX_PRECEDING`]. 0 for a window that starts an index buffer; an unknown block header
+/// may read as a few; the suffix of a longer buffer is preceded by all of that buffer's
+/// earlier triangles (a graded form of "cannot be extended backwards", FORMAT.md §6).
+pub(super) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
+    let (mut n, mut skipped, mut at) = (0u32, 0usize, w);
+    while n < MAX_PRECEDING && at >= 6 {
+        at -= 6;
+        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
+        if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
+            break;
+        }
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] && real(t) {
+            n += 1;
+            skipped = 0;
+        } else {
+            skipped += 1;
+            if skipped > MAX_SKIPPED_DEGENERATE {
+                break;
+            }
+        }
+    }
+    n
+}
+
+/// How many degenerate triangles open the window at `w` (`i` indices) before its first
+/// real one: zero padding read as `(0, 0, 0)` triangles by a window that starts before
+/// its buffer (FORMAT.md §6) opens with them; a real buffer starts with a real triangle
+/// (a preference: some open with a degenerate one). At most [`MAX_PRECEDING`].
+pub(super) fn leading_degenerate(data: &[u8], w: usize, i: usize, degenerate: impl Fn([u32; 3]) -> bool) -> u32 {
+    let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
+    (0..(i / 3).min(MAX_PRECEDING as usize))
+        .take_while(|&t| degenerate([idx(3 * t), idx(3 * t + 1), idx(3 * t + 2)]))
+        .count() as u32
 }
 
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
@@ -207,23 +249,50 @@ pub(super) fn claim(
         return None;
     }
     let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
-    let strength = strength(data, w, i, unit.vertex_count, |k| element3(data, p, s, pe, k));
-    let unit_normals = match unit.map.normal {
-        Some(e) => count_unit_normals(data, p, s, &e, unit.vertex_count),
-        None => 0,
+    let pos = |k| element3(data, p, s, pe, k);
+    let strength = strength(data, w, i, unit.vertex_count, pos);
+    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t))
+        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t));
+    let (unit_normals, stray) = match unit.map.normal {
+        Some(e) => (
+            count_unit_normals(data, p, s, &e, unit.vertex_count),
+            stray_slots(data, p, s, &e, seen, unit.vertex_count),
+        ),
+        None => (0, 0),
     };
     Some(Claim {
         pl,
         strength,
+        preceding,
+        stray,
         unit_normals,
     })
+}
+
+/// Vertex slots of a reading that nothing supports as vertices: referenced by no index
+/// (`seen`: the window's referenced bitset) and holding a normal that is not unit. A
+/// reading that runs past its block (or starts before it) takes in such slots; the
+/// owner's reading of its own block has none (its unreferenced vertices, if any, are
+/// still vertices with unit normals, and its imperfect normals are referenced).
+pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, seen: &[u64], v: u32) -> u32 {
+    let tol = unit_tolerance(e.ty) as f64;
+    let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
+    let size = e.ty.size();
+    (0..v as usize)
+        .filter(|&k| seen.get(k / 64).is_none_or(|w| w & (1 << (k % 64)) == 0))
+        .filter(|&k| {
+            let at = p + k * s + e.offset as usize;
+            let n = e.ty.decode(&data[at..at + size]);
+            !bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+        })
+        .count() as u32
 }
 
 /// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit:
 /// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
 /// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
 /// normal types get a loop of their own ([`per_common_type`]).
-fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
+pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
@@ -237,37 +306,23 @@ fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element,
 }
 
 /// A claim not yet read nor gated ([`Block`] reads and gates on first use, for the
-/// claims that survive [`prune_misaligned`] and the resolution).
+/// claims that survive the resolution).
 pub(super) struct Claim {
     pl: Placement,
     strength: u8,
+    preceding: u32,
+    stray: u32,
     unit_normals: u32,
 }
 
 impl Claim {
-    #[cfg(test)]
-    pub(super) fn new(pl: Placement, strength: u8, unit_normals: u32) -> Claim {
-        Claim {
-            pl,
-            strength,
-            unit_normals,
-        }
-    }
-
-    #[cfg(test)]
-    pub(super) fn index_offset(&self) -> usize {
-        self.pl.index_offset
-    }
-
-    pub(super) fn range(&self, stride: usize) -> Range<usize> {
-        self.pl.range(stride)
-    }
-
     pub(super) fn gate(self, stride: usize, how: &Rc<Reading>) -> Cand {
         Cand {
             range: self.pl.range(stride),
             block: Block::read(self.pl, how),
             strength: self.strength,
+            preceding: self.preceding,
+            stray: self.stray,
             unit_normals: self.unit_normals,
         }
     }
@@ -285,36 +340,6 @@ fn heads(data: &[u8], q0: usize, no: usize, s: usize) -> Heads {
     std::array::from_fn(|k| {
         (q0.checked_sub(no + k * s + 2)).map_or(u32::MAX, |at| u16::from_be_bytes([data[at], data[at + 1]]) as u32)
     })
-}
-
-/// Of two overlapping claims of one unit (the same bytes read at two alignments: a
-/// stride or a few bytes apart), one is a misreading of the other and goes: the one
-/// whose window looks less like the start of an index list ([`Claim`]'s strength; a
-/// misreading's window begins among the bytes before the list, or inside it), then the
-/// one with fewer unit normals (at the true alignment the stored normals are unit,
-/// FORMAT.md §6 — but a reading shifted onto a tangent or binormal element reads unit
-/// vectors too, so that count alone does not decide). A tie keeps both. `cands` sorted by
-/// start, `stride` the unit's.
-pub(super) fn prune_misaligned(cands: &mut Vec<Claim>, stride: usize) {
-    let mut drop = vec![false; cands.len()];
-    for a in 0..cands.len() {
-        for b in a + 1..cands.len() {
-            if cands[b].pl.index_offset >= cands[a].range(stride).end {
-                break;
-            }
-            let key = |c: &Claim| (c.strength, c.unit_normals);
-            match key(&cands[a]).cmp(&key(&cands[b])) {
-                std::cmp::Ordering::Greater => drop[b] = true,
-                std::cmp::Ordering::Less => drop[a] = true,
-                std::cmp::Ordering::Equal => {}
-            }
-        }
-    }
-    let mut k = 0;
-    cands.retain(|_| {
-        k += 1;
-        !drop[k - 1]
-    });
 }
 
 /// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
@@ -470,7 +495,6 @@ impl<'d> Scanner<'d> {
         self.seen = seen;
         claims.sort_by_key(|c| c.pl.index_offset);
         claims.dedup_by_key(|c| c.pl.index_offset);
-        prune_misaligned(&mut claims, s);
         let how = Rc::new(Reading {
             decl: unit.decl.clone(),
             map: unit.map.clone(),
@@ -582,6 +606,8 @@ impl<'d> Scanner<'d> {
                             range: pl.range(s),
                             block: Block::gated(d),
                             strength: 3,
+                            preceding: 0,
+                            stray: 0,
                             unit_normals: 0,
                         })
                     }
