@@ -669,29 +669,9 @@ mod tests {
         assert_eq!(at(&[ut, un]), vec![Ok(b_at), Ok(a_at)]);
     }
 
-    /// A cone of `n` vertices (apex, then `n − 1` on the rim) in the pyramid's layout:
-    /// indices `(0, k, k + 1)` round the rim, unit normals away from its centre.
+    /// A cone of `n` vertices ([`super::pyramid::cone`] without repeated triangles).
     fn cone(n: u16, scale: f32) -> (Vec<u16>, Vec<u8>) {
-        let rim = n - 1;
-        let idx: Vec<u16> = (1..=rim).flat_map(|k| [0, k, k % rim + 1]).collect();
-        let mut out = Vec::new();
-        for k in 0..n {
-            let p = if k == 0 {
-                [0.0, 0.0, 1.0]
-            } else {
-                let a = std::f32::consts::TAU * k as f32 / rim as f32;
-                [a.cos(), a.sin(), 0.0]
-            };
-            let d = [p[0], p[1], p[2] - 0.3];
-            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-            for c in p {
-                out.extend((c * scale).to_be_bytes());
-            }
-            for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
-                out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
-            }
-        }
-        (idx, out)
+        super::pyramid::cone(n, 0, scale)
     }
 
     /// Blocks (`junk` bytes before each, then its indices and vertex bytes) and 40 bytes

@@ -8,7 +8,7 @@
 //! nothing decoded may differ from its truth; where every resource is decodable and has
 //! a block of its own, every one is decoded.
 
-use super::pyramid::{indices, DECL_WORDS};
+use super::pyramid::{cone, indices, DECL_WORDS};
 use super::*;
 use crate::decl::parse_declaration;
 use proptest::prelude::*;
@@ -37,35 +37,6 @@ fn decls() -> (Declaration, Declaration) {
         0,
     ];
     (parse(&DECL_WORDS), parse(&quantized))
-}
-
-/// A cone of `n` vertices (apex, then the rim), `extra` of its triangles repeated at the
-/// end (the same vertex count, more indices), at `scale`, in the stride-20 layout.
-fn cone(n: u16, extra: usize, scale: f32) -> (Vec<u16>, Vec<u8>) {
-    let rim = n - 1;
-    let mut idx: Vec<u16> = (1..=rim).flat_map(|k| [0, k, k % rim + 1]).collect();
-    for t in 0..extra {
-        let k = (3 * (t * 5 + 1)) % idx.len();
-        idx.extend_from_within(k - k % 3..k - k % 3 + 3);
-    }
-    let mut out = Vec::new();
-    for k in 0..n {
-        let a = std::f32::consts::TAU * k as f32 / rim as f32;
-        let p = if k == 0 {
-            [0.0, 0.0, 1.0]
-        } else {
-            [a.cos(), a.sin(), 0.0]
-        };
-        let d = [p[0], p[1], p[2] - 0.3];
-        let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        for c in p {
-            out.extend((c * scale).to_be_bytes());
-        }
-        for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
-            out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
-        }
-    }
-    (idx, out)
 }
 
 /// Junk that is no index list and no unit normal.

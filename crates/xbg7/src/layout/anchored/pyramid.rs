@@ -44,6 +44,36 @@ pub fn vertices(scale: f32) -> Vec<u8> {
     out
 }
 
+/// A cone of `n` vertices (apex, then the rim), `extra` of its triangles repeated at the
+/// end (the same vertex count, more indices), at `scale`, in the stride-20 layout.
+#[allow(dead_code)] // used by the decoder crate's tests only
+pub fn cone(n: u16, extra: usize, scale: f32) -> (Vec<u16>, Vec<u8>) {
+    let rim = n - 1;
+    let mut idx: Vec<u16> = (1..=rim).flat_map(|k| [0, k, k % rim + 1]).collect();
+    for t in 0..extra {
+        let k = (3 * (t * 5 + 1)) % idx.len();
+        idx.extend_from_within(k - k % 3..k - k % 3 + 3);
+    }
+    let mut out = Vec::new();
+    for k in 0..n {
+        let a = std::f32::consts::TAU * k as f32 / rim as f32;
+        let p = if k == 0 {
+            [0.0, 0.0, 1.0]
+        } else {
+            [a.cos(), a.sin(), 0.0]
+        };
+        let d = [p[0], p[1], p[2] - 0.3];
+        let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        for c in p {
+            out.extend((c * scale).to_be_bytes());
+        }
+        for c in [d[0] / l, d[1] / l, d[2] / l, 0.0] {
+            out.extend(half::f16::from_f32(c).to_bits().to_be_bytes());
+        }
+    }
+    (idx, out)
+}
+
 /// Big-endian u16 indices.
 pub fn indices(idx: &[u16]) -> Vec<u8> {
     idx.iter().flat_map(|i| i.to_be_bytes()).collect()
