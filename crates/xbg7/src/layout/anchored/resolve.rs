@@ -935,11 +935,8 @@ pub(super) fn resolve(
                     })
                     .flatten()
                     .filter(|_| {
-                        let (lo, hi) = (p - 2 * iw, p - 2 * i);
-                        data[lo..hi].chunks_exact(6).all(|t| {
-                            let x = |k: usize| u16::from_be_bytes([t[2 * k], t[2 * k + 1]]);
-                            x(0) != x(1) && x(1) != x(2) && x(0) != x(2)
-                        })
+                        // Every triangle of the extension has three distinct indices.
+                        (p - 2 * iw..p - 2 * i).step_by(6).all(|t| real_start_indices(data, t))
                     })
             });
             if let Some(x) = nested {
