@@ -1,16 +1,19 @@
 //! One block, one owner, decided for the whole container at once.
 //!
-//! Every unit (decodable or not) brings its claims ([`Cand`]); two claims of different
-//! units **conflict** when their byte ranges overlap (byte-identical duplicates aside).
-//! An *assignment* gives each unit at most one of its claims, no two in conflict. The
-//! solver takes the assignments that place the most units, then those with the strongest
-//! evidence ([`Score`]), and a unit is placed only when it gets the same block (the same
-//! bytes) in **every** such assignment; otherwise it is `ambiguous_anchor`, naming the
-//! rival. Conflicts form components; each is searched exactly, by branch and bound, under
-//! a work budget: when the budget runs out, the component's units are rejected, never
-//! guessed. Claims that are firmer than every claim overlapping them keep their bytes
-//! first ([`clear_winners`]); two reductions that keep every best assignment shrink the
-//! search ([`dominated_removed`], [`probe`]).
+//! Every unit (decodable or not) brings its claims ([`Cand`]); only its *firmest* take
+//! part (gates passed if any passes, then fewest stray slots: [`firm`]). Two claims of
+//! different units **conflict** when their byte ranges overlap (byte-identical duplicates
+//! aside). An *assignment* gives each unit at most one of its claims, no two in conflict.
+//! The solver takes the assignments that place the most units, then those with the
+//! strongest evidence ([`Score`]), and a unit is placed only when it gets the same block
+//! (the same bytes) in **every** such assignment; otherwise it is `ambiguous_anchor`,
+//! naming the rival. Conflicts form components; each is searched exactly, by a branch
+//! and bound that splits into independent parts ([`Search`]), under a work budget: when
+//! the budget runs out, the component's units are rejected, never guessed. Claims that
+//! are firmer than every claim overlapping them keep their bytes first
+//! ([`clear_winners`]); two reductions that keep every best assignment shrink the search
+//! ([`dominated_removed`], [`probe`]). Nested windows the bytes cannot tell apart are
+//! rejected after the search ([`Nested::reject`]).
 //!
 //! The index windows of the claims are looked at with every other resource's counts
 //! ([`structural_claims`]), so an owner the exporter cannot decode still holds its block
@@ -27,12 +30,23 @@ use super::*;
 /// (such units are pinned by stricter window checks instead).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Score {
-    placed: u32,
-    gated: u32,
+    placed: i64,
+    gated: i64,
     stray: i64,
     preceding: i64,
     normals: i64,
-    strength: u32,
+    strength: i64,
+}
+
+impl Score {
+    /// The least score above `self` (scores are integer tuples in lexicographic order, so
+    /// `x > s` exactly when `x >= s.succ()`).
+    fn succ(self) -> Score {
+        Score {
+            strength: self.strength + 1,
+            ..self
+        }
+    }
 }
 
 impl std::ops::Sub for Score {
@@ -73,8 +87,8 @@ fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
     };
     Score {
         placed: 1,
-        gated: u32::from(!unit.decodable || c.ok(data).is_some()),
-        strength: c.strength as u32,
+        gated: i64::from(!unit.decodable || c.ok(data).is_some()),
+        strength: i64::from(c.strength),
         preceding: -(c.preceding as i64),
         stray: if unit.decodable { -(c.stray as i64) } else { 0 },
         normals: -non_unit,
@@ -229,85 +243,189 @@ struct Component {
     cands: Vec<Vec<usize>>,
 }
 
-/// The search over one component.
+/// The search over one component: branch and bound that splits the remaining units into
+/// independent parts wherever the claims still open let them, and solves each part on its
+/// own (claims are byte ranges, so a container's conflicts form long chains that fall
+/// apart once the few resources claiming far apart are decided).
 struct Search<'a> {
     comp: &'a Component,
-    /// Most units of the component any assignment can place ([`most_placed`]).
-    placed_cap: u32,
     value: &'a [Score],
     conflicts: &'a [Vec<usize>],
-    /// Per local unit: claims it may not take (the uniqueness checks).
-    forbidden: &'a [usize],
+    /// Per claim of the container: its local unit in this component, or `usize::MAX`.
+    unit_of: &'a [usize],
+    /// Per claim: identical duplicates overlapping it ([`most_placed`]'s capacities).
+    shared: &'a [u32],
+    ranges: &'a [Range<usize>],
     steps: usize,
+    /// Per claim: how many taken claims (or uniqueness checks) exclude it.
     blocked: Vec<u32>,
-    pick: Vec<Option<usize>>,
-    best: Option<(Score, Vec<Option<usize>>)>,
-    /// Stop at the first assignment reaching this value (uniqueness checks).
-    target: Option<Score>,
+    /// Stop at the first assignment reaching the value asked for (uniqueness checks).
+    first: bool,
+    /// Scratch: per local unit, the call that marked it a member, and its slot there.
+    mark: Vec<usize>,
+    slot: Vec<usize>,
+    calls: usize,
 }
 
 struct OutOfBudget;
 
+/// An assignment of some of a component's units: its value and `(local unit, claim)`.
+type Found = (Score, Vec<(usize, usize)>);
+
 impl Search<'_> {
-    fn allowed(&self, c: usize) -> bool {
-        self.blocked[c] == 0 && !self.forbidden.contains(&c)
+    fn tick(&mut self, work: usize) -> Result<(), OutOfBudget> {
+        self.steps = self.steps.checked_sub(work).ok_or(OutOfBudget)?;
+        Ok(())
     }
 
-    /// The best value the units from `k` on can still add, given `placed` units placed so
-    /// far: each unit's best allowed claim on its own (lexicographic order on sums is
-    /// translation-invariant, so the sum of per-unit maxima bounds every sum of per-unit
-    /// choices), but no more units than the component's `placed_cap` allows in all: then
-    /// the best of those maxima (any `n` of the units add at most the `n` largest).
-    fn bound(&self, k: usize, placed: u32) -> Score {
-        let mut best: Vec<Score> = Vec::new();
-        for j in k..self.comp.units.len() {
-            // Claims are sorted best first: the first allowed one is the unit's best.
-            if let Some(&c) = self.comp.cands[j].iter().find(|&&c| self.allowed(c)) {
-                best.push(self.value[c]);
+    fn allowed(&self, c: usize) -> bool {
+        self.blocked[c] == 0
+    }
+
+    /// The allowed claims of local unit `u`, best first.
+    fn open(&self, u: usize) -> impl Iterator<Item = usize> + '_ {
+        self.comp.cands[u].iter().copied().filter(|&c| self.allowed(c))
+    }
+
+    /// The parts of `units` no open claim joins (in the order of their first unit), each
+    /// with the unit whose open claims conflict with the most others of its part.
+    fn split(&mut self, units: &[usize]) -> Result<Vec<(Vec<usize>, usize)>, OutOfBudget> {
+        self.calls += 1;
+        let call = self.calls;
+        for (i, &u) in units.iter().enumerate() {
+            self.mark[u] = call;
+            self.slot[u] = i;
+        }
+        let mut parent: Vec<usize> = (0..units.len()).collect();
+        let mut degree: Vec<usize> = vec![0; units.len()];
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        let mut work = 0usize;
+        for (i, &u) in units.iter().enumerate() {
+            for &c in &self.comp.cands[u] {
+                if !self.allowed(c) {
+                    continue;
+                }
+                work += self.conflicts[c].len() + 1;
+                for &d in &self.conflicts[c] {
+                    let w = self.unit_of[d];
+                    if w == usize::MAX || self.mark[w] != call || !self.allowed(d) {
+                        continue;
+                    }
+                    degree[i] += 1;
+                    let (a, b) = (root(&mut parent, i), root(&mut parent, self.slot[w]));
+                    if a != b {
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
             }
         }
-        let room = self.placed_cap.saturating_sub(placed) as usize;
-        if best.len() > room {
-            best.select_nth_unstable_by(room, |a, b| b.cmp(a));
-            best.truncate(room);
+        self.tick(work / 8)?;
+        let mut parts: Vec<(Vec<usize>, usize)> = Vec::new();
+        let mut part_of: Vec<usize> = vec![usize::MAX; units.len()];
+        for (i, &u) in units.iter().enumerate() {
+            let r = root(&mut parent, i);
+            if part_of[r] == usize::MAX {
+                part_of[r] = parts.len();
+                parts.push((Vec::new(), u));
+            }
+            let p = &mut parts[part_of[r]];
+            if degree[i] > degree[self.slot[p.1]] {
+                p.1 = u;
+            }
+            p.0.push(u);
+        }
+        Ok(parts)
+    }
+
+    /// The best value `units` can still add: each unit's best open claim on its own
+    /// (lexicographic order on sums is translation-invariant, so the sum of per-unit
+    /// maxima bounds every sum of per-unit choices), but no more units than a matching
+    /// of units to stabbing points allows ([`most_placed`]): then the largest of them.
+    fn bound(&self, units: &[usize]) -> Score {
+        let mut best: Vec<Score> = units
+            .iter()
+            .filter_map(|&u| self.open(u).next().map(|c| self.value[c]))
+            .collect();
+        if best.len() > 2 {
+            let open: Vec<Vec<usize>> = units.iter().map(|&u| self.open(u).collect()).collect();
+            let room = most_placed(&open, |x| self.ranges[x].clone(), self.shared) as usize;
+            if best.len() > room {
+                best.select_nth_unstable_by(room, |a, b| b.cmp(a));
+                best.truncate(room);
+            }
         }
         best.into_iter().fold(Score::default(), |a, b| a + b)
     }
 
-    /// Depth-first over the units from `k`; `Ok(true)` stops the search (target reached).
-    fn run(&mut self, k: usize, cur: Score) -> Result<bool, OutOfBudget> {
-        self.steps = self.steps.checked_sub(1).ok_or(OutOfBudget)?;
-        if k == self.comp.units.len() {
-            if self.best.as_ref().is_none_or(|(b, _)| cur > *b) {
-                self.best = Some((cur, self.pick.clone()));
-            }
-            return Ok(self.target.is_some_and(|t| cur >= t));
+    /// The best assignment of `units` worth at least `need` (with [`Self::first`], the
+    /// first one found), or `None` when there is none.
+    fn solve(&mut self, units: &[usize], need: Score) -> Result<Option<Found>, OutOfBudget> {
+        self.tick(1)?;
+        if let [u] = *units {
+            // One unit alone: its best open claim (a claim always beats none).
+            let c = self.open(u).next();
+            let v = c.map_or(Score::default(), |c| self.value[c]);
+            return Ok((v >= need).then(|| (v, c.map(|c| (u, c)).into_iter().collect())));
         }
-        let bound = cur + self.bound(k, cur.placed);
-        match (self.target, &self.best) {
-            (Some(t), _) if bound < t => return Ok(false),
-            (None, Some((b, _))) if bound <= *b => return Ok(false),
-            _ => {}
+        if units.is_empty() {
+            return Ok((Score::default() >= need).then(|| (Score::default(), Vec::new())));
         }
-        for n in 0..self.comp.cands[k].len() {
-            let c = self.comp.cands[k][n];
-            if !self.allowed(c) {
-                continue;
+        let parts = self.split(units)?;
+        if parts.len() > 1 {
+            let bounds: Vec<Score> = parts.iter().map(|p| self.bound(&p.0)).collect();
+            let mut rest = bounds.iter().fold(Score::default(), |a, &b| a + b);
+            if rest < need {
+                return Ok(None);
             }
-            for &d in &self.conflicts[c] {
-                self.blocked[d] += 1;
+            let mut got: Found = (Score::default(), Vec::new());
+            for ((part, _), b) in parts.iter().zip(bounds) {
+                rest = rest - b;
+                let Some((v, mut picks)) = self.solve(part, need - got.0 - rest)? else {
+                    return Ok(None);
+                };
+                got.0 = got.0 + v;
+                got.1.append(&mut picks);
             }
-            self.pick[k] = Some(c);
-            let stop = self.run(k + 1, cur + self.value[c]);
-            for &d in &self.conflicts[c] {
-                self.blocked[d] -= 1;
+            return Ok(Some(got));
+        }
+        let (part, u) = &parts[0];
+        if self.bound(part) < need {
+            return Ok(None);
+        }
+        let rest: Vec<usize> = part.iter().copied().filter(|x| x != u).collect();
+        let choices: Vec<usize> = self.open(*u).collect();
+        let mut need = need;
+        let mut best: Option<Found> = None;
+        for c in choices.into_iter().map(Some).chain([None]) {
+            let v = c.map_or(Score::default(), |c| self.value[c]);
+            if let Some(c) = c {
+                for &d in &self.conflicts[c] {
+                    self.blocked[d] += 1;
+                }
             }
-            self.pick[k] = None;
-            if stop? {
-                return Ok(true);
+            let r = self.solve(&rest, need - v);
+            if let Some(c) = c {
+                for &d in &self.conflicts[c] {
+                    self.blocked[d] -= 1;
+                }
+            }
+            if let Some((w, mut picks)) = r? {
+                picks.extend(c.map(|c| (*u, c)));
+                let total = w + v;
+                if self.first {
+                    return Ok(Some((total, picks)));
+                }
+                need = total.succ();
+                best = Some((total, picks));
             }
         }
-        self.run(k + 1, cur)
+        Ok(best)
     }
 }
 
@@ -321,10 +439,9 @@ fn dominated_removed(
     by_unit: &[Vec<usize>],
     value: &[Score],
     conflicts: &[Vec<usize>],
+    alive: &mut [bool],
     steps: &mut usize,
-) -> Vec<bool> {
-    let n = value.len();
-    let mut alive = vec![true; n];
+) {
     // Is every remaining conflict of `d` one of `c`'s (both lists sorted)?
     let subset = |alive: &[bool], d: usize, c: usize, steps: &mut usize| {
         let mut it = conflicts[c].iter().filter(|&&y| alive[y]).peekable();
@@ -347,7 +464,7 @@ fn dominated_removed(
                 }
                 let beaten = xs
                     .iter()
-                    .any(|&d| d != c && alive[d] && value[d] > value[c] && subset(&alive, d, c, steps));
+                    .any(|&d| d != c && alive[d] && value[d] > value[c] && subset(alive, d, c, steps));
                 if beaten {
                     alive[c] = false;
                     changed = true;
@@ -355,7 +472,6 @@ fn dominated_removed(
             }
         }
     }
-    alive
 }
 
 /// A good assignment of one component, found fast: each unit (in search order) takes its
@@ -502,8 +618,8 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 /// only when they are identical duplicates (which do not conflict; a point takes as
 /// many as overlap there). So a maximum matching of units to points, each point taking
 /// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
-    let mut all: Vec<usize> = comp.cands.iter().flatten().copied().collect();
+fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+    let mut all: Vec<usize> = cands.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
     for &x in &all {
@@ -520,14 +636,14 @@ fn most_placed(comp: &Component, range: impl Fn(usize) -> Range<usize>, shared: 
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(comp, &range, shared, &points, last))
+        .map(|last| matched(cands, &range, shared, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
 fn matched(
-    comp: &Component,
+    cands: &[Vec<usize>],
     range: &impl Fn(usize) -> Range<usize>,
     shared: &[u32],
     points: &[usize],
@@ -535,8 +651,8 @@ fn matched(
 ) -> u32 {
     // Capacity per point: one, plus the duplicates any claim through it may share with.
     let mut cap: Vec<u32> = vec![1; points.len()];
-    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(comp.units.len());
-    for cs in &comp.cands {
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(cands.len());
+    for cs in cands {
         let mut e: Vec<usize> = Vec::new();
         for &x in cs {
             let r = range(x);
@@ -578,7 +694,7 @@ fn matched(
     }
     let mut placed = 0u32;
     let mut seen = vec![false; points.len()];
-    for u in 0..comp.units.len() {
+    for u in 0..cands.len() {
         seen.iter_mut().for_each(|x| *x = false);
         if augment(u, &edges, &cap, &mut held, &mut seen) {
             placed += 1;
@@ -589,7 +705,7 @@ fn matched(
 
 /// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
 /// slots that nothing supports ([`stray_slots`]).
-fn firm(v: Score) -> (u32, i64) {
+fn firm(v: Score) -> (i64, i64) {
     (v.gated, v.stray)
 }
 
@@ -615,6 +731,121 @@ fn clear_winners(by_unit: &[Vec<usize>], value: &[Score], conflicts: &[Vec<usize
                     alive[y] = false;
                 }
                 changed = true;
+            }
+        }
+    }
+}
+
+/// A searched component: its key, each unit's verdict (its claim, or why none) and the
+/// best assignment the search found.
+type Decided = (usize, Vec<Result<usize, String>>, Vec<Option<usize>>);
+
+/// Nested windows at one vertex start (see [`Nested::reject`]).
+struct Nested<'a> {
+    data: &'a [u8],
+    units: &'a [Unit<'a>],
+    /// The unit of each claim.
+    owner: &'a dyn Fn(usize) -> usize,
+    ranges: &'a [Range<usize>],
+}
+
+impl Nested<'_> {
+    /// The vertex start where claim `x`'s index window ends.
+    fn end(&self, x: usize) -> usize {
+        self.ranges[x].start + 2 * self.units[(self.owner)(x)].index_count as usize
+    }
+
+    /// Does claim `x` (of another unit) hold a window of unit `s` ending where its own
+    /// ends: more indices before them, at least `s`'s vertices, and every triangle of the
+    /// extension three distinct indices? (Degenerate triangles, zero padding read as
+    /// (0, 0, 0), decide: a list does not start with them.)
+    fn nests(&self, x: usize, s: usize) -> bool {
+        let w = (self.owner)(x);
+        let (iw, is) = (self.units[w].index_count as usize, self.units[s].index_count as usize);
+        let p = self.end(x);
+        w != s
+            && self.units[w].vertex_count >= self.units[s].vertex_count
+            && iw > is
+            && p >= 2 * iw
+            && (p - 2 * iw..p - 2 * is)
+                .step_by(6)
+                .all(|t| real_start_indices(self.data, t))
+    }
+
+    /// A unit given a block whose window is the tail of another unit's claim there (its
+    /// list that one's after bytes that read as triangles, the same vertices read) is
+    /// placed only where the other unit's own block settles it: the other unit is placed
+    /// elsewhere, on a block where this unit cannot read as well. Otherwise whose block
+    /// it is, the longer list's or the shorter one's, only the preference of FORMAT.md §6
+    /// says ("not a proof"): the other unit unplaced, or the two blocks exchangeable (each
+    /// unit's window nested in the other's at the other block), and both are rejected.
+    fn reject(
+        &self,
+        by_unit: &[Vec<usize>],
+        ending_at: &HashMap<usize, Vec<usize>>,
+        comps: &BTreeMap<usize, Component>,
+        decided: &mut [Decided],
+        describe: &dyn Fn(usize) -> String,
+    ) {
+        // Where each unit's verdict is, and the block the best assignment gives it
+        // (whether or not that block is its in every best assignment).
+        let mut at: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+        let mut placed: BTreeMap<usize, usize> = BTreeMap::new();
+        for (n, (key, _, pick)) in decided.iter().enumerate() {
+            for (k, p) in pick.iter().enumerate() {
+                let u = comps[key].units[k];
+                at.insert(u, (n, k));
+                if let Some(c) = p {
+                    placed.insert(u, *c);
+                }
+            }
+        }
+        let mut rejected: Vec<(usize, String)> = Vec::new();
+        let decoded = |u: usize| at.get(&u).is_some_and(|&(n, k)| decided[n].1[k].is_ok());
+        for (&s, &c) in placed.iter().filter(|&(&s, _)| decoded(s)) {
+            let p = self.end(c);
+            let rival = ending_at.get(&p).into_iter().flatten().copied().find_map(|x| {
+                if !self.nests(x, s) {
+                    return None;
+                }
+                let l = (self.owner)(x);
+                match placed.get(&l) {
+                    None => Some((x, None)),
+                    Some(&y) => {
+                        let q = self.end(y);
+                        let swap = self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q);
+                        swap.then_some((x, Some((l, y))))
+                    }
+                }
+            });
+            match rival {
+                None => {}
+                Some((x, None)) => rejected.push((
+                    s,
+                    format!(
+                        "its window is the tail of another resource's at {} (more indices \
+                         before them, reading its vertices), which has no block of its own: its \
+                         block or the other's after bytes that read as triangles, the bytes \
+                         cannot tell",
+                        describe(x)
+                    ),
+                )),
+                Some((x, Some((l, y)))) => {
+                    let why = format!(
+                        "its block and another resource's can be exchanged: {} holds a window \
+                         of each (one the tail of the other) and so does {}; only the \
+                         preference of FORMAT.md §6 tells them apart",
+                        describe(x),
+                        describe(y)
+                    );
+                    rejected.push((s, why.clone()));
+                    rejected.push((l, why));
+                }
+            }
+        }
+        for (u, why) in rejected {
+            if let Some(&(n, k)) = at.get(&u) {
+                decided[n].1[k] = Err(why);
             }
         }
     }
@@ -698,7 +929,22 @@ pub(super) fn resolve(
         by_unit[u].push(x);
     }
     let mut container_steps = CONTAINER_BUDGET;
-    let mut alive = dominated_removed(&by_unit, &value, &conflicts, &mut container_steps);
+    // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
+    let mut alive: Vec<bool> = vec![true; flat.len()];
+    for xs in &by_unit {
+        let firmest = xs.iter().map(|&x| firm(value[x])).max();
+        for &x in xs {
+            alive[x] = Some(firm(value[x])) == firmest;
+        }
+    }
+    // Each unit's firmest claims by the vertex start their window ends at (for the
+    // nested-window check after the search).
+    let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (x, &(u, _)) in flat.iter().enumerate().filter(|&(x, _)| alive[x]) {
+        let p = cand(flat[x]).range.start + 2 * units[u].index_count as usize;
+        ending_at.entry(p).or_default().push(x);
+    }
+    dominated_removed(&by_unit, &value, &conflicts, &mut alive, &mut container_steps);
     clear_winners(&by_unit, &value, &conflicts, &mut alive);
     let conflicts: Vec<Vec<usize>> = conflicts
         .iter()
@@ -781,10 +1027,15 @@ pub(super) fn resolve(
         )
     };
     let mut blocked = vec![0u32; flat.len()];
+    let mut unit_of = vec![usize::MAX; flat.len()];
+    let ranges: Vec<Range<usize>> = flat.iter().map(|&f| cand(f).range.clone()).collect();
     // Blocks already given to a unit: duplicates (which never conflict, so may sit in
     // components of their own) take the identical copies in turn.
     let mut taken: BTreeSet<usize> = BTreeSet::new();
-    for comp in comps.values_mut() {
+    // Per searched component: its verdict per unit (a claim, or why none) and the best
+    // assignment the search found.
+    let mut decided: Vec<Decided> = Vec::new();
+    for (&key, comp) in comps.iter_mut() {
         let mut reduce_steps = REDUCE_BUDGET;
         let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
         let mut reduce_steps = REDUCE_BUDGET;
@@ -793,28 +1044,45 @@ pub(super) fn resolve(
         }
         let comp = &*comp;
         let n = comp.units.len();
-        let placed_cap = most_placed(comp, |x| cand(flat[x]).range.clone(), &shared);
+        for (k, cs) in comp.cands.iter().enumerate() {
+            for &x in cs {
+                unit_of[x] = k;
+            }
+        }
+        // The incumbent's value is a floor the search must reach (probing removed no
+        // claim of an assignment that good, so the incumbent is still one of them).
+        let floor = if inc_pick.iter().all(|p| p.is_none_or(|c| unit_of[c] != usize::MAX)) {
+            inc_value
+        } else {
+            Score::default()
+        };
         let mut search = Search {
             comp,
-            placed_cap,
             value: &value,
             conflicts: &conflicts,
-            forbidden: &[],
+            unit_of: &unit_of,
+            shared: &shared,
+            ranges: &ranges,
             steps: COMPONENT_BUDGET.min(container_steps),
             blocked: std::mem::take(&mut blocked),
-            pick: vec![None; n],
-            // The incumbent's picks stay valid: probing removes no claim of a best
-            // assignment, and the incumbent's value is a floor the search must beat.
-            best: inc_pick
-                .iter()
-                .all(|p| p.is_none_or(|c| comp.cands.iter().flatten().any(|&x| x == c)))
-                .then_some((inc_value, inc_pick)),
-            target: None,
+            first: false,
+            mark: vec![0; n],
+            slot: vec![0; n],
+            calls: 0,
         };
-        let first = search.run(0, Score::default());
+        let everyone: Vec<usize> = (0..n).collect();
+        let first = search.solve(&everyone, floor);
+        let picks = |found: &Found| {
+            let mut pick: Vec<Option<usize>> = vec![None; n];
+            for &(k, c) in &found.1 {
+                pick[k] = Some(c);
+            }
+            pick
+        };
         let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
         let mut out_of_budget = first.is_err();
-        if let (Ok(_), Some((opt, pick))) = (&first, search.best.clone()) {
+        if let Ok(Some(found)) = &first {
+            let (opt, pick) = (found.0, picks(found));
             for (k, &u) in comp.units.iter().enumerate() {
                 let Some(c) = pick[k] else {
                     // Unplaced in the best assignment: every fit is another unit's.
@@ -850,28 +1118,23 @@ pub(super) fn resolve(
                     verdicts.push(Ok(c));
                     continue;
                 }
-                let mut check = Search {
-                    comp,
-                    placed_cap,
-                    value: &value,
-                    conflicts: &conflicts,
-                    forbidden: &forbidden,
-                    steps: search.steps,
-                    blocked: std::mem::take(&mut search.blocked),
-                    pick: vec![None; n],
-                    best: None,
-                    target: Some(opt),
-                };
-                let r = check.run(0, Score::default());
-                search.steps = check.steps;
-                search.blocked = std::mem::take(&mut check.blocked);
+                for &x in &forbidden {
+                    search.blocked[x] += 1;
+                }
+                search.first = true;
+                let r = search.solve(&everyone, opt);
+                search.first = false;
+                for &x in &forbidden {
+                    search.blocked[x] -= 1;
+                }
+                let r = r.map(|f| f.map(|f| picks(&f)));
                 match r {
                     Err(OutOfBudget) => {
                         out_of_budget = true;
                         break;
                     }
-                    Ok(true) => {
-                        let alt = check.best.map(|b| b.1[k]).unwrap_or(None);
+                    Ok(Some(alt)) => {
+                        let alt = alt[k];
                         verdicts.push(Err(match alt {
                             Some(y) => format!(
                                 "two assignments of the container's blocks fit equally well: {} or {}",
@@ -890,12 +1153,15 @@ pub(super) fn resolve(
                             }
                         }))
                     }
-                    Ok(false) => verdicts.push(Ok(c)),
+                    Ok(None) => verdicts.push(Ok(c)),
                 }
             }
         }
         container_steps -= COMPONENT_BUDGET.min(container_steps) - search.steps;
         blocked = std::mem::take(&mut search.blocked);
+        for &x in comp.cands.iter().flatten() {
+            unit_of[x] = usize::MAX;
+        }
         if out_of_budget {
             for &u in &comp.units {
                 results[u] = Some(Err(Reason::new(
@@ -909,45 +1175,22 @@ pub(super) fn resolve(
             }
             continue;
         }
-        // Nested windows at one vertex start: a unit given a block whose window is the
-        // tail of another unit's, of the same vertex count and given no block (its list
-        // is this one plus real triangles before it). Whose block it is, the longer list's
-        // or the shorter one's after a header that reads as triangles, only the
-        // preference of FORMAT.md §6 says ("not a proof"), and the shorter reading is the
-        // one it speaks against: undecidable, so the shorter one is not placed.
-        // (Degenerate triangles, zero padding read as (0, 0, 0), do decide: a list does
-        // not start with them.)
-        let unplaced: Vec<usize> = (0..n).filter(|&k| verdicts[k].is_err()).collect();
-        for (verdict, &u) in verdicts.iter_mut().zip(&comp.units) {
-            let Ok(c) = *verdict else { continue };
-            let (v, i) = (units[u].vertex_count, units[u].index_count as usize);
-            let p = cand(flat[c]).range.start + 2 * i;
-            let nested = unplaced.iter().find_map(|&j| {
-                let w = comp.units[j];
-                let iw = units[w].index_count as usize;
-                // (All its claims: the reductions may have dropped this one.)
-                (units[w].vertex_count == v && iw > i && p >= 2 * iw)
-                    .then(|| {
-                        by_unit[w]
-                            .iter()
-                            .copied()
-                            .find(|&x| cand(flat[x]).range.start + 2 * iw == p)
-                    })
-                    .flatten()
-                    .filter(|_| {
-                        // Every triangle of the extension has three distinct indices.
-                        (p - 2 * iw..p - 2 * i).step_by(6).all(|t| real_start_indices(data, t))
-                    })
-            });
-            if let Some(x) = nested {
-                *verdict = Err(format!(
-                    "its window is the tail of another resource's at {} (the same vertices, \
-                     more indices before them): its block or the other's after a header, the \
-                     bytes cannot tell",
-                    describe(x)
-                ));
-            }
-        }
+        let pick = match &first {
+            Ok(Some(found)) => picks(found),
+            _ => vec![None; n],
+        };
+        decided.push((key, verdicts, pick));
+    }
+    let owner = |x: usize| flat[x].0;
+    let nested = Nested {
+        data,
+        units,
+        owner: &owner,
+        ranges: &ranges,
+    };
+    nested.reject(&by_unit, &ending_at, &comps, &mut decided, &describe);
+    for (key, mut verdicts, _) in decided {
+        let comp = &comps[&key];
         // Byte-identical blocks of duplicates are shared out in order (any choice gives
         // the same geometry); a unit keeps its pick where no other is free.
         let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
