@@ -298,13 +298,6 @@ impl Search<'_> {
         }
         let mut parent: Vec<usize> = (0..units.len()).collect();
         let mut degree: Vec<usize> = vec![0; units.len()];
-        fn root(parent: &mut [usize], mut x: usize) -> usize {
-            while parent[x] != x {
-                parent[x] = parent[parent[x]];
-                x = parent[x];
-            }
-            x
-        }
         let mut work = 0usize;
         for (i, &u) in units.iter().enumerate() {
             for &c in &self.comp.cands[u] {
@@ -736,6 +729,15 @@ fn clear_winners(by_unit: &[Vec<usize>], value: &[Score], conflicts: &[Vec<usize
     }
 }
 
+/// The root of `x` in a union-find forest (path halving).
+fn root(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
 /// A searched component: its key, each unit's verdict (its claim, or why none) and the
 /// best assignment the search found.
 type Decided = (usize, Vec<Result<usize, String>>, Vec<Option<usize>>);
@@ -952,13 +954,6 @@ pub(super) fn resolve(
         .collect();
     // Components: units joined by a conflict between their remaining claims.
     let mut parent: Vec<usize> = (0..units.len()).collect();
-    fn root(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
     for (a, cs) in conflicts.iter().enumerate() {
         for &b in cs.iter().filter(|_| alive[a]) {
             let (ra, rb) = (root(&mut parent, flat[a].0), root(&mut parent, flat[b].0));
@@ -1079,10 +1074,14 @@ pub(super) fn resolve(
             }
             pick
         };
+        let pick = match &first {
+            Ok(Some(found)) => picks(found),
+            _ => vec![None; n],
+        };
         let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
         let mut out_of_budget = first.is_err();
         if let Ok(Some(found)) = &first {
-            let (opt, pick) = (found.0, picks(found));
+            let opt = found.0;
             for (k, &u) in comp.units.iter().enumerate() {
                 let Some(c) = pick[k] else {
                     // Unplaced in the best assignment: every fit is another unit's.
@@ -1175,10 +1174,6 @@ pub(super) fn resolve(
             }
             continue;
         }
-        let pick = match &first {
-            Ok(Some(found)) => picks(found),
-            _ => vec![None; n],
-        };
         decided.push((key, verdicts, pick));
     }
     let owner = |x: usize| flat[x].0;
