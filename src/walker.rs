@@ -17,7 +17,9 @@
 //! manifests made from a dump, a copied folder or one file compare and diff cleanly.
 //!
 //! File names are data: a name that is not valid UTF-8 gets its invalid bytes written as
-//! `\xNN` in [`Found::rel`] (so two different names never share a manifest path), and a
+//! `\xNN` in [`Found::rel`] and a backslash as `\\` (so two different names never share a
+//! manifest path); an image that lists one name twice gives its later copies `\~2`, `\~3`,
+//! … before the extension (`X\~2.xpr`: no escaped name reads so). A
 //! symlink named `*.xpr` is listed with `symlink: true` instead of being opened (the
 //! pipeline reports it as a container error; its target may lie outside the disc). An
 //! entry named `*.xpr` (or `.xpr`) that is neither a file nor a symlink (a folder, a FIFO,
@@ -146,6 +148,22 @@ pub fn resource_dir(disc: &Path) -> Result<(PathBuf, &'static str), WalkError> {
     match locate(disc)? {
         Location::Folder(d) => Ok((d, PREFIX)),
         Location::File(f) | Location::Image(f) => Ok((f.parent().map(Path::to_path_buf).unwrap_or_default(), PREFIX)),
+    }
+}
+
+/// The manifest name of the `copy`-th later copy (0: the first) of a name an image lists
+/// more than once: `\~<copy + 1>` before the `.xpr` extension. The escaped name never holds
+/// a backslash followed by `~` (a backslash is written `\\`), so no other name maps there.
+pub fn copy_name(raw: &[u8], copy: usize) -> String {
+    let text = name_text(raw);
+    if copy == 0 {
+        return text;
+    }
+    // `text` ends in `.xpr` (any case): every listed name does.
+    let cut = text.len().saturating_sub(4);
+    match text.is_char_boundary(cut) {
+        true => format!("{}\\~{}{}", &text[..cut], copy + 1, &text[cut..]),
+        false => format!("{text}\\~{}", copy + 1),
     }
 }
 
