@@ -46,6 +46,9 @@ pub struct Found {
     pub not_a_file: Option<&'static str>,
     /// Inside the disc image `abs`: (byte offset, length) of the file's bytes.
     pub extent: Option<(u64, u64)>,
+    /// Inside a disc image that ends before this file does (an image cut off): how many
+    /// of its bytes the image holds. Listed `truncated`, never read.
+    pub cut_off: Option<u64>,
 }
 
 impl Found {
@@ -202,19 +205,29 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
                 symlink: false,
                 not_a_file: None,
                 extent: None,
+                cut_off: None,
             }]);
         }
         Location::Image(img) => {
-            return Ok(crate::image::list_xpr(&img)?
-                .into_iter()
-                .map(|f| Found {
+            let files = crate::image::list_xpr(&img)?;
+            let mut out: Vec<Found> = Vec::with_capacity(files.len());
+            let mut copy = 0;
+            for (i, f) in files.iter().enumerate() {
+                // Sorted by name: the copies of a name listed twice are neighbours.
+                copy = match i > 0 && files[i - 1].name == f.name {
+                    true => copy + 1,
+                    false => 0,
+                };
+                out.push(Found {
                     abs: img.clone(),
-                    rel: format!("{PREFIX}{}", name_text(&f.name)),
+                    rel: format!("{PREFIX}{}", copy_name(&f.name, copy)),
                     symlink: false,
                     not_a_file: f.directory.then_some("a directory"),
                     extent: Some((f.offset, f.len)),
-                })
-                .collect());
+                    cut_off: (!f.directory && f.present < f.len).then_some(f.present),
+                });
+            }
+            return Ok(out);
         }
         Location::Folder(d) => d,
     };
@@ -238,6 +251,7 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
             symlink,
             not_a_file,
             extent: None,
+            cut_off: None,
         });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));

@@ -1,7 +1,8 @@
 //! File-system safety of a run: the tool's folder inside `--out` and its files, the
 //! `--out` lock, the journal of written outputs (a killed run's restartable cleanup),
 //! the removal of stale outputs (never outside `--out`, never through a symlink), and
-//! reading an input container (mapped, or in place from a disc image).
+//! reading an input container (into an owned buffer, from the file or in place from a
+//! disc image).
 
 use super::*;
 
@@ -188,18 +189,41 @@ pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
     }
 }
 
-/// The bytes of a found container: the file mapped, or its extent of the disc image.
-pub(super) fn read_file(f: &Found) -> std::io::Result<memmap2::Mmap> {
-    let file = std::fs::File::open(&f.abs)?;
-    // SAFETY: the disc is read-only input; a concurrent truncation by another process is
-    // outside what this tool defends against (as for any reader of the file).
-    unsafe {
-        match f.extent {
-            Some((offset, len)) => memmap2::MmapOptions::new()
-                .offset(offset)
-                .len(usize::try_from(len).map_err(std::io::Error::other)?)
-                .map(&file),
-            None => memmap2::Mmap::map(&file),
-        }
+/// The bytes of a found container, read (positioned reads into an owned buffer, never
+/// mapped: a file that gets shorter while the run reads it is an error of that container,
+/// not a SIGBUS of the run) from the file or from its extent of the disc image. Its size
+/// is the opened file's (or the extent's), so a file deleted or made unreadable after it
+/// was found is an `io` error with the OS's words, never an empty file.
+pub(super) fn read_file(f: &Found) -> Result<Vec<u8>, Reason> {
+    let cannot = |e: std::io::Error| Reason::new(Code::Io, format!("cannot read: {e}"));
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        // A file replaced by a FIFO since it was found must not block the run.
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NONBLOCK);
     }
+    let file = open.open(&f.abs).map_err(cannot)?;
+    let (offset, len) = match f.extent {
+        Some(extent) => extent,
+        None => {
+            let m = file.metadata().map_err(cannot)?;
+            if !m.is_file() {
+                return Err(Reason::new(Code::Io, "not a regular file any more: not read"));
+            }
+            (0, m.len())
+        }
+    };
+    // The allocation is bounded by the file: `len` is its size, or an extent the image
+    // listing checked to lie inside the image.
+    let mut bytes = vec![0u8; usize::try_from(len).map_err(|e| cannot(std::io::Error::other(e)))?];
+    crate::image::read_exact_at(&file, &mut bytes, offset).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Reason::new(
+            Code::Io,
+            format!("the file got shorter while it was read (it had {len} bytes)"),
+        ),
+        _ => cannot(e),
+    })?;
+    Ok(bytes)
 }

@@ -365,11 +365,13 @@ pub fn explain(e: &ContainerEntry) -> String {
     line
 }
 
-/// A found container's size in bytes (0 for a symlink or a non-file).
+/// A found container's size in bytes, as far as it is known before reading it: for
+/// scheduling and progress only (0 for a symlink, a non-file or a file that cannot be
+/// stat'ed; the manifest's `size` is what was read, and a read error is reported as one).
 pub fn found_size(f: &Found) -> u64 {
     match (f.extent, f.symlink || f.not_a_file.is_some()) {
         (_, true) => 0,
-        (Some((_, len)), false) => len,
+        (Some((_, len)), false) => f.cut_off.unwrap_or(len),
         (None, false) => std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()),
     }
 }
@@ -422,6 +424,7 @@ mod tests {
             symlink: false,
             not_a_file: None,
             extent: None,
+            cut_off: None,
         }
     }
 
@@ -438,6 +441,25 @@ mod tests {
         // A formatted (String) payload keeps its text too.
         let e = guarded(&found("ship.xpr"), || panic!("{} of {}", 3, 4));
         assert!(e.error.unwrap().detail.contains("3 of 4"));
+    }
+
+    /// A file deleted after it was found (or in a folder that can be listed but not
+    /// entered) is an `io` error with the OS's words, not a `truncated` file of 0 bytes.
+    #[test]
+    fn a_file_gone_after_discovery_is_an_io_error_with_the_os_words() {
+        let tmp = tempfile::tempdir().unwrap();
+        let disc = tmp.path().join("Model.xpr");
+        std::fs::write(&disc, b"XPR2").unwrap();
+        let f = walker::discover(&disc).unwrap().remove(0);
+        std::fs::remove_file(&disc).unwrap();
+        let out = tmp.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let cfg = Config::default();
+        let e = export_container(&f, "Model", &out, &out, &cfg, &ExportOptions::quiet(Some(1), false));
+        assert!(!unwritten(&e));
+        let r = e.error.expect("an error");
+        assert_eq!(r.code, Code::Io, "{r}");
+        assert!(r.detail.contains("No such file or directory"), "{r}");
     }
 
     #[test]

@@ -28,22 +28,25 @@ pub(super) fn export_container(
         entry.error = Some(Reason::new(Code::Io, format!("{what}, not a regular file: not read")));
         return entry;
     }
-    entry.size = found_size(f);
-    let map;
-    let bytes: &[u8] = if entry.size == 0 {
-        &[]
-    } else {
-        match read_file(f) {
-            Ok(m) => {
-                map = m;
-                &map
-            }
-            Err(e) => {
-                entry.error = Some(Reason::new(Code::Io, format!("cannot read: {e}")));
-                return entry;
-            }
+    if let Some(present) = f.cut_off {
+        // The disc image ends inside this file (cut off mid-download): as a cut file.
+        let len = f.extent.map_or(0, |(_, l)| l);
+        entry.size = present;
+        entry.error = Some(Reason::new(
+            Code::Truncated,
+            format!("the disc image ends {present} bytes into this file of {len} bytes (the image is cut off)"),
+        ));
+        return entry;
+    }
+    let bytes = match read_file(f) {
+        Ok(b) => b,
+        Err(reason) => {
+            entry.error = Some(reason);
+            return entry;
         }
     };
+    entry.size = bytes.len() as u64;
+    let bytes = bytes.as_slice();
     let parsed = match container::parse(bytes) {
         Ok(c) => c,
         Err(e) => {
