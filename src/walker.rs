@@ -74,6 +74,13 @@ pub enum WalkError {
          folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
     )]
     NotXpr(String),
+    #[error(
+        "{0} is {1}, not a folder, an .xpr file or an Xbox disc image (expected a disc root, \
+         a folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
+    )]
+    Special(String, &'static str),
+    #[error("{0} is a block device with no XDVDFS volume at the XISO, XGD2, XGD3 or XGD1 offset")]
+    DeviceNotImage(String),
     #[error(transparent)]
     Image(#[from] crate::image::ImageError),
 }
@@ -90,21 +97,25 @@ pub enum Location {
 }
 
 /// The child of `dir` named `name` ASCII case-insensitively that is a directory (not a
-/// symlink): the exact spelling first, else the first in byte order.
-fn child_dir(dir: &Path, name: &str) -> Option<PathBuf> {
+/// symlink): the exact spelling first, else the first in byte order. A folder that cannot
+/// be read or entered (permission denied) is an error, not "no such folder".
+fn child_dir(dir: &Path, name: &str) -> Result<Option<PathBuf>, WalkError> {
+    let unreadable = |e| WalkError::Unreadable(dir.display().to_string(), e);
     let exact = dir.join(name);
-    if std::fs::symlink_metadata(&exact).is_ok_and(|m| m.is_dir()) {
-        return Some(exact);
+    match std::fs::symlink_metadata(&exact) {
+        Ok(m) if m.is_dir() => return Ok(Some(exact)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Err(unreadable(e)),
+        _ => {}
     }
     let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
+        .map_err(unreadable)?
         .filter_map(Result::ok)
         .filter(|e| e.file_name().as_encoded_bytes().eq_ignore_ascii_case(name.as_bytes()))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .collect();
     hits.sort();
-    hits.into_iter().next()
+    Ok(hits.into_iter().next())
 }
 
 /// Whether a file name ends in `.xpr` (any case); `.xpr` itself counts.
@@ -126,11 +137,20 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
             Err(WalkError::NotXpr(shown()))
         };
     }
-    if !meta.is_dir() {
-        return Err(WalkError::NotXpr(shown()));
+    if crate::image::is_block_device(&meta) {
+        // A disc in a drive, or an image on a partition: read like an image file.
+        return match crate::image::is_image(disc) {
+            true => Ok(Location::Image(disc.to_path_buf())),
+            false => Err(WalkError::DeviceNotImage(shown())),
+        };
     }
-    if let Some(res) = child_dir(disc, "hidden").and_then(|h| child_dir(&h, "resource3d")) {
-        return Ok(Location::Folder(res));
+    if !meta.is_dir() {
+        return Err(WalkError::Special(shown(), special_kind(&meta.file_type())));
+    }
+    if let Some(h) = child_dir(disc, "hidden")? {
+        if let Some(res) = child_dir(&h, "resource3d")? {
+            return Ok(Location::Folder(res));
+        }
     }
     if disc.file_name().is_some_and(|n| n.eq_ignore_ascii_case("resource3d")) {
         return Ok(Location::Folder(disc.to_path_buf()));

@@ -82,6 +82,8 @@ pub enum ExportError {
     OutInsideDisc { out: String, disc: String },
     #[error("cannot create or write output folder {0}: {1}")]
     Out(String, std::io::Error),
+    #[error("--out {0} is {1}, not a folder; choose a folder (it is created when missing)")]
+    OutNotFolder(String, &'static str),
     #[error("cannot build the thread pool: {0}")]
     Pool(String),
     #[error("--jobs {0} is more than {MAX_JOBS} worker threads (--jobs 0 or no --jobs: one per core)")]
@@ -113,6 +115,35 @@ pub const LEGACY_PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
 /// Names at the top of `--out` that belong to the tool's outputs: a container whose
 /// folder would be one of them gets `~<index>` (the report is another tool output).
 pub const RESERVED_NAMES: &[&str] = &[MANIFEST, "index.html", TOOL_DIR];
+
+/// How a container's error begins when its outputs could not be written (a texture's
+/// reject: [`WRITING_PNG`]): [`unwritten`] finds them by it.
+pub const WRITING_OUTPUTS: &str = "writing outputs";
+/// How a texture's `io` reject begins when its PNG could not be written.
+pub const WRITING_PNG: &str = "writing the PNG";
+
+/// Whether some output of this container could not be written (a full or read-only disk,
+/// a folder planted where a file goes): the run then ends with its own exit status.
+pub fn unwritten(e: &ContainerEntry) -> bool {
+    let container = e
+        .error
+        .as_ref()
+        .is_some_and(|r| r.code == Code::Io && r.detail.starts_with(WRITING_OUTPUTS));
+    let texture = e.textures.iter().any(|t| {
+        t.reason
+            .as_ref()
+            .is_some_and(|r| r.code == xbg7::texture::TextureCode::Io && r.detail.starts_with(WRITING_PNG))
+    });
+    container || texture
+}
+
+/// What a completed run did: the manifest it wrote, and the containers of this run (not
+/// those a `--only` run kept) some of whose outputs could not be written.
+#[derive(Debug)]
+pub struct Exported {
+    pub manifest: Manifest,
+    pub unwritten: Vec<String>,
+}
 
 /// Folder name of every found container (same order): sanitised stems made unique, a
 /// file spelled exactly `.xpr` named before its case-only variants (`X.xpr` keeps `X`,
@@ -152,6 +183,11 @@ pub fn container_dirs(found: &[Found]) -> Vec<String> {
 /// ([`JOURNAL`]) as it is written, so a run killed anywhere leaves nothing that the next
 /// complete run does not either list or remove.
 pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
+    export_run(disc, out, cfg, opts).map(|r| r.manifest)
+}
+
+/// [`export`], telling also which containers' outputs could not be written.
+pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Exported, ExportError> {
     if let Some(n) = opts.jobs.filter(|&n| n > MAX_JOBS) {
         return Err(ExportError::Jobs(n));
     }
@@ -161,6 +197,12 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         .map_err(|e| walker::WalkError::Unreadable(disc.display().to_string(), e))?;
     // Refuse before creating anything: `--out` must not land inside the disc tree.
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
+    if let Ok(m) = std::fs::metadata(out) {
+        if !m.is_dir() {
+            let what = if m.is_file() { "a file" } else { "not a folder" };
+            return Err(ExportError::OutNotFolder(out.display().to_string(), what));
+        }
+    }
     if resolve_lexically(out).map_err(out_err)?.starts_with(&disc_c) {
         return Err(ExportError::OutInsideDisc {
             out: out.display().to_string(),
@@ -266,6 +308,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         None => run(),
     };
     bar.finish_and_clear();
+    let unwritten: Vec<String> = entries.iter().filter(|e| unwritten(e)).map(|e| e.path.clone()).collect();
     // A partial run keeps what it did not touch: the previous entries of every
     // container the filter does not select.
     if opts.only.is_some() {
@@ -314,7 +357,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
     if std::fs::symlink_metadata(&legacy_prev).is_ok_and(|m| m.is_file()) {
         let _ = std::fs::remove_file(&legacy_prev);
     }
-    Ok(manifest)
+    Ok(Exported { manifest, unwritten })
 }
 
 /// What was decided for one container, for `--verbose`.

@@ -94,7 +94,7 @@ pub(super) fn export_container(
                 (links, prepared)
             }
             Err(e) => {
-                entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+                entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
                 return entry;
             }
         }
@@ -106,7 +106,7 @@ pub(super) fn export_container(
         prepared: &prepared,
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
-        entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+        entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
     }
     entry
 }
