@@ -13,6 +13,7 @@ mod write;
 
 pub use crate::atomic::{write_atomic, TMP_SUFFIX};
 use fs::{abort_point, lock_out, read_file, read_lines, remove_output, resolve_lexically, tool_dir, Journal};
+pub use fs::Outputs;
 pub use fs::{remove_stale, write_tool_file};
 use previews::sampled_albedos;
 pub use previews::{
@@ -107,8 +108,9 @@ pub const PREVIOUS_MANIFEST: &str = ".xbg7/manifest.prev.json";
 /// Stale outputs to remove, written before the new manifest (a run killed between the
 /// manifest and the removal leaves this list for the next run).
 pub const PENDING_REMOVALS: &str = ".xbg7/pending-removals.json";
-/// Every output this run has written, one per line, appended per container (a killed
-/// run's outputs are found here by the next run).
+/// Every output this run has written or begun to write, one per line, each appended before
+/// its temporary is renamed into place (a killed run's outputs are found here by the next
+/// run).
 pub const JOURNAL: &str = ".xbg7/written.txt";
 /// Where versions before the `.xbg7` folder kept the previous manifest (still read).
 pub const LEGACY_PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
@@ -180,7 +182,7 @@ pub fn container_dirs(found: &[Found]) -> Vec<String> {
 /// kept (with their files), and a filter matching nothing is an error. Removing the
 /// previous run's stale outputs is restartable: the list is written
 /// ([`PENDING_REMOVALS`]) before the manifest, and every output is journalled
-/// ([`JOURNAL`]) as it is written, so a run killed anywhere leaves nothing that the next
+/// ([`JOURNAL`]) before it is renamed into place, so a run killed anywhere leaves nothing that the next
 /// complete run does not either list or remove.
 pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
     export_run(disc, out, cfg, opts).map(|r| r.manifest)
@@ -259,6 +261,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         leftovers.extend(list);
     }
     let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
+    let outputs = Outputs::journalled(out, &journal);
 
     // Largest containers first, one task each: a 70 MB stage started last would leave
     // one thread working alone at the end. Entries go back to directory order.
@@ -284,10 +287,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
             .map(|&i| {
                 let (f, dir) = (&found[i], &dirs[i]);
                 bar.set_message(f.file_name().to_string());
-                let e = guarded(f, || export_container(f, dir, out, &out_c, cfg, opts));
-                if let Ok(mut j) = journal.lock() {
-                    j.record(&e);
-                }
+                let e = guarded(f, || export_container(f, dir, &outputs, &out_c, cfg, opts));
                 abort_point("after-first-container");
                 if opts.verbose {
                     bar.suspend(|| eprintln!("{}", explain(&e)));
@@ -328,6 +328,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     // The HTML report (listed in the manifest, so re-runs treat it like any output),
     // written before the manifest so the manifest stays the last file of a run.
     if cfg.output.report {
+        outputs.note(&out.join(crate::report::FILE));
         crate::report::write(out, &mut manifest).map_err(out_err)?;
     }
     let keep: BTreeSet<&str> = manifest.outputs().into_iter().collect();
@@ -498,7 +499,8 @@ mod tests {
         let out = tmp.path().join("out");
         std::fs::create_dir(&out).unwrap();
         let cfg = Config::default();
-        let e = export_container(&f, "Model", &out, &out, &cfg, &ExportOptions::quiet(Some(1), false));
+        let outputs = Outputs::plain(&out);
+        let e = export_container(&f, "Model", &outputs, &out, &cfg, &ExportOptions::quiet(Some(1), false));
         assert!(!unwritten(&e));
         let r = e.error.expect("an error");
         assert_eq!(r.code, Code::Io, "{r}");

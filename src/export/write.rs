@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn export_container(
     f: &Found,
     dir: &str,
-    out: &Path,
+    outputs: &Outputs<'_>,
     out_c: &Path,
     cfg: &Config,
     opts: &ExportOptions,
@@ -58,8 +58,9 @@ pub(super) fn export_container(
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
     let root = OutRoot {
-        path: out,
+        path: outputs.root(),
         canonical: out_c,
+        outputs,
     };
     // Textures: PNGs + manifest entries, the links materials use, and (for the previews)
     // each albedo prepared for sampling while its decoded image is at hand.
@@ -89,6 +90,7 @@ pub(super) fn export_container(
                     dir,
                     previews.then_some(&prepare),
                     cfg.output.specular_gloss,
+                    outputs,
                 );
                 entry.textures = textures;
                 (links, prepared)
@@ -115,6 +117,8 @@ pub(super) fn export_container(
 pub(super) struct OutRoot<'a> {
     path: &'a Path,
     canonical: &'a Path,
+    /// Every file goes through it (journalled before it is renamed into place).
+    outputs: &'a Outputs<'a>,
 }
 
 impl OutRoot<'_> {
@@ -176,6 +180,7 @@ pub(super) fn write_container(
     };
     let writer = ModelWriter {
         out,
+        outputs: root.outputs,
         dir,
         format: cfg.output.format,
         gopts: &gopts,
@@ -240,7 +245,7 @@ pub(super) fn write_container(
                 if previews && entry.kind == Kind::Model {
                     let albedo = mesh_albedo(m, prepared);
                     let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
-                    write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
+                    root.outputs.write(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
                 }
             }
@@ -248,7 +253,7 @@ pub(super) fn write_container(
         entry.resources.push(e);
     }
     if entry.kind == Kind::Stage && !scene_parts.is_empty() {
-        entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
+        entry.scene = write_stage_scene(&scene_parts, &files, dir, root.outputs, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
         let mut cells = textured_grid_cells(d.resources.iter(), prepared);
@@ -262,7 +267,8 @@ pub(super) fn write_container(
         }
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
-        write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
+        root.outputs
+            .write(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
@@ -286,6 +292,7 @@ pub(super) struct WrittenModel {
 /// Where and how one container's models are written.
 pub(super) struct ModelWriter<'a> {
     out: &'a Path,
+    outputs: &'a Outputs<'a>,
     dir: &'a str,
     format: Format,
     gopts: &'a GltfOptions,
@@ -309,8 +316,8 @@ impl ModelWriter<'_> {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };
-                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
-                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+                self.outputs.write(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                self.outputs.write(&out.join(dir).join(&bin_name), &g.bin)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.gltf"),
                     bin: Some(format!("{dir}/{bin_name}")),
@@ -324,7 +331,7 @@ impl ModelWriter<'_> {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };
-                write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
+                self.outputs.write(&out.join(dir).join(format!("{file}.glb")), &glb)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.glb"),
                     bin: None,
@@ -352,10 +359,11 @@ pub(super) fn write_stage_scene(
     parts: &[Vec<u8>],
     files: &[String],
     dir: &str,
-    out: &Path,
+    outputs: &Outputs<'_>,
     format: Format,
     container: &str,
 ) -> std::io::Result<Option<String>> {
+    let out = outputs.root();
     let stem = scene_stem(dir, files);
     let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     let (built, ext) = match format {
@@ -365,6 +373,6 @@ pub(super) fn write_stage_scene(
     let Ok(bytes) = built else {
         return Ok(None);
     };
-    write_atomic(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
+    outputs.write(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
     Ok(Some(format!("{dir}/{stem}.{ext}")))
 }
