@@ -69,9 +69,7 @@ pub enum ImageError {
 /// What is wrong with a directory table, in words.
 #[derive(Debug, thiserror::Error)]
 pub enum Damage {
-    #[error(
-        "the entry at byte {at} lies past the image's end (the image is cut off at byte {len})"
-    )]
+    #[error("the entry at byte {at} lies past the image's end (the image is cut off at byte {len})")]
     CutOff { at: u64, len: u64 },
     #[error("the entry at byte {at} points outside its table ({size} bytes)")]
     OutsideTable { at: u64, size: u32 },
@@ -253,7 +251,12 @@ fn entries(img: &Image, base: u64, table: &DirectoryEntryTable) -> Result<Vec<En
 }
 
 /// The child directory of `table` named `name` ASCII case-insensitively.
-fn child(img: &Image, base: u64, table: &DirectoryEntryTable, name: &str) -> Result<Option<DirectoryEntryTable>, Damage> {
+fn child(
+    img: &Image,
+    base: u64,
+    table: &DirectoryEntryTable,
+    name: &str,
+) -> Result<Option<DirectoryEntryTable>, Damage> {
     let mut hits: Vec<Entry> = entries(img, base, table)?
         .into_iter()
         .filter(|d| d.name.eq_ignore_ascii_case(name.as_bytes()) && d.directory)

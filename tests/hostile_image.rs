@@ -184,7 +184,10 @@ fn export(disc: &Path, out: &Path) -> (i32, String, Duration) {
         if t.elapsed() > Duration::from_secs(60) {
             child.kill().unwrap();
             child.wait().unwrap();
-            panic!("the export of {} ran for a minute (it must end within seconds)", disc.display());
+            panic!(
+                "the export of {} ran for a minute (it must end within seconds)",
+                disc.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -246,9 +249,9 @@ fn a_directory_table_sharing_subtrees_40_levels_deep_is_read_once_per_entry() {
     let refs: Vec<(&[u8], Vec<u8>)> = refs.iter().map(|(n, b)| (n.as_slice(), b.clone())).collect();
     let (mut entries, img) = with_files(&refs);
     // Entry k's left and right subtrees are both entry k + 1: 2^40 paths, 41 entries.
-    for k in 0..40 {
-        entries[k].left = Link::Entry(k + 1);
-        entries[k].right = Link::Entry(k + 1);
+    for (k, e) in entries.iter_mut().take(40).enumerate() {
+        e.left = Link::Entry(k + 1);
+        e.right = Link::Entry(k + 1);
     }
     let iso = write(&tmp, "dag.iso", &finish(img, &table(&entries)));
     let out = tmp.path().join("out");
@@ -328,7 +331,11 @@ fn a_file_cut_off_by_the_image_end_is_truncated_and_the_others_exported() {
             assert_eq!(c["error"]["code"], "truncated", "{c}");
         } else {
             assert!(c.get("error").is_none(), "{c}");
-            assert!(c["resources"].as_array().unwrap().iter().any(|r| r["status"] == "decoded"));
+            assert!(c["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["status"] == "decoded"));
         }
     }
     assert_eq!(diff_self(&out.join("manifest.json")), 0);

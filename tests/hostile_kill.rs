@@ -227,17 +227,28 @@ fn a_run_killed_inside_a_container_leaves_no_orphan_after_the_next_run() {
                 child.wait().unwrap();
                 break;
             }
-            assert!(start.elapsed() < Duration::from_secs(60), "the run never wrote anything");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the run never wrote anything"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
         assert!(!new_outputs(&out, t0).is_empty());
-        assert!(!out.join("manifest.json").exists(), "round {round}: the run was not cut short");
+        assert!(
+            !out.join("manifest.json").exists(),
+            "round {round}: the run was not cut short"
+        );
         // The next run writes .glb files: none of the killed run's names.
         let st = cmd(&disc, &out).args(["--format", "glb"]).status().unwrap();
         assert!(st.success());
         let m = read_manifest(&out.join("manifest.json")).unwrap();
         assert!(m.outputs().iter().all(|rel| out.join(rel).is_file()));
         let left = orphans(&out, &m);
-        assert!(left.is_empty(), "round {round}: {} orphans, e.g. {:?}", left.len(), &left[..left.len().min(5)]);
+        assert!(
+            left.is_empty(),
+            "round {round}: {} orphans, e.g. {:?}",
+            left.len(),
+            &left[..left.len().min(5)]
+        );
     }
 }

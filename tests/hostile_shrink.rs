@@ -72,7 +72,12 @@ fn largest_stage(tmp: &tempfile::TempDir) -> std::path::PathBuf {
     let (bytes, name) = plan
         .iter()
         .filter(|s| s.rel_path.contains("/Stage_"))
-        .map(|s| (xbg7_synth::build_file(s).bytes, s.rel_path.rsplit('/').next().unwrap().to_string()))
+        .map(|s| {
+            (
+                xbg7_synth::build_file(s).bytes,
+                s.rel_path.rsplit('/').next().unwrap().to_string(),
+            )
+        })
         .max_by_key(|(b, _)| b.len())
         .unwrap();
     let res = tmp.path().join("disc").join("hidden").join("resource3d");

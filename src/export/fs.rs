@@ -192,7 +192,10 @@ impl<'a> Outputs<'a> {
         let (Some(j), Ok(rel)) = (self.journal, path.strip_prefix(self.root)) else {
             return;
         };
-        let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
         if let Ok(mut j) = j.lock() {
             j.note(&rel.join("/"));
         }

@@ -12,8 +12,8 @@ pub mod textures;
 mod write;
 
 pub use crate::atomic::{write_atomic, TMP_SUFFIX};
-use fs::{abort_point, lock_out, read_file, read_lines, remove_output, resolve_lexically, tool_dir, Journal};
 pub use fs::Outputs;
+use fs::{abort_point, lock_out, read_file, read_lines, remove_output, resolve_lexically, tool_dir, Journal};
 pub use fs::{remove_stale, write_tool_file};
 use previews::sampled_albedos;
 pub use previews::{
@@ -308,7 +308,11 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         None => run(),
     };
     bar.finish_and_clear();
-    let unwritten: Vec<String> = entries.iter().filter(|e| unwritten(e)).map(|e| e.path.clone()).collect();
+    let unwritten: Vec<String> = entries
+        .iter()
+        .filter(|e| unwritten(e))
+        .map(|e| e.path.clone())
+        .collect();
     // A partial run keeps what it did not touch: the previous entries of every
     // container the filter does not select.
     if opts.only.is_some() {

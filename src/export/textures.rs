@@ -138,7 +138,10 @@ pub fn export_textures_with_albedos<T: Send>(
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
-                    e.reason = Some(Reject::new(TextureCode::Io, format!("{}: {err}", crate::export::WRITING_PNG)));
+                    e.reason = Some(Reject::new(
+                        TextureCode::Io,
+                        format!("{}: {err}", crate::export::WRITING_PNG),
+                    ));
                     e.digest = None;
                     (e, None, None, None)
                 }

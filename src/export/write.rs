@@ -316,7 +316,8 @@ impl ModelWriter<'_> {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };
-                self.outputs.write(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                self.outputs
+                    .write(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
                 self.outputs.write(&out.join(dir).join(&bin_name), &g.bin)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.gltf"),
