@@ -252,10 +252,11 @@ pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
 
 /// The bytes of a found container, read (positioned reads into an owned buffer, never
 /// mapped: a file that gets shorter while the run reads it is an error of that container,
-/// not a SIGBUS of the run) from the file or from its extent of the disc image. Its size
-/// is the opened file's (or the extent's), so a file deleted or made unreadable after it
-/// was found is an `io` error with the OS's words, never an empty file.
-pub(super) fn read_file(f: &Found) -> Result<Vec<u8>, Reason> {
+/// not a SIGBUS of the run) from the file or from its extent of the disc image, into
+/// `buf` (its length becomes the container's). The size is the opened file's (or the
+/// extent's), so a file deleted or made unreadable after it was found is an `io` error
+/// with the OS's words, never an empty file.
+pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
     let cannot = |e: std::io::Error| Reason::new(Code::Io, format!("cannot read: {e}"));
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
@@ -277,14 +278,37 @@ pub(super) fn read_file(f: &Found) -> Result<Vec<u8>, Reason> {
         }
     };
     // The allocation is bounded by the file: `len` is its size, or an extent the image
-    // listing checked to lie inside the image.
-    let mut bytes = vec![0u8; usize::try_from(len).map_err(|e| cannot(std::io::Error::other(e)))?];
-    crate::image::read_exact_at(&file, &mut bytes, offset).map_err(|e| match e.kind() {
+    // listing found inside the image. Every byte of `buf` is overwritten by the read, so
+    // a reused buffer is not zeroed again.
+    let len_usize = usize::try_from(len).map_err(|e| cannot(std::io::Error::other(e)))?;
+    if buf.len() < len_usize {
+        buf.resize(len_usize, 0);
+    }
+    buf.truncate(len_usize);
+    crate::image::read_exact_at(&file, buf, offset).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => Reason::new(
             Code::Io,
             format!("the file got shorter while it was read (it had {len} bytes)"),
         ),
         _ => cannot(e),
-    })?;
-    Ok(bytes)
+    })
+}
+
+thread_local! {
+    /// Each worker thread's read buffer, reused from container to container.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// This thread's read buffer (empty when a container this thread is already working on
+/// holds it: rayon may run another container inside one's parallel work).
+pub(super) fn take_buffer() -> Vec<u8> {
+    BUFFER.with(|b| b.take())
+}
+
+/// Hand the buffer back for the thread's next container (the larger one is kept).
+pub(super) fn give_back_buffer(buf: Vec<u8>) {
+    BUFFER.with(|b| {
+        let held = b.take();
+        b.set(if held.capacity() >= buf.capacity() { held } else { buf });
+    });
 }

@@ -13,7 +13,10 @@ mod write;
 
 pub use crate::atomic::{write_atomic, TMP_SUFFIX};
 pub use fs::Outputs;
-use fs::{abort_point, lock_out, read_file, read_lines, remove_output, resolve_lexically, tool_dir, Journal};
+use fs::{
+    abort_point, give_back_buffer, lock_out, read_file, read_lines, remove_output, resolve_lexically, take_buffer,
+    tool_dir, Journal,
+};
 pub use fs::{remove_stale, write_tool_file};
 use previews::sampled_albedos;
 pub use previews::{
@@ -299,13 +302,19 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         done.sort_by_key(|(i, _)| *i);
         done.into_iter().map(|(_, e)| e).collect()
     };
+    // Each worker's read buffer goes when the batch is done (the threads outlive it).
+    let run_and_free = || {
+        let done = run();
+        rayon::broadcast(|_| drop(take_buffer()));
+        done
+    };
     let mut entries = match opts.jobs.filter(|&n| n > 0) {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| ExportError::Pool(e.to_string()))?
-            .install(run),
-        None => run(),
+            .install(run_and_free),
+        None => run_and_free(),
     };
     bar.finish_and_clear();
     let unwritten: Vec<String> = entries

@@ -12,7 +12,6 @@ pub(super) fn export_container(
     opts: &ExportOptions,
 ) -> ContainerEntry {
     let mut entry = blank_entry(f);
-    let kind = entry.kind;
     if f.symlink {
         let target = std::fs::read_link(&f.abs)
             .map(|t| t.display().to_string())
@@ -38,15 +37,31 @@ pub(super) fn export_container(
         ));
         return entry;
     }
-    let bytes = match read_file(f) {
-        Ok(b) => b,
-        Err(reason) => {
-            entry.error = Some(reason);
-            return entry;
+    // The bytes go into this worker's buffer (kept for its next container: no fresh
+    // pages to fault in and zero for every file), handed back when the container is done.
+    let mut buf = take_buffer();
+    match read_file(f, &mut buf) {
+        Ok(()) => {
+            entry.size = buf.len() as u64;
+            entry = export_bytes(entry, &buf, dir, outputs, out_c, cfg, opts);
         }
-    };
-    entry.size = bytes.len() as u64;
-    let bytes = bytes.as_slice();
+        Err(reason) => entry.error = Some(reason),
+    }
+    give_back_buffer(buf);
+    entry
+}
+
+/// The rest of [`export_container`], on the container's bytes.
+fn export_bytes(
+    mut entry: ContainerEntry,
+    bytes: &[u8],
+    dir: &str,
+    outputs: &Outputs<'_>,
+    out_c: &Path,
+    cfg: &Config,
+    opts: &ExportOptions,
+) -> ContainerEntry {
+    let kind = entry.kind;
     let parsed = match container::parse(bytes) {
         Ok(c) => c,
         Err(e) => {
