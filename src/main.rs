@@ -239,7 +239,7 @@ Examples:
   xbg7-export render Stage_S10.xpr -o grid.png
 
 Exit status: 0 done (rejected resources are data), 1 diff/verify found a regression,
-2 usage or I/O error.";
+2 usage or I/O error, 3 the export completed but some outputs could not be written.";
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum DiffFormat {
@@ -581,12 +581,24 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
         verbose: common.verbose,
     };
     let t = std::time::Instant::now();
-    let m = export::export(disc, out, &cfg, &opts)?;
+    let run = export::export_run(disc, out, &cfg, &opts)?;
     if !common.quiet {
-        print_summary(&m, out, t.elapsed().as_secs_f64());
+        print_summary(&run.manifest, out, t.elapsed().as_secs_f64());
+    }
+    if let Some(first) = run.unwritten.first() {
+        eprintln!(
+            "xbg7-export: error: outputs of {} container(s) could not be written (first: {first}; \
+             the manifest lists each with its error)",
+            run.unwritten.len()
+        );
+        std::process::exit(EXIT_UNWRITTEN);
     }
     Ok(())
 }
+
+/// Exit status of a run that completed (manifest written) but could not write some
+/// outputs: a full or read-only disk must not look like a clean run.
+const EXIT_UNWRITTEN: i32 = 3;
 
 fn print_summary(m: &Manifest, out: &Path, secs: f64) {
     let s = &m.summary;

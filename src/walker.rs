@@ -17,7 +17,9 @@
 //! manifests made from a dump, a copied folder or one file compare and diff cleanly.
 //!
 //! File names are data: a name that is not valid UTF-8 gets its invalid bytes written as
-//! `\xNN` in [`Found::rel`] (so two different names never share a manifest path), and a
+//! `\xNN` in [`Found::rel`] and a backslash as `\\` (so two different names never share a
+//! manifest path); an image that lists one name twice gives its later copies `\~2`, `\~3`,
+//! … before the extension (`X\~2.xpr`: no escaped name reads so). A
 //! symlink named `*.xpr` is listed with `symlink: true` instead of being opened (the
 //! pipeline reports it as a container error; its target may lie outside the disc). An
 //! entry named `*.xpr` (or `.xpr`) that is neither a file nor a symlink (a folder, a FIFO,
@@ -44,6 +46,9 @@ pub struct Found {
     pub not_a_file: Option<&'static str>,
     /// Inside the disc image `abs`: (byte offset, length) of the file's bytes.
     pub extent: Option<(u64, u64)>,
+    /// Inside a disc image that ends before this file does (an image cut off): how many
+    /// of its bytes the image holds. Listed `truncated`, never read.
+    pub cut_off: Option<u64>,
 }
 
 impl Found {
@@ -69,6 +74,13 @@ pub enum WalkError {
          folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
     )]
     NotXpr(String),
+    #[error(
+        "{0} is {1}, not a folder, an .xpr file or an Xbox disc image (expected a disc root, \
+         a folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
+    )]
+    Special(String, &'static str),
+    #[error("{0} is a block device with no XDVDFS volume at the XISO, XGD2, XGD3 or XGD1 offset")]
+    DeviceNotImage(String),
     #[error(transparent)]
     Image(#[from] crate::image::ImageError),
 }
@@ -85,21 +97,25 @@ pub enum Location {
 }
 
 /// The child of `dir` named `name` ASCII case-insensitively that is a directory (not a
-/// symlink): the exact spelling first, else the first in byte order.
-fn child_dir(dir: &Path, name: &str) -> Option<PathBuf> {
+/// symlink): the exact spelling first, else the first in byte order. A folder that cannot
+/// be read or entered (permission denied) is an error, not "no such folder".
+fn child_dir(dir: &Path, name: &str) -> Result<Option<PathBuf>, WalkError> {
+    let unreadable = |e| WalkError::Unreadable(dir.display().to_string(), e);
     let exact = dir.join(name);
-    if std::fs::symlink_metadata(&exact).is_ok_and(|m| m.is_dir()) {
-        return Some(exact);
+    match std::fs::symlink_metadata(&exact) {
+        Ok(m) if m.is_dir() => return Ok(Some(exact)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Err(unreadable(e)),
+        _ => {}
     }
     let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
+        .map_err(unreadable)?
         .filter_map(Result::ok)
         .filter(|e| e.file_name().as_encoded_bytes().eq_ignore_ascii_case(name.as_bytes()))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .collect();
     hits.sort();
-    hits.into_iter().next()
+    Ok(hits.into_iter().next())
 }
 
 /// Whether a file name ends in `.xpr` (any case); `.xpr` itself counts.
@@ -121,11 +137,20 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
             Err(WalkError::NotXpr(shown()))
         };
     }
-    if !meta.is_dir() {
-        return Err(WalkError::NotXpr(shown()));
+    if crate::image::is_block_device(&meta) {
+        // A disc in a drive, or an image on a partition: read like an image file.
+        return match crate::image::is_image(disc) {
+            true => Ok(Location::Image(disc.to_path_buf())),
+            false => Err(WalkError::DeviceNotImage(shown())),
+        };
     }
-    if let Some(res) = child_dir(disc, "hidden").and_then(|h| child_dir(&h, "resource3d")) {
-        return Ok(Location::Folder(res));
+    if !meta.is_dir() {
+        return Err(WalkError::Special(shown(), special_kind(&meta.file_type())));
+    }
+    if let Some(h) = child_dir(disc, "hidden")? {
+        if let Some(res) = child_dir(&h, "resource3d")? {
+            return Ok(Location::Folder(res));
+        }
     }
     if disc.file_name().is_some_and(|n| n.eq_ignore_ascii_case("resource3d")) {
         return Ok(Location::Folder(disc.to_path_buf()));
@@ -146,6 +171,22 @@ pub fn resource_dir(disc: &Path) -> Result<(PathBuf, &'static str), WalkError> {
     match locate(disc)? {
         Location::Folder(d) => Ok((d, PREFIX)),
         Location::File(f) | Location::Image(f) => Ok((f.parent().map(Path::to_path_buf).unwrap_or_default(), PREFIX)),
+    }
+}
+
+/// The manifest name of the `copy`-th later copy (0: the first) of a name an image lists
+/// more than once: `\~<copy + 1>` before the `.xpr` extension. The escaped name never holds
+/// a backslash followed by `~` (a backslash is written `\\`), so no other name maps there.
+pub fn copy_name(raw: &[u8], copy: usize) -> String {
+    let text = name_text(raw);
+    if copy == 0 {
+        return text;
+    }
+    // `text` ends in `.xpr` (any case): every listed name does.
+    let cut = text.len().saturating_sub(4);
+    match text.is_char_boundary(cut) {
+        true => format!("{}\\~{}{}", &text[..cut], copy + 1, &text[cut..]),
+        false => format!("{text}\\~{}", copy + 1),
     }
 }
 
@@ -184,19 +225,29 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
                 symlink: false,
                 not_a_file: None,
                 extent: None,
+                cut_off: None,
             }]);
         }
         Location::Image(img) => {
-            return Ok(crate::image::list_xpr(&img)?
-                .into_iter()
-                .map(|f| Found {
+            let files = crate::image::list_xpr(&img)?;
+            let mut out: Vec<Found> = Vec::with_capacity(files.len());
+            let mut copy = 0;
+            for (i, f) in files.iter().enumerate() {
+                // Sorted by name: the copies of a name listed twice are neighbours.
+                copy = match i > 0 && files[i - 1].name == f.name {
+                    true => copy + 1,
+                    false => 0,
+                };
+                out.push(Found {
                     abs: img.clone(),
-                    rel: format!("{PREFIX}{}", name_text(&f.name)),
+                    rel: format!("{PREFIX}{}", copy_name(&f.name, copy)),
                     symlink: false,
                     not_a_file: f.directory.then_some("a directory"),
                     extent: Some((f.offset, f.len)),
-                })
-                .collect());
+                    cut_off: (!f.directory && f.present < f.len).then_some(f.present),
+                });
+            }
+            return Ok(out);
         }
         Location::Folder(d) => d,
     };
@@ -220,6 +271,7 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
             symlink,
             not_a_file,
             extent: None,
+            cut_off: None,
         });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));

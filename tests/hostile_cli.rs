@@ -1,6 +1,7 @@
 //! Clear messages: an unreadable `--disc`, a `--disc` without `hidden/resource3d`, an
 //! `--out` inside `--disc`, and an unwritable `--out` each stop with exit status 2 and
-//! one line on stderr that names the problem, and create nothing.
+//! one line on stderr that names the problem in words, and create nothing. An export that
+//! completes but cannot write some output ends with its own exit status, 3.
 
 use std::path::Path;
 use std::process::Command;
@@ -99,10 +100,11 @@ fn unwritable_out_is_one_line_and_exit_2() {
     let (code, err) = export(&disc, &tmp.path().join("plain").join("out"));
     assert_eq!(code, 2);
     one_line(&err, "cannot create or write output folder");
-    // --out is itself a regular file.
+    // --out is itself a regular file: said in words, not "File exists (os error 17)".
     let (code, err) = export(&disc, &tmp.path().join("plain"));
     assert_eq!(code, 2);
-    one_line(&err, "cannot create or write output folder");
+    one_line(&err, "is a file, not a folder");
+    assert!(!err.contains("os error"), "{err}");
     assert_eq!(std::fs::read(tmp.path().join("plain")).unwrap(), b"x");
 }
 
@@ -155,4 +157,64 @@ fn a_closed_stdout_ends_a_printing_subcommand_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(o.status.code(), None, "ended by a signal, not an exit code: {err}");
     assert_eq!(o.status.signal(), Some(libc::SIGPIPE));
+}
+
+/// A `--disc` that is a FIFO, and a `hidden` folder that cannot be read: the message says
+/// what is wrong (a FIFO; permission denied), not "not an Xbox disc image" or "holds no
+/// containers".
+#[cfg(unix)]
+#[test]
+fn a_special_or_unreadable_disc_is_named_for_what_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (code, err) = export(&fifo, &tmp.path().join("out"));
+    assert_eq!(code, 2);
+    one_line(&err, "is a FIFO, not a folder");
+    // Root reads any folder whatever its mode: the rest is for other users only.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return;
+    }
+    let disc = disc_with_resource3d(tmp.path());
+    let hidden = disc.join("hidden");
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let (code, err) = export(&disc, &tmp.path().join("out2"));
+    std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(code, 2);
+    one_line(&err, "ermission denied");
+}
+
+/// An output that cannot be written (here a folder stands where a `.gltf` goes) is listed
+/// on its container, and the run, which completes, ends with exit status 3, not 0.
+#[test]
+fn a_failed_output_write_ends_the_run_with_status_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    let file = tmp.path().join(spec.rel_path.rsplit('/').next().unwrap());
+    std::fs::write(&file, xbg7_synth::build_file(&spec).bytes).unwrap();
+    let out = tmp.path().join("out");
+    let (code, err) = export(&file, &out);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let gltf = m["containers"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|r| r["gltf"].as_str())
+        .unwrap()
+        .to_string();
+    std::fs::remove_file(out.join(&gltf)).unwrap();
+    std::fs::create_dir_all(out.join(&gltf).join("blocker")).unwrap();
+    let (code, err) = export(&file, &out);
+    assert_eq!(code, 3, "{err}");
+    one_line(&err, "could not be written");
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let e = &m["containers"][0]["error"];
+    assert_eq!(e["code"], "io", "{m}");
+    assert!(e["detail"].as_str().unwrap().starts_with("writing outputs"), "{e}");
 }

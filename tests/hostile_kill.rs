@@ -178,3 +178,77 @@ fn killed_run_leaves_a_consistent_tree_and_the_next_run_repairs_it() {
     };
     assert_ne!(stage(&m1), stage(&m3));
 }
+
+/// Every file under `out` (but the tool's own folder) is the manifest or one of its outputs.
+fn orphans(out: &Path, m: &Manifest) -> Vec<String> {
+    let listed: std::collections::BTreeSet<&str> = m.outputs().into_iter().collect();
+    walkdir::WalkDir::new(out)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| e.path().strip_prefix(out).unwrap().to_string_lossy().replace('\\', "/"))
+        .filter(|rel| !rel.starts_with(".xbg7/") && rel != "manifest.json" && !listed.contains(rel.as_str()))
+        .collect()
+}
+
+/// A run killed (SIGKILL) in the middle of a container, then a complete run that produces
+/// other names (`--format glb`): the killed container's outputs were journalled before
+/// they were renamed into place, so the complete run removes every one of them — no file
+/// under `--out` is left that its manifest does not list. Killed at the first output of a
+/// run into a fresh `--out`, and at the 1st, 7th and 40th output (the test hook), so the
+/// kill lands inside a container.
+#[test]
+fn a_run_killed_inside_a_container_leaves_no_orphan_after_the_next_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let disc = tmp.path().join("disc");
+    xbg7_synth::write_disc(&disc, &SynthOptions::demo(1)).unwrap();
+    for (round, hook) in [None, Some(1), Some(7), Some(40)].into_iter().enumerate() {
+        let out = tmp.path().join(format!("out{round}"));
+        let t0 = SystemTime::now();
+        let mut c = cmd(&disc, &out);
+        if let Some(n) = hook {
+            c.env("XBG7_EXPORT_ABORT_AT", "after-an-output")
+                .env("XBG7_EXPORT_ABORT_AFTER", n.to_string());
+        }
+        let mut child = c.spawn().unwrap();
+        let start = Instant::now();
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            let written = walkdir::WalkDir::new(&out)
+                .min_depth(2)
+                .into_iter()
+                .filter_map(Result::ok)
+                .any(|e| e.file_type().is_file() && !e.path().starts_with(out.join(".xbg7")));
+            if hook.is_none() && written {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the run never wrote anything"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!new_outputs(&out, t0).is_empty());
+        assert!(
+            !out.join("manifest.json").exists(),
+            "round {round}: the run was not cut short"
+        );
+        // The next run writes .glb files: none of the killed run's names.
+        let st = cmd(&disc, &out).args(["--format", "glb"]).status().unwrap();
+        assert!(st.success());
+        let m = read_manifest(&out.join("manifest.json")).unwrap();
+        assert!(m.outputs().iter().all(|rel| out.join(rel).is_file()));
+        let left = orphans(&out, &m);
+        assert!(
+            left.is_empty(),
+            "round {round}: {} orphans, e.g. {:?}",
+            left.len(),
+            &left[..left.len().min(5)]
+        );
+    }
+}

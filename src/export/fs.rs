@@ -1,7 +1,9 @@
 //! File-system safety of a run: the tool's folder inside `--out` and its files, the
-//! `--out` lock, the journal of written outputs (a killed run's restartable cleanup),
+//! `--out` lock, the journal of written outputs (each journalled before it is renamed into
+//! place, [`Outputs`]: a killed run's restartable cleanup),
 //! the removal of stale outputs (never outside `--out`, never through a symlink), and
-//! reading an input container (mapped, or in place from a disc image).
+//! reading an input container (into an owned buffer, from the file or in place from a
+//! disc image).
 
 use super::*;
 
@@ -64,10 +66,18 @@ pub(super) fn lock_out(out: &Path) -> Result<std::fs::File, ExportError> {
 }
 
 /// Test hook: abort the process (as a kill would) at the named point of a run when
-/// `XBG7_EXPORT_ABORT_AT` names it (`after-manifest`, `after-first-container`).
+/// `XBG7_EXPORT_ABORT_AT` names it (`after-manifest`, `after-first-container`,
+/// `after-an-output`: once `XBG7_EXPORT_ABORT_AFTER` outputs, default 1, are in place).
 pub(super) fn abort_point(name: &str) {
     if std::env::var_os("XBG7_EXPORT_ABORT_AT").is_some_and(|v| v == name) {
-        std::process::abort();
+        static SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let after: usize = std::env::var("XBG7_EXPORT_ABORT_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        if SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= after {
+            std::process::abort();
+        }
     }
 }
 
@@ -136,24 +146,76 @@ impl Journal {
         Ok(Journal(Some(f)))
     }
 
-    /// Append a container's outputs (best effort: the journal only widens the cleanup).
-    pub(super) fn record(&mut self, e: &ContainerEntry) {
+    /// Append one output's path (relative to `--out`), best effort: the journal only
+    /// widens the cleanup. One `write` per line, so a kill leaves whole lines.
+    pub(super) fn note(&mut self, rel: &str) {
         use std::io::Write;
-        let one = Manifest {
-            containers: vec![e.clone()],
-            ..Manifest::new(Vec::new())
-        };
-        let mut text = String::new();
-        for o in one.outputs() {
-            text.push_str(o);
-            text.push('\n');
-        }
         if let Some(f) = &mut self.0 {
             // No fsync: the journal guards against a killed process, not a power cut.
-            if f.write_all(text.as_bytes()).is_err() {
+            if f.write_all(format!("{rel}\n").as_bytes()).is_err() {
                 self.0 = None;
             }
         }
+    }
+}
+
+/// Where every output of a run is written through: its path is journalled ([`JOURNAL`])
+/// before its temporary is created and renamed into place, so a run killed at any moment
+/// leaves no file under `--out` (nor a temporary) that the next complete run neither
+/// lists nor removes. Without a journal (a library caller writing textures alone) it is
+/// the plain atomic write.
+pub struct Outputs<'a> {
+    root: &'a Path,
+    journal: Option<&'a std::sync::Mutex<Journal>>,
+}
+
+impl<'a> Outputs<'a> {
+    pub(super) fn journalled(root: &'a Path, journal: &'a std::sync::Mutex<Journal>) -> Outputs<'a> {
+        Outputs {
+            root,
+            journal: Some(journal),
+        }
+    }
+
+    /// Atomic writes, not journalled.
+    pub fn plain(root: &'a Path) -> Outputs<'a> {
+        Outputs { root, journal: None }
+    }
+
+    /// The folder the outputs go to (`--out`).
+    pub fn root(&self) -> &'a Path {
+        self.root
+    }
+
+    /// Record `path` (inside the root) in the journal.
+    pub(super) fn note(&self, path: &Path) {
+        let (Some(j), Ok(rel)) = (self.journal, path.strip_prefix(self.root)) else {
+            return;
+        };
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if let Ok(mut j) = j.lock() {
+            j.note(&rel.join("/"));
+        }
+    }
+
+    /// [`write_atomic`] of `bytes` to `path`, journalled first.
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_with(path, |w| w.write_all(bytes))
+    }
+
+    /// [`crate::atomic::write_atomic_with`], journalled first.
+    pub fn write_with(
+        &self,
+        path: &Path,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.note(path);
+        crate::atomic::write_atomic_with(path, write)?;
+        abort_point("after-an-output");
+        Ok(())
     }
 }
 
@@ -188,18 +250,65 @@ pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
     }
 }
 
-/// The bytes of a found container: the file mapped, or its extent of the disc image.
-pub(super) fn read_file(f: &Found) -> std::io::Result<memmap2::Mmap> {
-    let file = std::fs::File::open(&f.abs)?;
-    // SAFETY: the disc is read-only input; a concurrent truncation by another process is
-    // outside what this tool defends against (as for any reader of the file).
-    unsafe {
-        match f.extent {
-            Some((offset, len)) => memmap2::MmapOptions::new()
-                .offset(offset)
-                .len(usize::try_from(len).map_err(std::io::Error::other)?)
-                .map(&file),
-            None => memmap2::Mmap::map(&file),
-        }
+/// The bytes of a found container, read (positioned reads into an owned buffer, never
+/// mapped: a file that gets shorter while the run reads it is an error of that container,
+/// not a SIGBUS of the run) from the file or from its extent of the disc image, into
+/// `buf` (its length becomes the container's). The size is the opened file's (or the
+/// extent's), so a file deleted or made unreadable after it was found is an `io` error
+/// with the OS's words, never an empty file.
+pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
+    let cannot = |e: std::io::Error| Reason::new(Code::Io, format!("cannot read: {e}"));
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        // A file replaced by a FIFO since it was found must not block the run.
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NONBLOCK);
     }
+    let file = open.open(&f.abs).map_err(cannot)?;
+    let (offset, len) = match f.extent {
+        Some(extent) => extent,
+        None => {
+            let m = file.metadata().map_err(cannot)?;
+            if !m.is_file() {
+                return Err(Reason::new(Code::Io, "not a regular file any more: not read"));
+            }
+            (0, m.len())
+        }
+    };
+    // The allocation is bounded by the file: `len` is its size, or an extent the image
+    // listing found inside the image. Every byte of `buf` is overwritten by the read, so
+    // a reused buffer is not zeroed again.
+    let len_usize = usize::try_from(len).map_err(|e| cannot(std::io::Error::other(e)))?;
+    if buf.len() < len_usize {
+        buf.resize(len_usize, 0);
+    }
+    buf.truncate(len_usize);
+    crate::image::read_exact_at(&file, buf, offset).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Reason::new(
+            Code::Io,
+            format!("the file got shorter while it was read (it had {len} bytes)"),
+        ),
+        _ => cannot(e),
+    })
+}
+
+thread_local! {
+    /// Each worker thread's read buffer, reused from container to container.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// This thread's read buffer (empty when a container this thread is already working on
+/// holds it: rayon may run another container inside one's parallel work).
+pub(super) fn take_buffer() -> Vec<u8> {
+    BUFFER.with(|b| b.take())
+}
+
+/// Hand the buffer back for the thread's next container (the larger one is kept).
+pub(super) fn give_back_buffer(buf: Vec<u8>) {
+    BUFFER.with(|b| {
+        let held = b.take();
+        b.set(if held.capacity() >= buf.capacity() { held } else { buf });
+    });
 }

@@ -12,7 +12,11 @@ pub mod textures;
 mod write;
 
 pub use crate::atomic::{write_atomic, TMP_SUFFIX};
-use fs::{abort_point, lock_out, read_file, read_lines, remove_output, resolve_lexically, tool_dir, Journal};
+pub use fs::Outputs;
+use fs::{
+    abort_point, give_back_buffer, lock_out, read_file, read_lines, remove_output, resolve_lexically, take_buffer,
+    tool_dir, Journal,
+};
 pub use fs::{remove_stale, write_tool_file};
 use previews::sampled_albedos;
 pub use previews::{
@@ -82,6 +86,8 @@ pub enum ExportError {
     OutInsideDisc { out: String, disc: String },
     #[error("cannot create or write output folder {0}: {1}")]
     Out(String, std::io::Error),
+    #[error("--out {0} is {1}, not a folder; choose a folder (it is created when missing)")]
+    OutNotFolder(String, &'static str),
     #[error("cannot build the thread pool: {0}")]
     Pool(String),
     #[error("--jobs {0} is more than {MAX_JOBS} worker threads (--jobs 0 or no --jobs: one per core)")]
@@ -105,14 +111,44 @@ pub const PREVIOUS_MANIFEST: &str = ".xbg7/manifest.prev.json";
 /// Stale outputs to remove, written before the new manifest (a run killed between the
 /// manifest and the removal leaves this list for the next run).
 pub const PENDING_REMOVALS: &str = ".xbg7/pending-removals.json";
-/// Every output this run has written, one per line, appended per container (a killed
-/// run's outputs are found here by the next run).
+/// Every output this run has written or begun to write, one per line, each appended before
+/// its temporary is renamed into place (a killed run's outputs are found here by the next
+/// run).
 pub const JOURNAL: &str = ".xbg7/written.txt";
 /// Where versions before the `.xbg7` folder kept the previous manifest (still read).
 pub const LEGACY_PREVIOUS_MANIFEST: &str = "manifest.json.xbg7-prev";
 /// Names at the top of `--out` that belong to the tool's outputs: a container whose
 /// folder would be one of them gets `~<index>` (the report is another tool output).
 pub const RESERVED_NAMES: &[&str] = &[MANIFEST, "index.html", TOOL_DIR];
+
+/// How a container's error begins when its outputs could not be written (a texture's
+/// reject: [`WRITING_PNG`]): [`unwritten`] finds them by it.
+pub const WRITING_OUTPUTS: &str = "writing outputs";
+/// How a texture's `io` reject begins when its PNG could not be written.
+pub const WRITING_PNG: &str = "writing the PNG";
+
+/// Whether some output of this container could not be written (a full or read-only disk,
+/// a folder planted where a file goes): the run then ends with its own exit status.
+pub fn unwritten(e: &ContainerEntry) -> bool {
+    let container = e
+        .error
+        .as_ref()
+        .is_some_and(|r| r.code == Code::Io && r.detail.starts_with(WRITING_OUTPUTS));
+    let texture = e.textures.iter().any(|t| {
+        t.reason
+            .as_ref()
+            .is_some_and(|r| r.code == xbg7::texture::TextureCode::Io && r.detail.starts_with(WRITING_PNG))
+    });
+    container || texture
+}
+
+/// What a completed run did: the manifest it wrote, and the containers of this run (not
+/// those a `--only` run kept) some of whose outputs could not be written.
+#[derive(Debug)]
+pub struct Exported {
+    pub manifest: Manifest,
+    pub unwritten: Vec<String>,
+}
 
 /// Folder name of every found container (same order): sanitised stems made unique, a
 /// file spelled exactly `.xpr` named before its case-only variants (`X.xpr` keeps `X`,
@@ -149,9 +185,14 @@ pub fn container_dirs(found: &[Found]) -> Vec<String> {
 /// kept (with their files), and a filter matching nothing is an error. Removing the
 /// previous run's stale outputs is restartable: the list is written
 /// ([`PENDING_REMOVALS`]) before the manifest, and every output is journalled
-/// ([`JOURNAL`]) as it is written, so a run killed anywhere leaves nothing that the next
+/// ([`JOURNAL`]) before it is renamed into place, so a run killed anywhere leaves nothing that the next
 /// complete run does not either list or remove.
 pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Manifest, ExportError> {
+    export_run(disc, out, cfg, opts).map(|r| r.manifest)
+}
+
+/// [`export`], telling also which containers' outputs could not be written.
+pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Result<Exported, ExportError> {
     if let Some(n) = opts.jobs.filter(|&n| n > MAX_JOBS) {
         return Err(ExportError::Jobs(n));
     }
@@ -161,6 +202,12 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         .map_err(|e| walker::WalkError::Unreadable(disc.display().to_string(), e))?;
     // Refuse before creating anything: `--out` must not land inside the disc tree.
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
+    if let Ok(m) = std::fs::metadata(out) {
+        if !m.is_dir() {
+            let what = if m.is_file() { "a file" } else { "not a folder" };
+            return Err(ExportError::OutNotFolder(out.display().to_string(), what));
+        }
+    }
     if resolve_lexically(out).map_err(out_err)?.starts_with(&disc_c) {
         return Err(ExportError::OutInsideDisc {
             out: out.display().to_string(),
@@ -217,6 +264,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         leftovers.extend(list);
     }
     let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
+    let outputs = Outputs::journalled(out, &journal);
 
     // Largest containers first, one task each: a 70 MB stage started last would leave
     // one thread working alone at the end. Entries go back to directory order.
@@ -242,10 +290,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
             .map(|&i| {
                 let (f, dir) = (&found[i], &dirs[i]);
                 bar.set_message(f.file_name().to_string());
-                let e = guarded(f, || export_container(f, dir, out, &out_c, cfg, opts));
-                if let Ok(mut j) = journal.lock() {
-                    j.record(&e);
-                }
+                let e = guarded(f, || export_container(f, dir, &outputs, &out_c, cfg, opts));
                 abort_point("after-first-container");
                 if opts.verbose {
                     bar.suspend(|| eprintln!("{}", explain(&e)));
@@ -257,15 +302,26 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
         done.sort_by_key(|(i, _)| *i);
         done.into_iter().map(|(_, e)| e).collect()
     };
+    // Each worker's read buffer goes when the batch is done (the threads outlive it).
+    let run_and_free = || {
+        let done = run();
+        rayon::broadcast(|_| drop(take_buffer()));
+        done
+    };
     let mut entries = match opts.jobs.filter(|&n| n > 0) {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| ExportError::Pool(e.to_string()))?
-            .install(run),
-        None => run(),
+            .install(run_and_free),
+        None => run_and_free(),
     };
     bar.finish_and_clear();
+    let unwritten: Vec<String> = entries
+        .iter()
+        .filter(|e| unwritten(e))
+        .map(|e| e.path.clone())
+        .collect();
     // A partial run keeps what it did not touch: the previous entries of every
     // container the filter does not select.
     if opts.only.is_some() {
@@ -285,6 +341,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
     // The HTML report (listed in the manifest, so re-runs treat it like any output),
     // written before the manifest so the manifest stays the last file of a run.
     if cfg.output.report {
+        outputs.note(&out.join(crate::report::FILE));
         crate::report::write(out, &mut manifest).map_err(out_err)?;
     }
     let keep: BTreeSet<&str> = manifest.outputs().into_iter().collect();
@@ -314,7 +371,7 @@ pub fn export(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -> Re
     if std::fs::symlink_metadata(&legacy_prev).is_ok_and(|m| m.is_file()) {
         let _ = std::fs::remove_file(&legacy_prev);
     }
-    Ok(manifest)
+    Ok(Exported { manifest, unwritten })
 }
 
 /// What was decided for one container, for `--verbose`.
@@ -365,11 +422,13 @@ pub fn explain(e: &ContainerEntry) -> String {
     line
 }
 
-/// A found container's size in bytes (0 for a symlink or a non-file).
+/// A found container's size in bytes, as far as it is known before reading it: for
+/// scheduling and progress only (0 for a symlink, a non-file or a file that cannot be
+/// stat'ed; the manifest's `size` is what was read, and a read error is reported as one).
 pub fn found_size(f: &Found) -> u64 {
     match (f.extent, f.symlink || f.not_a_file.is_some()) {
         (_, true) => 0,
-        (Some((_, len)), false) => len,
+        (Some((_, len)), false) => f.cut_off.unwrap_or(len),
         (None, false) => std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()),
     }
 }
@@ -422,6 +481,7 @@ mod tests {
             symlink: false,
             not_a_file: None,
             extent: None,
+            cut_off: None,
         }
     }
 
@@ -438,6 +498,26 @@ mod tests {
         // A formatted (String) payload keeps its text too.
         let e = guarded(&found("ship.xpr"), || panic!("{} of {}", 3, 4));
         assert!(e.error.unwrap().detail.contains("3 of 4"));
+    }
+
+    /// A file deleted after it was found (or in a folder that can be listed but not
+    /// entered) is an `io` error with the OS's words, not a `truncated` file of 0 bytes.
+    #[test]
+    fn a_file_gone_after_discovery_is_an_io_error_with_the_os_words() {
+        let tmp = tempfile::tempdir().unwrap();
+        let disc = tmp.path().join("Model.xpr");
+        std::fs::write(&disc, b"XPR2").unwrap();
+        let f = walker::discover(&disc).unwrap().remove(0);
+        std::fs::remove_file(&disc).unwrap();
+        let out = tmp.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let cfg = Config::default();
+        let outputs = Outputs::plain(&out);
+        let e = export_container(&f, "Model", &outputs, &out, &cfg, &ExportOptions::quiet(Some(1), false));
+        assert!(!unwritten(&e));
+        let r = e.error.expect("an error");
+        assert_eq!(r.code, Code::Io, "{r}");
+        assert!(r.detail.contains("No such file or directory"), "{r}");
     }
 
     #[test]

@@ -13,7 +13,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::atomic::write_atomic_with;
 use crate::manifest::{Status, TextureEntry};
 use crate::names;
 use xbg7::container::{Container, Resource, TAG_TX2D};
@@ -59,8 +58,15 @@ pub fn export_textures(
     dir_rel: &str,
     mode: SpecularGloss,
 ) -> (Vec<TextureEntry>, TextureLinks) {
-    let (entries, links, _) =
-        export_textures_with_albedos(c, container_dir, dir_rel, None::<&fn(&str, &Image) -> Option<()>>, mode);
+    let outputs = crate::export::Outputs::plain(container_dir);
+    let (entries, links, _) = export_textures_with_albedos(
+        c,
+        container_dir,
+        dir_rel,
+        None::<&fn(&str, &Image) -> Option<()>>,
+        mode,
+        &outputs,
+    );
     (entries, links)
 }
 
@@ -94,6 +100,7 @@ pub fn export_textures_with_albedos<T: Send>(
     dir_rel: &str,
     albedo: Option<&(impl Fn(&str, &Image) -> Option<T> + Sync)>,
     mode: SpecularGloss,
+    outputs: &crate::export::Outputs<'_>,
 ) -> (Vec<TextureEntry>, TextureLinks, BTreeMap<String, T>) {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
@@ -109,7 +116,7 @@ pub fn export_textures_with_albedos<T: Send>(
                 return (e, None, None, None);
             };
             let written = std::fs::create_dir_all(&dir)
-                .and_then(|()| write_atomic_with(&dir.join(format!("{file}.png")), |w| write_png(w, &img)));
+                .and_then(|()| outputs.write_with(&dir.join(format!("{file}.png")), |w| write_png(w, &img)));
             match written {
                 Ok(()) => {
                     let uri = format!("{TEXTURE_DIR}/{file}.png");
@@ -122,14 +129,19 @@ pub fn export_textures_with_albedos<T: Send>(
                     let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
                         .then(|| format!("{file}{ROUGHNESS_KEY}.png"))
                         .filter(|f| {
-                            write_atomic_with(&dir.join(f), |w| write_png(w, &roughness_from_gloss(&img))).is_ok()
+                            outputs
+                                .write_with(&dir.join(f), |w| write_png(w, &roughness_from_gloss(&img)))
+                                .is_ok()
                         })
                         .map(|f| format!("{TEXTURE_DIR}/{f}"));
                     (e, Some(uri), kept, rough)
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
-                    e.reason = Some(Reject::new(TextureCode::Io, format!("writing the PNG: {err}")));
+                    e.reason = Some(Reject::new(
+                        TextureCode::Io,
+                        format!("{}: {err}", crate::export::WRITING_PNG),
+                    ));
                     e.digest = None;
                     (e, None, None, None)
                 }

@@ -6,13 +6,12 @@ use super::*;
 pub(super) fn export_container(
     f: &Found,
     dir: &str,
-    out: &Path,
+    outputs: &Outputs<'_>,
     out_c: &Path,
     cfg: &Config,
     opts: &ExportOptions,
 ) -> ContainerEntry {
     let mut entry = blank_entry(f);
-    let kind = entry.kind;
     if f.symlink {
         let target = std::fs::read_link(&f.abs)
             .map(|t| t.display().to_string())
@@ -28,22 +27,41 @@ pub(super) fn export_container(
         entry.error = Some(Reason::new(Code::Io, format!("{what}, not a regular file: not read")));
         return entry;
     }
-    entry.size = found_size(f);
-    let map;
-    let bytes: &[u8] = if entry.size == 0 {
-        &[]
-    } else {
-        match read_file(f) {
-            Ok(m) => {
-                map = m;
-                &map
-            }
-            Err(e) => {
-                entry.error = Some(Reason::new(Code::Io, format!("cannot read: {e}")));
-                return entry;
-            }
+    if let Some(present) = f.cut_off {
+        // The disc image ends inside this file (cut off mid-download): as a cut file.
+        let len = f.extent.map_or(0, |(_, l)| l);
+        entry.size = present;
+        entry.error = Some(Reason::new(
+            Code::Truncated,
+            format!("the disc image ends {present} bytes into this file of {len} bytes (the image is cut off)"),
+        ));
+        return entry;
+    }
+    // The bytes go into this worker's buffer (kept for its next container: no fresh
+    // pages to fault in and zero for every file), handed back when the container is done.
+    let mut buf = take_buffer();
+    match read_file(f, &mut buf) {
+        Ok(()) => {
+            entry.size = buf.len() as u64;
+            entry = export_bytes(entry, &buf, dir, outputs, out_c, cfg, opts);
         }
-    };
+        Err(reason) => entry.error = Some(reason),
+    }
+    give_back_buffer(buf);
+    entry
+}
+
+/// The rest of [`export_container`], on the container's bytes.
+fn export_bytes(
+    mut entry: ContainerEntry,
+    bytes: &[u8],
+    dir: &str,
+    outputs: &Outputs<'_>,
+    out_c: &Path,
+    cfg: &Config,
+    opts: &ExportOptions,
+) -> ContainerEntry {
+    let kind = entry.kind;
     let parsed = match container::parse(bytes) {
         Ok(c) => c,
         Err(e) => {
@@ -55,8 +73,9 @@ pub(super) fn export_container(
     entry.textures = decoded.textures.clone();
     entry.other = decoded.other.clone();
     let root = OutRoot {
-        path: out,
+        path: outputs.root(),
         canonical: out_c,
+        outputs,
     };
     // Textures: PNGs + manifest entries, the links materials use, and (for the previews)
     // each albedo prepared for sampling while its decoded image is at hand.
@@ -86,12 +105,13 @@ pub(super) fn export_container(
                     dir,
                     previews.then_some(&prepare),
                     cfg.output.specular_gloss,
+                    outputs,
                 );
                 entry.textures = textures;
                 (links, prepared)
             }
             Err(e) => {
-                entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+                entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
                 return entry;
             }
         }
@@ -103,7 +123,7 @@ pub(super) fn export_container(
         prepared: &prepared,
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
-        entry.error = Some(Reason::new(Code::Io, format!("writing outputs: {e}")));
+        entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
     }
     entry
 }
@@ -112,6 +132,8 @@ pub(super) fn export_container(
 pub(super) struct OutRoot<'a> {
     path: &'a Path,
     canonical: &'a Path,
+    /// Every file goes through it (journalled before it is renamed into place).
+    outputs: &'a Outputs<'a>,
 }
 
 impl OutRoot<'_> {
@@ -173,6 +195,7 @@ pub(super) fn write_container(
     };
     let writer = ModelWriter {
         out,
+        outputs: root.outputs,
         dir,
         format: cfg.output.format,
         gopts: &gopts,
@@ -237,7 +260,7 @@ pub(super) fn write_container(
                 if previews && entry.kind == Kind::Model {
                     let albedo = mesh_albedo(m, prepared);
                     let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
-                    write_atomic(&out.join(dir).join(format!("{file}.png")), &png)?;
+                    root.outputs.write(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
                 }
             }
@@ -245,7 +268,7 @@ pub(super) fn write_container(
         entry.resources.push(e);
     }
     if entry.kind == Kind::Stage && !scene_parts.is_empty() {
-        entry.scene = write_stage_scene(&scene_parts, &files, dir, out, cfg.output.format, &entry.path)?;
+        entry.scene = write_stage_scene(&scene_parts, &files, dir, root.outputs, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
         let mut cells = textured_grid_cells(d.resources.iter(), prepared);
@@ -259,7 +282,8 @@ pub(super) fn write_container(
         }
         let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
-        write_atomic(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
+        root.outputs
+            .write(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
         entry.preview = Some(format!("{dir}/preview.png"));
     }
     Ok(())
@@ -283,6 +307,7 @@ pub(super) struct WrittenModel {
 /// Where and how one container's models are written.
 pub(super) struct ModelWriter<'a> {
     out: &'a Path,
+    outputs: &'a Outputs<'a>,
     dir: &'a str,
     format: Format,
     gopts: &'a GltfOptions,
@@ -306,8 +331,9 @@ impl ModelWriter<'_> {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };
-                write_atomic(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
-                write_atomic(&out.join(dir).join(&bin_name), &g.bin)?;
+                self.outputs
+                    .write(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
+                self.outputs.write(&out.join(dir).join(&bin_name), &g.bin)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.gltf"),
                     bin: Some(format!("{dir}/{bin_name}")),
@@ -321,7 +347,7 @@ impl ModelWriter<'_> {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),
                 };
-                write_atomic(&out.join(dir).join(format!("{file}.glb")), &glb)?;
+                self.outputs.write(&out.join(dir).join(format!("{file}.glb")), &glb)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.glb"),
                     bin: None,
@@ -349,10 +375,11 @@ pub(super) fn write_stage_scene(
     parts: &[Vec<u8>],
     files: &[String],
     dir: &str,
-    out: &Path,
+    outputs: &Outputs<'_>,
     format: Format,
     container: &str,
 ) -> std::io::Result<Option<String>> {
+    let out = outputs.root();
     let stem = scene_stem(dir, files);
     let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     let (built, ext) = match format {
@@ -362,6 +389,6 @@ pub(super) fn write_stage_scene(
     let Ok(bytes) = built else {
         return Ok(None);
     };
-    write_atomic(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
+    outputs.write(&out.join(dir).join(format!("{stem}.{ext}")), &bytes)?;
     Ok(Some(format!("{dir}/{stem}.{ext}")))
 }

@@ -29,12 +29,19 @@ pub fn is_stage(file_name: &str) -> bool {
         .is_some_and(|p| p.eq_ignore_ascii_case(b"stage_s"))
 }
 
-/// A file name as manifest text: UTF-8 as is; every byte of an invalid sequence as
-/// `\xNN` (lower-case hex), so distinct raw names stay distinct.
+/// A file name as manifest text: UTF-8 as is, but the escape character `\` as `\\`; every
+/// byte of an invalid sequence as `\xNN` (lower-case hex). Injective: distinct raw names
+/// stay distinct (a file named with byte 0xFF and one literally named `\xff` no longer
+/// meet at one manifest path).
 pub fn name_text(raw: &[u8]) -> String {
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
-        out.push_str(chunk.valid());
+        for (k, piece) in chunk.valid().split('\\').enumerate() {
+            if k > 0 {
+                out.push_str("\\\\");
+            }
+            out.push_str(piece);
+        }
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02x}"));
         }
