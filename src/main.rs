@@ -16,6 +16,7 @@ use xbg7_synth::{self as synth, Scale, SynthOptions};
     version,
     about = "Project Sylpheed XPR2/XBG7 models → glTF 2.0",
     args_conflicts_with_subcommands = true,
+    override_usage = "xbg7-export --disc <DISC> --out <DIR> [OPTIONS]\n       xbg7-export <COMMAND>",
     after_help = EXAMPLES
 )]
 struct Cli {
@@ -47,10 +48,12 @@ struct CommonArgs {
     /// Worker threads, 1 to 256; 0 (the default) means one per core.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Only containers whose file name matches this glob (case-insensitive, e.g.
-    /// 'Stage_S0*'); the other containers of a used --out are kept as they are.
+    /// Only containers this glob matches, case-insensitively, by file name
+    /// ('Stage_S0*'), output folder ('stage_s10') or manifest path
+    /// ('hidden/resource3d/Stage_S10.xpr'); may be repeated. The other containers of a
+    /// used --out are kept as they are.
     #[arg(long, value_name = "GLOB")]
-    only: Option<String>,
+    only: Vec<String>,
     /// Do not write PNG previews.
     #[arg(long)]
     no_previews: bool,
@@ -179,11 +182,12 @@ enum Cmd {
     /// Compare two manifests: gains, regressions, coverage. Exit 0 = no regression,
     /// 1 = regression (unless --allow-regressions), 2 = usage or I/O error.
     Diff {
-        /// The manifest before the change (OUT/manifest.json of the old run).
+        /// The manifest before the change (OUT/manifest.json of the old run, or OUT).
         old: PathBuf,
-        /// The manifest after the change.
+        /// The manifest after the change (or its export folder).
         new: PathBuf,
-        /// Report format: text (terminal), markdown (a PR comment) or json (scripts).
+        /// Report format: text (terminal), markdown (a PR comment), json (scripts) or html
+        /// (a page like OUT/index.html).
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
         /// Write the report to this file instead of stdout (html: its links to the
@@ -243,8 +247,11 @@ Exit status: 0 done (rejected resources are data), 1 diff/verify found a regress
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum DiffFormat {
+    /// For a terminal: counts, then every change (coloured when stdout is a terminal).
     Text,
+    /// For a pull-request comment: the summary, then tables of the changes.
     Markdown,
+    /// For scripts: the whole comparison as one JSON document.
     Json,
     /// A page like OUT/index.html: gains, regressions, changed digests, previews of both sides.
     Html,
@@ -394,9 +401,17 @@ fn run(cli: Cli) -> Result<()> {
                         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                         _ => PathBuf::from("."),
                     };
+                    // (A folder given stands for its manifest.json.)
+                    let file = |p: &Path| {
+                        if p.is_dir() {
+                            p.join("manifest.json")
+                        } else {
+                            p.to_path_buf()
+                        }
+                    };
                     let (o, n) = (
-                        report::folder_prefix(&page_dir, &old),
-                        report::folder_prefix(&page_dir, &new),
+                        report::folder_prefix(&page_dir, &file(&old)),
+                        report::folder_prefix(&page_dir, &file(&new)),
                     );
                     report::render_diff(&d, &old_m, &new_m, o.as_deref(), n.as_deref())
                 }
@@ -563,15 +578,9 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     if common.no_report {
         cfg.output.report = false;
     }
-    let only = match &common.only {
-        Some(g) => Some(
-            globset::GlobBuilder::new(g)
-                .case_insensitive(true)
-                .build()
-                .with_context(|| format!("bad --only glob {g:?}"))?
-                .compile_matcher(),
-        ),
-        None => None,
+    let only = match common.only.as_slice() {
+        [] => None,
+        globs => Some(export::Only::new(globs).with_context(|| format!("bad --only glob in {globs:?}"))?),
     };
     let opts = ExportOptions {
         jobs: common.jobs,
@@ -608,7 +617,7 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
         .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
         .collect();
     println!(
-        "{} files, {} resources: {} decoded, {} rejected ({}); {} file errors; {:.1} s → {}",
+        "{} files, {} resources: {} decoded, {} rejected ({}); {} file errors; {:.1} s",
         s.total.files,
         s.total.resources,
         s.total.decoded,
@@ -616,8 +625,15 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
         kinds.join(", "),
         s.total.file_errors,
         secs,
-        out.join("manifest.json").display()
     );
+    // The last line: what to open (the report, or the manifest without one).
+    let report = out.join("index.html");
+    let open = if report.is_file() {
+        report
+    } else {
+        out.join("manifest.json")
+    };
+    println!("{}", open.display());
 }
 
 fn info(file: &Path, cfg: &Config) -> Result<()> {
@@ -669,9 +685,9 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
     for r in &d.resources {
         match &r.result {
             Ok(dr) => println!(
-                "  [{:3}] decoded ({:?}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
+                "  [{:3}] decoded ({}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
                 r.index,
-                dr.layout,
+                dr.layout.as_str(),
                 dr.placements[0].index_offset,
                 dr.mesh.vertex_count(),
                 dr.mesh.triangle_count(),

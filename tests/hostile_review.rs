@@ -425,6 +425,59 @@ fn only_into_a_used_out_keeps_the_other_containers() {
     );
 }
 
+// 7b. `--only` selects by what the user sees of a container: its folder in `out/`, its
+// manifest path, its file name; case-insensitively; repeated globs add up.
+#[test]
+fn only_matches_the_folder_the_path_and_several_globs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (disc, src) = clean_disc(tmp.path());
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &["--no-previews"]));
+    let full = manifest(&out);
+    let stage_dir = full.containers.iter().find(|c| c.path == src.stage.rel_path).map(|c| {
+        c.resources
+            .iter()
+            .find_map(|r| r.gltf.clone())
+            .unwrap()
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string()
+    });
+    let stage_dir = stage_dir.expect("the stage has a decoded resource");
+    let exported = |args: &[&str]| {
+        let o = tmp.path().join(format!("o{}", args.len()));
+        let _ = std::fs::remove_dir_all(&o);
+        let mut all = vec!["--no-previews"];
+        all.extend(args);
+        ok(&export(&disc, &o, &all));
+        let mut paths: Vec<String> = manifest(&o).containers.iter().map(|c| c.path.clone()).collect();
+        paths.sort();
+        paths
+    };
+    // The output folder, upper-cased.
+    assert_eq!(
+        exported(&["--only", &stage_dir.to_uppercase()]),
+        vec![src.stage.rel_path.clone()]
+    );
+    // The manifest path.
+    assert_eq!(
+        exported(&["--only", "x", "--only", &src.model.rel_path.to_lowercase()]),
+        vec![src.model.rel_path.clone()]
+    );
+    // Two file names, repeated.
+    let names: Vec<String> = [&src.stage.rel_path, &src.model.rel_path]
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap().to_string())
+        .collect();
+    let mut both = vec![src.model.rel_path.clone(), src.stage.rel_path.clone()];
+    both.sort();
+    assert_eq!(
+        exported(&["--only", &names[0], "--only", &names[1], "--only", "y"]),
+        both
+    );
+}
+
 // 8. The small ones.
 #[test]
 fn a_config_read_error_is_said_once() {
@@ -484,6 +537,9 @@ fn diff_refuses_devices_fifos_and_duplicates() {
     let out = tmp.path().join("out");
     ok(&export(&disc, &out, &["--no-previews"]));
     let good = out.join("manifest.json");
+    // An export folder stands for its manifest.
+    let (code, err, _) = diff(&out, &out);
+    assert_eq!(code, Some(0), "{err}");
     let (code, err, _) = diff(&good, Path::new("/dev/zero"));
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a regular file"), "{err}");

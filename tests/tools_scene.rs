@@ -16,7 +16,7 @@ fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
     cfg.output.format = format;
     let opts = ExportOptions {
         jobs: Some(2),
-        only: Some(globset::Glob::new(glob).unwrap().compile_matcher()),
+        only: Some(xbg7_export::export::Only::new(&[glob]).unwrap()),
         previews: false,
         progress: false,
         verbose: false,

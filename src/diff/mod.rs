@@ -44,9 +44,12 @@ pub enum DiffError {
 /// Largest manifest [`load`] reads (a full-scale disc's manifest is ≈ 10 MB).
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 
-/// Read and [`parse`] a manifest file; errors name the path.
+/// Read and [`parse`] a manifest file, or an export folder's `manifest.json`; errors name
+/// the path.
 pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {
-    let path = path.as_ref();
+    let given = path.as_ref();
+    let inside = given.join("manifest.json");
+    let path = if given.is_dir() { inside.as_path() } else { given };
     let shown = path.display().to_string();
     let io = |error| DiffError::Io {
         path: shown.clone(),

@@ -49,11 +49,43 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     xbg7::decode_container(file, kind, &cfg.decoding())
 }
 
+/// `--only`: the containers any of its globs matches (case-insensitively), by file name,
+/// output folder name or manifest path, so whatever the user sees of a container (in the
+/// disc, in `out/`, in the manifest) selects it.
+#[derive(Clone, Debug)]
+pub struct Only {
+    set: globset::GlobSet,
+    globs: Vec<String>,
+}
+
+impl Only {
+    pub fn new<S: AsRef<str>>(globs: &[S]) -> Result<Only, globset::Error> {
+        let mut set = globset::GlobSetBuilder::new();
+        for g in globs {
+            set.add(globset::GlobBuilder::new(g.as_ref()).case_insensitive(true).build()?);
+        }
+        Ok(Only {
+            set: set.build()?,
+            globs: globs.iter().map(|g| g.as_ref().to_string()).collect(),
+        })
+    }
+
+    /// Does any glob match any of a container's names (file name, folder, path)?
+    pub fn matches(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.set.is_match(n))
+    }
+
+    /// The globs as the user gave them, for messages.
+    pub fn describe(&self) -> String {
+        self.globs.join(" ")
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ExportOptions {
     pub jobs: Option<usize>,
-    /// Only containers whose file name matches.
-    pub only: Option<globset::GlobMatcher>,
+    /// Only the containers it selects (`--only`).
+    pub only: Option<Only>,
     pub previews: bool,
     pub progress: bool,
     /// Print one line per container: what was decided (see [`explain`]).
@@ -94,7 +126,7 @@ pub enum ExportError {
     Jobs(usize),
     #[error("another xbg7-export is writing into {0} (it holds {0}/{LOCK_FILE}); wait for it or choose another --out")]
     Locked(String),
-    #[error("--only {0:?} matches no container of the disc (nothing exported, {1} left as it was)")]
+    #[error("--only {0} matches no container of the disc (nothing exported, {1} left as it was)")]
     NothingMatched(String, String),
 }
 
@@ -223,17 +255,14 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         .and_then(|()| std::fs::remove_file(tool.join("probe")))
         .map_err(out_err)?;
     let all_dirs = container_dirs(&found);
-    let selected = |name: &str| opts.only.as_ref().is_none_or(|g| g.is_match(name));
+    let selected = |names: &[&str]| opts.only.as_ref().is_none_or(|o| o.matches(names));
     let (found, dirs): (Vec<Found>, Vec<String>) = found
         .into_iter()
         .zip(all_dirs)
-        .filter(|(f, _)| selected(f.file_name()))
+        .filter(|(f, d)| selected(&[f.file_name(), d, &f.rel]))
         .unzip();
-    if let (Some(g), true) = (&opts.only, found.is_empty()) {
-        return Err(ExportError::NothingMatched(
-            g.glob().glob().to_string(),
-            out.display().to_string(),
-        ));
+    if let (Some(o), true) = (&opts.only, found.is_empty()) {
+        return Err(ExportError::NothingMatched(o.describe(), out.display().to_string()));
     }
 
     // The previous manifest is moved aside for the duration of the run, so a run killed
@@ -275,12 +304,19 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     } else {
         indicatif::ProgressBar::hidden()
     };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {binary_bytes}/{binary_total_bytes} {elapsed} elapsed, ETA {eta} {msg}",
-        )
-        .expect("static template"),
-    );
+    // The ETA is shown once a quarter of the bytes is done: before that it extrapolates
+    // from the first, atypical containers and overshoots several times.
+    let style = |eta: &str| {
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{binary_bytes}}/{{binary_total_bytes}} {{elapsed}} elapsed{eta} {{msg}}"
+        ))
+        .expect("static template")
+    };
+    bar.set_style(style(""));
+    let eta_shown = std::sync::atomic::AtomicBool::new(false);
+    // A running tally for the bar: files done, resources decoded and rejected.
+    let tally: [std::sync::atomic::AtomicUsize; 3] = Default::default();
+    let total_files = found.len();
     let mut order: Vec<usize> = (0..found.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
     let run = || -> Vec<ContainerEntry> {
@@ -289,13 +325,23 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
             .with_max_len(1)
             .map(|&i| {
                 let (f, dir) = (&found[i], &dirs[i]);
-                bar.set_message(f.file_name().to_string());
                 let e = guarded(f, || export_container(f, dir, &outputs, &out_c, cfg, opts));
                 abort_point("after-first-container");
-                if opts.verbose {
-                    bar.suspend(|| eprintln!("{}", explain(&e)));
-                }
+                use std::sync::atomic::Ordering::Relaxed;
+                let decoded = e.resources.iter().filter(|r| r.status == Status::Decoded).count();
+                tally[0].fetch_add(1, Relaxed);
+                tally[1].fetch_add(decoded, Relaxed);
+                tally[2].fetch_add(e.resources.len() - decoded, Relaxed);
                 bar.inc(sizes[i].max(1));
+                if bar.position() * 4 >= bar.length().unwrap_or(0) && !eta_shown.swap(true, Relaxed) {
+                    bar.set_style(style(", ETA {eta}"));
+                }
+                bar.set_message(format!(
+                    "{}/{total_files} files, {} decoded, {} rejected",
+                    tally[0].load(Relaxed),
+                    tally[1].load(Relaxed),
+                    tally[2].load(Relaxed)
+                ));
                 (i, e)
             })
             .collect();
@@ -317,6 +363,12 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         None => run_and_free(),
     };
     bar.finish_and_clear();
+    // `--verbose`: one line per container, in disc order.
+    if opts.verbose {
+        for e in &entries {
+            eprintln!("{}", explain(e));
+        }
+    }
     let unwritten: Vec<String> = entries
         .iter()
         .filter(|e| unwritten(e))
@@ -331,7 +383,16 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
                 .containers
                 .iter()
                 .filter(|c| !now.contains(c.path.as_str()))
-                .filter(|c| !selected(c.path.rsplit('/').next().unwrap_or(&c.path)))
+                .filter(|c| {
+                    // Its folder: the first part of any output path it lists.
+                    let folder = c
+                        .resources
+                        .iter()
+                        .find_map(|r| r.gltf.as_deref())
+                        .and_then(|g| g.split('/').next())
+                        .unwrap_or_default();
+                    !selected(&[c.path.rsplit('/').next().unwrap_or(&c.path), folder, &c.path])
+                })
                 .cloned()
                 .collect();
             entries.extend(kept);
@@ -401,10 +462,7 @@ pub fn explain(e: &ContainerEntry) -> String {
         .resources
         .iter()
         .filter_map(|r| r.layout)
-        .map(|l| match l {
-            Layout::Sequential => "sequential",
-            Layout::Anchored => "anchored",
-        })
+        .map(Layout::as_str)
         .collect();
     if !layouts.is_empty() {
         line.push_str(&format!(

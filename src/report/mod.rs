@@ -204,10 +204,7 @@ fn row(r: &ResourceEntry) -> Row {
         ok: (r.status == Status::Decoded) as u8,
         rc: r.reason.as_ref().map(|x| x.code.as_str()),
         rd: r.reason.as_ref().map(|x| clean(&x.detail)),
-        l: r.layout.map(|l| match l {
-            crate::manifest::Layout::Sequential => "sequential",
-            crate::manifest::Layout::Anchored => "anchored",
-        }),
+        l: r.layout.map(|l| l.as_str()),
         o: r.offset,
         st: r.stride,
         decl: r.declaration.as_deref().map(clean),

@@ -148,7 +148,7 @@
     var ok = 0;
     g.rows.forEach(function (r) { ok += r.ok; });
     add(h, el('span', 'meta', size(g.size) + ' · ' + ok + '/' + g.rows.length + ' decoded' +
-      (g.tex.length ? ' · ' + g.tex.length + ' textures' : '') + (g.other ? ' · ' + g.other + ' other entries' : '')));
+      (g.tex.length ? ' · ' + g.tex.length + ' textures' : '') + (g.other ? ' · ' + g.other + (g.other === 1 ? ' other entry' : ' other entries') : '')));
     if (g.sc) add(h, link(g.sc, 'stage scene', 'meta'));
     if (g.ec) {
       var e = add(sec, el('div', 'err'));

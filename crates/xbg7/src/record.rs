@@ -65,6 +65,16 @@ pub enum Layout {
     Anchored,
 }
 
+impl Layout {
+    /// The name the manifest uses (`sequential`, `anchored`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Sequential => "sequential",
+            Layout::Anchored => "anchored",
+        }
+    }
+}
+
 /// One TX2D resource. The fields after `name` are filled by the texture export
 /// (the exporter's texture export); a decode-only listing leaves them out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
