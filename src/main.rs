@@ -197,6 +197,10 @@ enum Cmd {
         /// Exit 0 even when there are regressions.
         #[arg(long)]
         allow_regressions: bool,
+        /// Markdown only: at most this many characters (a pull-request comment holds
+        /// 65 536), the summary first and the lists folded and cut; 0: no cap.
+        #[arg(long, value_name = "N", default_value_t = xbg7_export::diff::MARKDOWN_CAP)]
+        max_chars: usize,
     },
     /// Show a container's directory, declarations, records and per-resource outcome.
     Info {
@@ -387,6 +391,7 @@ fn run(cli: Cli) -> Result<()> {
             format,
             output,
             allow_regressions,
+            max_chars,
         }) => {
             use xbg7_export::{diff, report};
             let (old_m, new_m) = (diff::load(&old)?, diff::load(&new)?);
@@ -394,7 +399,10 @@ fn run(cli: Cli) -> Result<()> {
             let color = output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let text = match format {
                 DiffFormat::Text => diff::render_text(&d, color),
-                DiffFormat::Markdown => diff::render_markdown(&d),
+                DiffFormat::Markdown => match max_chars {
+                    0 => diff::render_markdown(&d),
+                    cap => diff::render_markdown_capped(&d, cap),
+                },
                 DiffFormat::Json => diff::render_json(&d),
                 DiffFormat::Html => {
                     let page_dir = match output.as_deref().and_then(Path::parent) {

@@ -905,6 +905,36 @@ proptest! {
     }
 
     #[test]
+    fn capped_markdown_fits_and_says_what_it_left_out(
+        a in arb_manifest(),
+        b in arb_manifest(),
+        cap in 300usize..3_000,
+    ) {
+        let d = diff::diff(&a, &b);
+        let full = diff::render_markdown(&d);
+        let capped = diff::render_markdown_capped(&d, cap);
+        let listed = |s: &str| s.lines().filter(|l| l.starts_with("- ")).count();
+        if full.chars().count() <= cap {
+            prop_assert_eq!(&capped, &full);
+        } else {
+            // Within the cap, unless the summary and the table alone exceed it (then
+            // nothing is listed).
+            prop_assert!(
+                capped.chars().count() <= cap || listed(&capped) == 0,
+                "{} > {cap}",
+                capped.chars().count()
+            );
+            prop_assert!(capped.starts_with(full.lines().next().unwrap()), "the summary comes first");
+            // Every listed line is one of the full list's, and the rest are counted.
+            let left: usize = capped
+                .lines()
+                .find_map(|l| l.strip_prefix('*')?.split(' ').next()?.parse().ok())
+                .unwrap_or(0);
+            prop_assert_eq!(listed(&capped) + left, listed(&full));
+        }
+    }
+
+    #[test]
     fn renderings_are_consistent(a in arb_manifest(), b in arb_manifest()) {
         let d = diff::diff(&a, &b);
         let md = diff::render_markdown(&d);

@@ -348,6 +348,101 @@ pub fn render_text(d: &Diff, color: bool) -> String {
 /// A PR comment: headline, a coverage table per kind, changed reason counts, then lists of
 /// regressions, gains and changes.
 pub fn render_markdown(d: &Diff) -> String {
+    let mut out = markdown_summary(d);
+    for (_, title, lines) in &markdown_buckets(d) {
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n#### {title} ({})\n", lines.len());
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    out
+}
+
+/// Default cap of [`render_markdown_capped`]: a GitHub comment holds 65 536 characters.
+pub const MARKDOWN_CAP: usize = 60_000;
+
+/// [`render_markdown`] when it fits in `cap` characters; otherwise a shorter form that
+/// does: the summary first, a table of the containers with the most changes, then each
+/// list folded in a `<details>` section (regressions open), cut where the cap is
+/// reached, with a last line saying how many lines it left out and how to see them all.
+pub fn render_markdown_capped(d: &Diff, cap: usize) -> String {
+    let full = render_markdown(d);
+    if full.chars().count() <= cap {
+        return full;
+    }
+    let mut out = markdown_summary(d);
+    // The containers with the most listed changes.
+    let mut sizes: Vec<(usize, &ContainerDiff)> = d
+        .containers
+        .iter()
+        .map(|cd| (items(cd, Style::Markdown).len(), cd))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
+    let _ = writeln!(out, "\n| container | regressions | gains | changes |");
+    let _ = writeln!(out, "|:--|--:|--:|--:|");
+    for (_, cd) in sizes.iter().take(LARGEST_SHOWN) {
+        let its = items(cd, Style::Markdown);
+        let n = |c: Class| its.iter().filter(|i| i.class == c).count();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            code_span(&clean(&cd.path)),
+            n(Class::Regression),
+            n(Class::Gain),
+            n(Class::Change)
+        );
+    }
+    if sizes.len() > LARGEST_SHOWN {
+        let _ = writeln!(out, "\n({} more containers changed.)", sizes.len() - LARGEST_SHOWN);
+    }
+    // What the last line needs, kept free.
+    const TAIL: usize = 400;
+    let mut left_out = 0usize;
+    let mut len = out.chars().count();
+    for (class, title, lines) in &markdown_buckets(d) {
+        if lines.is_empty() {
+            continue;
+        }
+        let open = if *class == Class::Regression { " open" } else { "" };
+        let head = format!("\n<details{open}><summary>{title} ({})</summary>\n\n", lines.len());
+        let foot = "\n</details>\n";
+        if len + head.len() + foot.len() + TAIL > cap {
+            left_out += lines.len();
+            continue;
+        }
+        out.push_str(&head);
+        len += head.chars().count() + foot.len();
+        for (k, l) in lines.iter().enumerate() {
+            let n = l.chars().count() + 1;
+            if len + n + TAIL > cap {
+                left_out += lines.len() - k;
+                break;
+            }
+            out.push_str(l);
+            out.push('\n');
+            len += n;
+        }
+        out.push_str(foot);
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "\n*{left_out} more lines left out to stay under {cap} characters; \
+             `xbg7-export diff OLD NEW --format markdown --max-chars 0` lists them all.*"
+        );
+    }
+    out
+}
+
+/// Containers [`render_markdown_capped`]'s table of the largest changes lists.
+const LARGEST_SHOWN: usize = 20;
+
+/// The headline, the counts per kind and the reason codes that changed.
+fn markdown_summary(d: &Diff) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### xbg7-export diff: {}\n", headline(d));
     let _ = writeln!(out, "| kind | files | decoded/resources | rejected | file errors |");
@@ -376,7 +471,11 @@ pub fn render_markdown(d: &Diff) -> String {
             let _ = writeln!(out, "| `{r}` | {} | {} |", c.before, c.after);
         }
     }
+    out
+}
 
+/// The listed lines by class: regressions, gains, changes.
+fn markdown_buckets(d: &Diff) -> [(Class, &'static str, Vec<String>); 3] {
     let mut buckets: [(Class, &str, Vec<String>); 3] = [
         (Class::Regression, "Regressions", Vec::new()),
         (Class::Gain, "Gains", Vec::new()),
@@ -398,16 +497,7 @@ pub fn render_markdown(d: &Diff) -> String {
             }
         }
     }
-    for (_, title, lines) in &buckets {
-        if lines.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "\n#### {title} ({})\n", lines.len());
-        for l in lines {
-            let _ = writeln!(out, "{l}");
-        }
-    }
-    out
+    buckets
 }
 
 /// The [`Diff`] as pretty JSON (field order fixed, maps sorted) with a trailing newline.
