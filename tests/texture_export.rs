@@ -253,6 +253,16 @@ fn glb_embeds_the_same_textured_materials_as_the_gltf() {
             for (gim, bim) in gi.iter().zip(&bi) {
                 assert!(bim.get("uri").is_none(), "{bp}: an image by URI");
                 assert_eq!(bim["mimeType"], "image/png");
+                // Named in both formats after the texture file (Blender shows the name).
+                let stem = gim["uri"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches(".png");
+                assert_eq!(bim["name"], stem, "{bp}: image name");
+                assert_eq!(gim["name"], stem, "{gp}: image name");
                 let view = &b["bufferViews"][bim["bufferView"].as_u64().unwrap() as usize];
                 assert!(view.get("target").is_none());
                 let off = view["byteOffset"].as_u64().unwrap_or(0) as usize;

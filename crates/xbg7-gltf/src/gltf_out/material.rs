@@ -23,10 +23,14 @@ pub(super) fn apply_textures(
         }
         let mut texture = |root: &mut json::Root, uri: &str| -> json::texture::Info {
             let index = *by_uri.entry(uri.to_string()).or_insert_with(|| {
+                // Named after the texture (its file's stem), so an importer that embeds
+                // it (Blender, from a .glb) does not call it Image_0.
+                let file = uri.rsplit('/').next().unwrap_or(uri);
+                let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
                 let image = root.push(json::Image {
                     buffer_view: None,
                     mime_type: Some(json::image::MimeType("image/png".to_string())),
-                    name: None,
+                    name: Some(stem.to_string()),
                     uri: Some(uri.to_string()),
                     extensions: None,
                     extras: None,
