@@ -81,6 +81,12 @@ enum FormatArg {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
+    /// Print a shell completion script (e.g. `xbg7-export completions bash >
+    /// ~/.local/share/bash-completion/completions/xbg7-export`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Generate the synthetic disc (with ground truth in DIR/truth.json).
     Synth {
         /// Folder to write the disc into (hidden/resource3d/*.xpr, truth.json).
@@ -434,6 +440,11 @@ fn run(cli: Cli) -> Result<()> {
                 let _ = std::io::stdout().flush();
                 std::process::exit(code);
             }
+            Ok(())
+        }
+        Some(Cmd::Completions { shell }) => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "xbg7-export", &mut std::io::stdout());
             Ok(())
         }
         Some(Cmd::Bench {

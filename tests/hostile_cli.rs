@@ -218,3 +218,29 @@ fn a_failed_output_write_ends_the_run_with_status_3() {
     assert_eq!(e["code"], "io", "{m}");
     assert!(e["detail"].as_str().unwrap().starts_with("writing outputs"), "{e}");
 }
+
+/// `completions SHELL` prints a script that knows the options and subcommands, and the
+/// usage line says --disc and --out are needed.
+#[test]
+fn completions_and_usage_name_what_is_needed() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&o.stdout);
+        for word in ["disc", "only", "synth", "diff", "max-chars"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains("Usage: xbg7-export --disc <DISC> --out <DIR> [OPTIONS]"),
+        "{help}"
+    );
+}
