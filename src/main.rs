@@ -534,7 +534,12 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    spinner.set_style(indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("static template"));
+    spinner.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} elapsed {msg}").expect("static template"),
+    );
+    // The plan is cheap (counts, no geometry): it gives the total to show.
+    let total = synth::file_plan(opts).len() as u64;
+    let started = std::time::Instant::now();
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     // The generator reports nothing itself: show what it has written so far.
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -543,8 +548,17 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
             s.spawn(|| {
                 while !done.load(std::sync::atomic::Ordering::Relaxed) {
                     let (files, bytes) = tree_size(&out.join("hidden"));
+                    // (An ETA from the files written once a tenth of them are: the stages,
+                    // most of the bytes, come in among the models.)
+                    let eta = match files {
+                        f if f * 10 >= total && f < total => {
+                            let left = started.elapsed().as_secs_f64() * (total - f) as f64 / f as f64;
+                            format!(", about {left:.0} s left")
+                        }
+                        _ => String::new(),
+                    };
                     spinner.set_message(format!(
-                        "generating the synthetic disc: {files} files, {:.1} MB",
+                        "generating the synthetic disc: {files}/{total} files, {:.1} MB{eta}",
                         bytes as f64 / 1e6
                     ));
                     std::thread::sleep(std::time::Duration::from_millis(500));
