@@ -16,12 +16,13 @@ const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.sc
 
 /// Every `Code`, in declaration order. `exhaustive` fails to compile when a variant is added
 /// without listing it here (and then in the schema).
-const ALL_CODES: [Code; 28] = [
+const ALL_CODES: [Code; 29] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
     Code::BadRange,
     Code::NoIndexMarker,
+    Code::NoVertexCount,
     Code::UnknownDeclType,
     Code::DeclUnterminated,
     Code::NoSubmeshRecords,
@@ -55,6 +56,7 @@ fn exhaustive(c: Code) -> usize {
         | Code::BadDirectory
         | Code::BadRange
         | Code::NoIndexMarker
+        | Code::NoVertexCount
         | Code::UnknownDeclType
         | Code::DeclUnterminated
         | Code::NoSubmeshRecords
@@ -287,7 +289,7 @@ fn schema_lists_every_reason_code() {
     assert_eq!(s["$defs"]["code"]["enum"], Value::Array(want));
     let want_keys: BTreeSet<String> = ALL_CODES.iter().map(|c| c.as_str().to_string()).collect();
     assert_eq!(schema_props(&s, "/$defs/summary/properties/reasons"), want_keys);
-    assert_eq!(exhaustive(Code::Io), 28);
+    assert_eq!(exhaustive(Code::Io), 29);
 }
 
 fn ser<T: serde::Serialize>(v: T) -> Value {

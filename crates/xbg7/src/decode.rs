@@ -100,8 +100,10 @@ pub struct ContainerDecode {
     pub other: Vec<OtherEntry>,
 }
 
-/// Container kind from the file name.
+/// Container kind from the file name (a `/`-separated path is taken by its last part:
+/// `disc/Stage_S01.xpr` is a stage).
 pub fn kind_of(file_name: &str) -> Kind {
+    let file_name = file_name.rsplit('/').next().unwrap_or(file_name);
     if is_stage(file_name) {
         Kind::Stage
     } else {
@@ -181,17 +183,7 @@ pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Par
     let desc = match &r.problem {
         Some(p) => Err(Reason::new(Code::BadRange, p.to_string())),
         None => descriptor::parse(r.descriptor)
-            .map_err(|e| {
-                let code = match &e {
-                    descriptor::DescriptorError::Declaration {
-                        err: crate::decl::DeclError::UnknownType { .. },
-                        ..
-                    } => Code::UnknownDeclType,
-                    descriptor::DescriptorError::Declaration { .. } => Code::DeclUnterminated,
-                    _ => Code::NoIndexMarker,
-                };
-                Reason::new(code, e.to_string())
-            })
+            .map_err(|e| Reason::new(e.code(), e.to_string()))
             .map(|d| {
                 let map = AttributeMap::of(&d.decl);
                 let undecodable = check_declaration(&d.decl, &map).err();
@@ -269,4 +261,18 @@ pub fn container_reason(e: container::ContainerError) -> Reason {
 /// Parse a container for `info` (re-export for the CLI).
 pub fn parse_container(file: &[u8]) -> Result<Container<'_>, Reason> {
     container::parse(file).map_err(container_reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_of_reads_the_file_name_of_a_path() {
+        assert_eq!(kind_of("Stage_S01.xpr"), Kind::Stage);
+        assert_eq!(kind_of("disc/Stage_S01.xpr"), Kind::Stage);
+        assert_eq!(kind_of("hidden/resource3d/stage_s22.XPR"), Kind::Stage);
+        assert_eq!(kind_of("Stage_S/f001.xpr"), Kind::Model);
+        assert_eq!(kind_of("f001.xpr"), Kind::Model);
+    }
 }

@@ -7,6 +7,7 @@
 
 use crate::be::u32_at;
 use crate::decl::{parse_declaration, DeclError, Declaration};
+use crate::reason::Code;
 use thiserror::Error;
 
 /// A `[vtx_count][0][idx_count][tail]` sub-mesh record.
@@ -47,6 +48,21 @@ pub enum DescriptorError {
     NoVertexCount { marker: usize },
     #[error("vertex count at marker−32 is 0")]
     ZeroVertexCount,
+}
+
+impl DescriptorError {
+    /// The reject code a resource with this descriptor gets (every variant its own).
+    pub fn code(&self) -> Code {
+        match self {
+            DescriptorError::NoIndexMarker => Code::NoIndexMarker,
+            DescriptorError::NoVertexCount { .. } | DescriptorError::ZeroVertexCount => Code::NoVertexCount,
+            DescriptorError::Declaration { err, .. } => match err {
+                DeclError::UnknownType { .. } => Code::UnknownDeclType,
+                DeclError::Unterminated { .. } => Code::DeclUnterminated,
+                DeclError::Empty => Code::NoPositionElement,
+            },
+        }
+    }
 }
 
 /// Record bounds documented in FORMAT.md §3.
@@ -148,6 +164,24 @@ pub fn strings(desc: &[u8]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_descriptor_error_has_its_own_code() {
+        use crate::decl::DeclError;
+        let decl = |err| DescriptorError::Declaration { marker: 0, err };
+        assert_eq!(DescriptorError::NoIndexMarker.code(), Code::NoIndexMarker);
+        assert_eq!(DescriptorError::NoVertexCount { marker: 8 }.code(), Code::NoVertexCount);
+        assert_eq!(DescriptorError::ZeroVertexCount.code(), Code::NoVertexCount);
+        assert_eq!(
+            decl(DeclError::UnknownType { index: 0, code: 7 }).code(),
+            Code::UnknownDeclType
+        );
+        assert_eq!(
+            decl(DeclError::Unterminated { available: 4 }).code(),
+            Code::DeclUnterminated
+        );
+        assert_eq!(decl(DeclError::Empty).code(), Code::NoPositionElement);
+    }
+
     use super::*;
 
     fn words(ws: &[u32]) -> Vec<u8> {

@@ -16,6 +16,9 @@ pub enum Code {
     BadDirectory,
     BadRange,
     NoIndexMarker,
+    /// The index marker has no usable vertex count before it (fewer than 32 bytes into
+    /// the descriptor, or 0).
+    NoVertexCount,
     UnknownDeclType,
     DeclUnterminated,
     NoSubmeshRecords,
@@ -59,6 +62,7 @@ impl Code {
             Code::BadDirectory => "bad_directory",
             Code::BadRange => "bad_range",
             Code::NoIndexMarker => "no_index_marker",
+            Code::NoVertexCount => "no_vertex_count",
             Code::UnknownDeclType => "unknown_decl_type",
             Code::DeclUnterminated => "decl_unterminated",
             Code::NoSubmeshRecords => "no_submesh_records",
@@ -107,6 +111,8 @@ impl Reason {
         }
     }
 }
+
+impl std::error::Error for Reason {}
 
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
