@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+use common::diff_self;
 
 const SECTOR: usize = 2048;
 const ROOT_SECTOR: u32 = 33;
@@ -191,19 +192,6 @@ fn export(disc: &Path, out: &Path) -> (i32, String, Duration) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// `xbg7-export diff M M`: its exit code (0 when the manifest reads back).
-fn diff_self(m: &Path) -> i32 {
-    Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
-        .arg("diff")
-        .arg(m)
-        .arg(m)
-        .output()
-        .unwrap()
-        .status
-        .code()
-        .unwrap_or(-1)
 }
 
 fn manifest(out: &Path) -> serde_json::Value {

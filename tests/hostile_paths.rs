@@ -4,9 +4,11 @@
 //! copies of a name an image lists twice get `\~2`, … (tested in `hostile_image.rs`).
 
 use proptest::prelude::*;
-use std::path::Path;
 use std::process::Command;
 use xbg7_export::walker::{copy_name, name_text};
+
+mod common;
+use common::diff_self;
 
 /// Pieces of names that make escapes meet: the escape character, escape-shaped text
 /// (`\xff`, `\~2`), the bytes those stand for, valid and invalid UTF-8.
@@ -116,16 +118,4 @@ fn a_byte_ff_name_and_a_literal_backslash_name_are_two_containers() {
     paths.sort();
     assert_eq!(paths, ["hidden/resource3d/\\\\xff.xpr", "hidden/resource3d/\\xff.xpr"]);
     assert_eq!(diff_self(&m), 0);
-}
-
-fn diff_self(m: &Path) -> i32 {
-    Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
-        .arg("diff")
-        .arg(m)
-        .arg(m)
-        .output()
-        .unwrap()
-        .status
-        .code()
-        .unwrap_or(-1)
 }

@@ -1,6 +1,11 @@
-//! Shared setup of the end-to-end tests: the demo disc (seed 1) written to a temp folder.
+//! Shared setup of the end-to-end tests: the demo disc (seed 1) written to a temp folder,
+//! and reading a manifest back with `diff M M`.
 
-use std::path::PathBuf;
+// Each test binary that includes this module uses only part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use xbg7_synth::{write_disc, Scale, SynthOptions, TruthDisc};
 
 /// Write the seed-1 demo disc under `tmp/disc`; returns its path and ground truth.
@@ -16,4 +21,17 @@ pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {
     )
     .unwrap();
     (disc, truth)
+}
+
+/// `xbg7-export diff M M`: its exit code (0 when the manifest reads back).
+pub fn diff_self(m: &Path) -> i32 {
+    Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .arg("diff")
+        .arg(m)
+        .arg(m)
+        .output()
+        .unwrap()
+        .status
+        .code()
+        .unwrap_or(-1)
 }
