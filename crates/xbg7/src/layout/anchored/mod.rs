@@ -100,6 +100,11 @@ impl Cand {
     fn ok(&self, data: &[u8]) -> Option<&Decoded> {
         self.result(data).as_ref().ok().map(|d| d.as_ref())
     }
+
+    /// Whether the block passed the gates, if it has been gated.
+    fn passes(&self) -> Option<bool> {
+        self.block.result.get().map(|r| r.is_ok())
+    }
 }
 
 /// How one search's claimed blocks are read and gated: the declaration, its attribute
@@ -264,11 +269,14 @@ pub struct Anchored {
     pub claims: Vec<Range<usize>>,
 }
 
-/// Vertex starts where a unit that cannot be decoded may have its block, `(unit, start)`:
-/// its declaration may not place the normal where its bytes have it (a quantized or
-/// multi-stream layout need not describe them), so every run of unit normals of its
-/// normal type at its stride holding half its vertices, at any normal offset, is one.
-fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usize, usize)> {
+/// Vertex starts where a unit that cannot be decoded may have its block: its declaration
+/// may not place the normal where its bytes have it (a quantized or multi-stream layout
+/// need not describe them), so every run of unit normals of its normal type at its
+/// stride holding half its vertices, at any normal offset, gives one. Returned as
+/// `(unit, q, width)`: the starts `q − o` for `o` in `0..=width` (a run's first normal
+/// at `q`, the normal at any offset `o` of the vertex); listed lazily, since a stage
+/// holds millions of them and all but a few fail at the index value next to them.
+fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     for (u, unit) in units.iter().enumerate().filter(|(_, x)| !x.decodable) {
         let (Some(ne), s) = (unit.map.normal, unit.decl.stride) else {
@@ -288,17 +296,13 @@ fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usi
                 .runs_by_offset
                 .entry((ne.ty.code(), parity, s))
                 .or_insert_with(|| tolerant_runs_by_offset(bm, s));
-            for &(q0, _, _) in runs.iter().filter(|r| r.2 >= need) {
-                out.extend(
-                    (0..=s.saturating_sub(size))
-                        .filter_map(|o| q0.checked_sub(o))
-                        .map(|p| (u, p)),
-                );
-            }
+            out.extend(
+                runs.iter()
+                    .filter(|r| r.2 >= need)
+                    .map(|&(q0, _, _)| (u, q0, s.saturating_sub(size))),
+            );
         }
     }
-    // (Not deduplicated: a start found twice yields one claim, `structural_claims` keeps
-    // a set of the claims it made, and sorting this long list cost a tenth of a stage.)
     out
 }
 

@@ -77,8 +77,9 @@ impl std::ops::Add for Score {
     }
 }
 
-/// The evidence of one claim of `unit` (its block read and gated here).
-fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
+/// The evidence of one claim of `unit` whose block passes the gates or not (`passes`; a
+/// claim below its unit's firmest is never gated, and its evidence is never compared).
+fn score(c: &Cand, unit: &Unit<'_>, passes: bool) -> Score {
     // An undecodable unit's reading (its declaration may not describe the bytes) is no
     // evidence either way: neutral, like its gates.
     let non_unit = match unit.map.normal {
@@ -87,12 +88,34 @@ fn score(data: &[u8], c: &Cand, unit: &Unit<'_>) -> Score {
     };
     Score {
         placed: 1,
-        gated: i64::from(!unit.decodable || c.ok(data).is_some()),
+        gated: i64::from(!unit.decodable || passes),
         strength: i64::from(c.strength),
         preceding: -(c.preceding as i64),
         stray: if unit.decodable { -(c.stray as i64) } else { 0 },
         normals: -non_unit,
     }
+}
+
+/// Which of a unit's claims are its firmest ([`firm`]: passes the gates if any does, then
+/// fewest stray slots). The claims are gated in order of their stray slots, fewest first,
+/// and the gating stops at the first count where one passes: a claim below that is never
+/// read (most claims are another resource's block, and reading one is most of the cost).
+/// Every claim of an undecodable unit is equally firm and none is read.
+fn firmest(data: &[u8], cs: &[Cand], unit: &Unit<'_>) -> Vec<bool> {
+    if !unit.decodable {
+        return vec![true; cs.len()];
+    }
+    let mut levels: Vec<u32> = cs.iter().map(|c| c.stray).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    for &s in &levels {
+        let passing: Vec<bool> = cs.iter().map(|c| c.stray == s && c.ok(data).is_some()).collect();
+        if passing.contains(&true) {
+            return passing;
+        }
+    }
+    // Nothing passes (every claim is now gated): the fewest stray slots.
+    cs.iter().map(|c| Some(&c.stray) == levels.first()).collect()
 }
 
 /// Does the window at `w` look like the start of an index buffer from its bytes alone: a
@@ -119,7 +142,7 @@ pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
     cands: &[Vec<Cand>],
-    starts: &[(usize, usize)],
+    starts: &[(usize, usize, usize)],
     cfg: &GateConfig,
     windows: &mut Windows,
     seen: &mut Vec<u64>,
@@ -196,8 +219,14 @@ pub(super) fn structural_claims(
                 },
             ));
         };
-    for &(u2, p) in starts {
-        try_claim(u2, p, windows, seen, &mut out);
+    for &(u2, q, width) in starts {
+        let v2 = units[u2].vertex_count;
+        for p in (q.saturating_sub(width)..=q).rev() {
+            // Most starts fail at the index value next to them: no call for those.
+            if p >= 2 && u32::from(u16::from_be_bytes([data[p - 2], data[p - 1]])) < v2 {
+                try_claim(u2, p, windows, seen, &mut out);
+            }
+        }
     }
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
@@ -865,14 +894,24 @@ pub(super) fn resolve(
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
     let mut released: Vec<(usize, Range<usize>)> = Vec::new();
+    if std::env::var_os("XBG7_DBG").is_some() { eprintln!("DBG units {} open {} cands {}", units.len(), results.iter().filter(|r| r.is_none()).count(), cands.iter().map(|c| c.len()).sum::<usize>()); }
     // Each unit's claims strongest first (then by offset), so the search meets the best
     // assignment early and its first optimum is the canonical one.
+    // A claim below its unit's firmest is never gated; it counts as failing, which can
+    // only move it among the claims that take no part.
+    let mut firm_claims: Vec<Vec<bool>> = vec![Vec::new(); units.len()];
     for (u, cs) in cands.iter_mut().enumerate() {
-        cs.sort_by(|a, b| {
-            score(data, b, &units[u])
-                .cmp(&score(data, a, &units[u]))
-                .then(a.range.start.cmp(&b.range.start))
-        });
+        if results[u].is_some() {
+            continue;
+        }
+        let firm = firmest(data, cs, &units[u]);
+        let mut keyed: Vec<(Score, bool, Cand)> = std::mem::take(cs)
+            .into_iter()
+            .zip(firm)
+            .map(|(c, f)| (score(&c, &units[u], c.passes() == Some(true)), f, c))
+            .collect();
+        keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.range.start.cmp(&b.2.range.start)));
+        (firm_claims[u], *cs) = keyed.into_iter().map(|(_, f, c)| (f, c)).unzip();
     }
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
@@ -924,7 +963,7 @@ pub(super) fn resolve(
     }
     let value: Vec<Score> = flat
         .iter()
-        .map(|&(u, k)| score(data, &cands[u][k], &units[u]))
+        .map(|&(u, k)| score(&cands[u][k], &units[u], cands[u][k].passes() == Some(true)))
         .collect();
     let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     for (x, &(u, _)) in flat.iter().enumerate() {
@@ -932,13 +971,8 @@ pub(super) fn resolve(
     }
     let mut container_steps = CONTAINER_BUDGET;
     // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
-    let mut alive: Vec<bool> = vec![true; flat.len()];
-    for xs in &by_unit {
-        let firmest = xs.iter().map(|&x| firm(value[x])).max();
-        for &x in xs {
-            alive[x] = Some(firm(value[x])) == firmest;
-        }
-    }
+    let alive: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
+    let mut alive = alive;
     // Each unit's firmest claims by the vertex start their window ends at (for the
     // nested-window check after the search).
     let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
