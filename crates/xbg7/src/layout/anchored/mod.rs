@@ -87,7 +87,9 @@ struct Cand {
     preceding: u32,
     /// Vertex slots referenced by no index whose normal is not unit ([`stray_slots`]).
     stray: u32,
-    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL).
+    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL),
+    /// counted by the resolution for the claims that take part ([`resolve`]'s firmest of
+    /// their unit) only: 0 until then.
     unit_normals: u32,
 }
 

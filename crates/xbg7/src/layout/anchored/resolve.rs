@@ -118,6 +118,24 @@ fn firmest(data: &[u8], cs: &[Cand], unit: &Unit<'_>) -> Vec<bool> {
     cs.iter().map(|c| Some(&c.stray) == levels.first()).collect()
 }
 
+/// Do the `V` normals `e` of a buffer at vertex start `p` lie inside the data?
+fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &crate::decl::Element) -> bool {
+    let s = unit.decl.stride;
+    p + unit.vertex_count as usize * s <= data.len() && e.offset as usize + e.ty.size() <= s
+}
+
+/// How many of a decodable claim's declared normals are unit (0 without a NORMAL, or for
+/// an undecodable unit, whose reading is no evidence).
+fn unit_normals(data: &[u8], c: &Cand, unit: &Unit<'_>) -> u32 {
+    let p = c.range.start + 2 * unit.index_count as usize;
+    match unit.map.normal {
+        Some(e) if unit.decodable && normals_fit(data, p, unit, &e) => {
+            count_unit_normals(data, p, unit.decl.stride, &e, unit.vertex_count)
+        }
+        _ => 0,
+    }
+}
+
 /// Does the window at `w` look like the start of an index buffer from its bytes alone: a
 /// first triangle of three distinct indices?
 pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
@@ -187,18 +205,9 @@ pub(super) fn structural_claims(
             };
             let preceding = preceding_triangles(data, w2, v2, |_| true)
                 + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
-            let (unit_normals, stray) = match other.map.normal {
-                Some(e)
-                    if other.decodable
-                        && p + v2 as usize * s2 <= data.len()
-                        && e.offset as usize + e.ty.size() <= s2 =>
-                {
-                    (
-                        count_unit_normals(data, p, s2, &e, v2),
-                        stray_slots(data, p, s2, &e, seen, v2),
-                    )
-                }
-                _ => (0, 0),
+            let stray = match other.map.normal {
+                Some(e) if other.decodable && normals_fit(data, p, other, &e) => stray_slots(data, p, s2, &e, seen, v2),
+                _ => 0,
             };
             let how = readings.entry(u2).or_insert_with(|| {
                 Rc::new(Reading {
@@ -215,7 +224,7 @@ pub(super) fn structural_claims(
                     strength: 2 * u8::from(preceding == 0) + 1,
                     preceding,
                     stray,
-                    unit_normals,
+                    unit_normals: 0,
                 },
             ));
         };
@@ -905,6 +914,9 @@ pub(super) fn resolve(
             continue;
         }
         let firm = firmest(data, cs, &units[u]);
+        for (c, _) in cs.iter_mut().zip(&firm).filter(|(_, f)| **f) {
+            c.unit_normals = unit_normals(data, c, &units[u]);
+        }
         let mut keyed: Vec<(Score, bool, Cand)> = std::mem::take(cs)
             .into_iter()
             .zip(firm)

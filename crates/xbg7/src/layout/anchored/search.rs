@@ -253,19 +253,15 @@ pub(super) fn claim(
     let strength = strength(data, w, i, unit.vertex_count, pos);
     let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t))
         + leading_degenerate(data, w, i, |t| degenerate_by(pos, t));
-    let (unit_normals, stray) = match unit.map.normal {
-        Some(e) => (
-            count_unit_normals(data, p, s, &e, unit.vertex_count),
-            stray_slots(data, p, s, &e, seen, unit.vertex_count),
-        ),
-        None => (0, 0),
+    let stray = match unit.map.normal {
+        Some(e) => stray_slots(data, p, s, &e, seen, unit.vertex_count),
+        None => 0,
     };
     Some(Claim {
         pl,
         strength,
         preceding,
         stray,
-        unit_normals,
     })
 }
 
@@ -312,7 +308,6 @@ pub(super) struct Claim {
     strength: u8,
     preceding: u32,
     stray: u32,
-    unit_normals: u32,
 }
 
 impl Claim {
@@ -323,7 +318,7 @@ impl Claim {
             strength: self.strength,
             preceding: self.preceding,
             stray: self.stray,
-            unit_normals: self.unit_normals,
+            unit_normals: 0,
         }
     }
 }
