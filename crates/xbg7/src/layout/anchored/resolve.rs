@@ -177,14 +177,23 @@ pub(super) fn structural_claims(
     let mut out: Vec<(usize, Cand)> = Vec::new();
     let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
     // The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
+    // `windows`: the shared cache of backward maxima, for the few thousand vertex starts
+    // every unit asks about; `None` for the millions of undecodable starts, each asked
+    // once (caching them cost more than reading their windows).
     let mut try_claim =
-        |u2: usize, p: usize, windows: &mut Windows, seen: &mut Vec<u64>, out: &mut Vec<(usize, Cand)>| {
+        |u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>, out: &mut Vec<(usize, Cand)>| {
             let other = &units[u2];
             let (i2, v2) = (other.index_count, other.vertex_count);
             let iu = i2 as usize;
             // A decodable resource without a NORMAL is pinned by its own, stricter window
             // search (every vertex referenced, plausible vertices): nothing to add.
-            if (other.decodable && other.map.normal.is_none()) || 2 * iu > p || !windows.valid(data, p, iu, v2) {
+            if (other.decodable && other.map.normal.is_none())
+                || 2 * iu > p
+                || !match windows {
+                    Some(windows) => windows.valid(data, p, iu, v2),
+                    None => window_valid(data, p - 2 * iu, iu, v2),
+                }
+            {
                 return;
             }
             let w2 = p - 2 * iu;
@@ -233,7 +242,7 @@ pub(super) fn structural_claims(
         for p in (q.saturating_sub(width)..=q).rev() {
             // Most starts fail at the index value next to them: no call for those.
             if p >= 2 && u32::from(u16::from_be_bytes([data[p - 2], data[p - 1]])) < v2 {
-                try_claim(u2, p, windows, seen, &mut out);
+                try_claim(u2, p, None, seen, &mut out);
             }
         }
     }
@@ -243,7 +252,7 @@ pub(super) fn structural_claims(
             let p = c.range.start + 2 * i;
             for &u2 in &undecodable {
                 if u2 != u {
-                    try_claim(u2, p, windows, seen, &mut out);
+                    try_claim(u2, p, Some(&mut *windows), seen, &mut out);
                 }
             }
             if c.strength >= 2 {
@@ -255,7 +264,7 @@ pub(super) fn structural_claims(
                 if 2 * i2 as usize > p || !windows.valid(data, p, i2 as usize, max_v) {
                     break;
                 }
-                try_claim(u2, p, windows, seen, &mut out);
+                try_claim(u2, p, Some(&mut *windows), seen, &mut out);
             }
         }
     }
@@ -903,7 +912,6 @@ pub(super) fn resolve(
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
     let mut released: Vec<(usize, Range<usize>)> = Vec::new();
-    if std::env::var_os("XBG7_DBG").is_some() { eprintln!("DBG units {} open {} cands {}", units.len(), results.iter().filter(|r| r.is_none()).count(), cands.iter().map(|c| c.len()).sum::<usize>()); }
     // Each unit's claims strongest first (then by offset), so the search meets the best
     // assignment early and its first optimum is the canonical one.
     // A claim below its unit's firmest is never gated; it counts as failing, which can
