@@ -1,12 +1,12 @@
 //! Property tests of the ownership criterion over random small data sections: random
 //! meshes whose counts lie close together (a vertex or a triangle apart, or the same
 //! vertex count with a few more triangles), blocks with no header or a zero header, zero
-//! padding and junk between them in random order, resources whose own block is absent,
-//! and owners that cannot
-//! be decoded (a quantized declaration of the right stride that does not describe their
-//! bytes). Whatever the layout,
-//! nothing decoded may differ from its truth; where every resource is decodable and has
-//! a block of its own, every one is decoded.
+//! padding and junk between them in random order, resources whose own block is absent
+//! or damaged (a coordinate out of range: the gates refuse it), byte-identical
+//! duplicates (two resources, two copies), and owners that cannot be decoded (a
+//! quantized declaration of the right stride that does not describe their bytes).
+//! Whatever the layout, nothing decoded may differ from its truth; where every resource
+//! is decodable, undamaged and has a block of its own, every one is decoded.
 
 use super::pyramid::{cone, indices, DECL_WORDS};
 use super::*;
@@ -49,10 +49,15 @@ struct Res {
     n: u16,
     extra: usize,
     scale: f32,
-    /// 0: no header, 1: twelve zero bytes.
+    /// 0: no header, 1: twelve zero bytes, 2: twelve bytes of small values that read as
+    /// two triangles (1, 2, 3, 0, 2, 1): FORMAT.md leaves what precedes a block open.
     header: u8,
     has_block: bool,
     decodable: bool,
+    /// The block is damaged: one coordinate far out of range (the gates must refuse it).
+    damaged: bool,
+    /// A byte-identical duplicate (same counts, same bytes) follows somewhere.
+    dup: bool,
     gap: usize,
     padding: usize,
 }
@@ -61,100 +66,149 @@ fn res() -> impl Strategy<Value = Res> {
     (
         (4u16..11, 0usize..3, 0.5f32..4.0),
         0u8..2,
-        (prop::bool::weighted(0.85), prop::bool::weighted(0.85)),
+        (
+            prop::bool::weighted(0.85),
+            prop::bool::weighted(0.85),
+            prop::bool::weighted(0.1),
+            prop::bool::weighted(0.1),
+        ),
         (0usize..24, 0usize..8),
     )
         .prop_map(
-            |((n, extra, scale), header, (has_block, decodable), (gap, padding))| Res {
+            |((n, extra, scale), header, (has_block, decodable, damaged, dup), (gap, padding))| Res {
                 n,
                 extra,
                 scale,
                 header,
                 has_block,
                 decodable,
+                damaged,
+                dup,
                 gap: 2 * gap,
                 padding: 2 * padding,
             },
         )
 }
 
-/// Lays the blocks out in `order`; returns the data, the units' counts and whether they
-/// decode, and each unit's index offset (none when it has no block).
-#[allow(clippy::type_complexity)]
-fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<(u32, u32, bool)>, Vec<Vec<usize>>) {
-    // One unit per resource; no two different units share both counts (FORMAT.md §6), so
-    // a resource whose counts are taken is left out.
+/// One generated unit: its counts, whether its declaration decodes, whether its block is
+/// damaged, and its block offsets (none when it has no block).
+#[derive(Debug)]
+struct Built {
+    vertex_count: u32,
+    index_count: u32,
+    decodable: bool,
+    damaged: bool,
+    at: Vec<usize>,
+}
+
+/// Lays the blocks out in `order`; returns the data and the units.
+fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<Built>) {
+    // One unit per resource (two for a duplicate); no two different units share both
+    // counts (FORMAT.md §6), so a resource whose counts are taken is left out.
     let mut taken = std::collections::BTreeSet::new();
-    let mut units: Vec<(u32, u32, bool)> = Vec::new();
-    let mut blocks: Vec<(usize, Vec<u8>, usize)> = Vec::new(); // (resource, bytes, header length)
-    let mut of_unit: Vec<usize> = Vec::new(); // unit -> resource
+    let mut units: Vec<Built> = Vec::new();
+    // (unit, bytes, header length, resource)
+    let mut blocks: Vec<(usize, Vec<u8>, usize, usize)> = Vec::new();
     for (r, x) in rs.iter().enumerate() {
-        let (idx, vtx) = cone(x.n, x.extra, x.scale);
+        let (idx, mut vtx) = cone(x.n, x.extra, x.scale);
         let counts = (x.n as u32, idx.len() as u32);
         if !taken.insert(counts) {
             continue;
         }
-        let header: Vec<u8> = if x.header == 1 { vec![0; 12] } else { Vec::new() };
+        if x.damaged {
+            vtx[20..24].copy_from_slice(&3.0e9f32.to_be_bytes());
+        }
+        let header: Vec<u8> = match x.header {
+            1 => vec![0; 12],
+            2 => indices(&[1, 2, 3, 0, 2, 1]),
+            _ => Vec::new(),
+        };
         let mut bytes = header.clone();
         bytes.extend(indices(&idx));
         bytes.extend(vtx);
-        units.push((counts.0, counts.1, x.decodable));
-        of_unit.push(r);
-        if x.has_block {
-            blocks.push((r, bytes, header.len()));
+        for _ in 0..1 + usize::from(x.dup) {
+            if x.has_block {
+                blocks.push((units.len(), bytes.clone(), header.len(), r));
+            }
+            units.push(Built {
+                vertex_count: counts.0,
+                index_count: counts.1,
+                decodable: x.decodable,
+                damaged: x.damaged,
+                at: Vec::new(),
+            });
         }
     }
     let mut data = vec![0u8; 4];
-    let mut at: Vec<Vec<usize>> = vec![Vec::new(); rs.len()];
+    let mut at: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     for k in order.iter().copied().filter(|&k| k < blocks.len()) {
-        let (r, bytes, h) = &blocks[k];
+        let (u, bytes, h, r) = &blocks[k];
         data.extend(junk(rs[*r].gap, k as u8));
         data.extend(vec![0; rs[*r].padding]);
-        at[*r].push(data.len() + h);
+        at[*u].push(data.len() + h);
         data.extend(bytes);
     }
     data.extend(junk(40, 7));
-    let truth = of_unit.iter().map(|&r| at[r].clone()).collect();
-    (data, units, truth)
+    // A duplicate's truth is either copy (the same bytes).
+    for (u, b) in units.iter_mut().enumerate() {
+        b.at = at[u].clone();
+    }
+    for u in 1..units.len() {
+        let (a, b) = (&units[u - 1], &units[u]);
+        if (a.vertex_count, a.index_count) == (b.vertex_count, b.index_count) {
+            let both: Vec<usize> = a.at.iter().chain(&b.at).copied().collect();
+            units[u - 1].at = both.clone();
+            units[u].at = both;
+        }
+    }
+    (data, units)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
+    ))]
 
     #[test]
     fn nothing_decoded_differs_from_its_truth(
         rs in proptest::collection::vec(res(), 1..7),
         order in Just((0..16).collect::<Vec<usize>>()).prop_shuffle(),
     ) {
-        let (data, counts, truth) = build(&rs, &order);
+        let (data, built) = build(&rs, &order);
         let (d, quantized) = decls();
         let (map, q_map) = (AttributeMap::of(&d), AttributeMap::of(&quantized));
-        let units: Vec<Unit> = counts
+        let units: Vec<Unit> = built
             .iter()
-            .map(|&(v, i, decodable)| Unit {
-                decl: if decodable { &d } else { &quantized },
-                map: if decodable { &map } else { &q_map },
-                vertex_count: v,
-                index_count: i,
-                decodable,
+            .map(|b| Unit {
+                decl: if b.decodable { &d } else { &quantized },
+                map: if b.decodable { &map } else { &q_map },
+                vertex_count: b.vertex_count,
+                index_count: b.index_count,
+                decodable: b.decodable,
             })
             .collect();
         let r = anchor(&mut Scanner::new(&data), &units, &[], &GateConfig::default());
-        for (u, result) in r.results.iter().enumerate() {
+        for (u, (result, b)) in r.results.iter().zip(&built).enumerate() {
             // (An undecodable unit's result is its declaration's reject, whatever it holds.)
-            if let (Ok(b), true) = (result, units[u].decodable) {
+            if let (Ok(x), true) = (result, b.decodable) {
                 prop_assert!(
-                    truth[u].contains(&b.placement.index_offset),
-                    "unit {u} ({:?}) decoded at {:#x}, its block(s) at {:?}",
-                    counts[u], b.placement.index_offset, truth[u]
+                    !b.damaged && b.at.contains(&x.placement.index_offset),
+                    "unit {u} ({}/{}{}) decoded at {:#x}, its block(s) at {:?}",
+                    b.vertex_count, b.index_count, if b.damaged { ", damaged" } else { "" },
+                    x.placement.index_offset, b.at
                 );
             }
         }
-        // Every resource decodable and with a block of its own: each is decoded.
-        let clean = rs.iter().all(|x| x.has_block && x.decodable);
+        // Every resource decodable, undamaged, with a block of its own and no header that
+        // reads as triangles: each is decoded.
+        let clean = rs.iter().all(|x| x.has_block && x.decodable && !x.damaged && x.header < 2);
         if clean {
             for (u, result) in r.results.iter().enumerate() {
-                prop_assert!(result.is_ok(), "unit {u} ({:?}) not decoded: {:?}", counts[u], result.as_ref().err());
+                prop_assert!(
+                    result.is_ok(),
+                    "unit {u} ({}/{}) not decoded: {:?}",
+                    built[u].vertex_count, built[u].index_count, result.as_ref().err()
+                );
             }
         }
     }

@@ -300,8 +300,6 @@ struct Search<'a> {
     conflicts: &'a [Vec<usize>],
     /// Per claim of the container: its local unit in this component, or `usize::MAX`.
     unit_of: &'a [usize],
-    /// Per claim: identical duplicates overlapping it ([`most_placed`]'s capacities).
-    shared: &'a [u32],
     ranges: &'a [Range<usize>],
     steps: usize,
     /// Per claim: how many taken claims (or uniqueness checks) exclude it.
@@ -394,7 +392,7 @@ impl Search<'_> {
             .collect();
         if best.len() > 2 {
             let open: Vec<Vec<usize>> = units.iter().map(|&u| self.open(u).collect()).collect();
-            let room = most_placed(&open, |x| self.ranges[x].clone(), self.shared) as usize;
+            let room = most_placed(&open, |x| self.ranges[x].clone()) as usize;
             if best.len() > room {
                 best.select_nth_unstable_by(room, |a, b| b.cmp(a));
                 best.truncate(room);
@@ -654,11 +652,10 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 
 /// An upper bound on the units of one component that any assignment places: claims
 /// are byte ranges, so a minimum set of points stabbing every claim (greedy by range
-/// end) gives each chosen claim a point inside it, and two chosen claims share a point
-/// only when they are identical duplicates (which do not conflict; a point takes as
-/// many as overlap there). So a maximum matching of units to points, each point taking
-/// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+/// end) gives each chosen claim a point inside it, and two chosen claims never share a
+/// point (they would overlap, and overlapping claims conflict). So a maximum matching of
+/// units to points bounds the units placed (bipartite matching, augmenting paths).
+fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>) -> u32 {
     let mut all: Vec<usize> = cands.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
@@ -676,21 +673,13 @@ fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shar
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(cands, &range, shared, &points, last))
+        .map(|last| matched(cands, &range, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
-fn matched(
-    cands: &[Vec<usize>],
-    range: &impl Fn(usize) -> Range<usize>,
-    shared: &[u32],
-    points: &[usize],
-    last: bool,
-) -> u32 {
-    // Capacity per point: one, plus the duplicates any claim through it may share with.
-    let mut cap: Vec<u32> = vec![1; points.len()];
+fn matched(cands: &[Vec<usize>], range: &impl Fn(usize) -> Range<usize>, points: &[usize], last: bool) -> u32 {
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(cands.len());
     for cs in cands {
         let mut e: Vec<usize> = Vec::new();
@@ -703,31 +692,23 @@ fn matched(
             };
             if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
                 e.push(q);
-                cap[q] = cap[q].max(1 + shared[x]);
             }
         }
         e.sort_unstable();
         e.dedup();
         edges.push(e);
     }
-    // Kuhn's augmenting paths; a point holds up to `cap` units.
-    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
-    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
+    // Kuhn's augmenting paths; a point holds one unit.
+    let mut held: Vec<Option<usize>> = vec![None; points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], held: &mut [Option<usize>], seen: &mut [bool]) -> bool {
         for &q in &edges[u] {
             if seen[q] {
                 continue;
             }
             seen[q] = true;
-            if (held[q].len() as u32) < cap[q] {
-                held[q].push(u);
+            if held[q].is_none_or(|w| augment(w, edges, held, seen)) {
+                held[q] = Some(u);
                 return true;
-            }
-            for k in 0..held[q].len() {
-                let w = held[q][k];
-                if augment(w, edges, cap, held, seen) {
-                    held[q][k] = u;
-                    return true;
-                }
             }
         }
         false
@@ -736,7 +717,7 @@ fn matched(
     let mut seen = vec![false; points.len()];
     for u in 0..cands.len() {
         seen.iter_mut().for_each(|x| *x = false);
-        if augment(u, &edges, &cap, &mut held, &mut seen) {
+        if augment(u, &edges, &mut held, &mut seen) {
             placed += 1;
         }
     }
@@ -796,7 +777,23 @@ struct Nested<'a> {
     /// The unit of each claim.
     owner: &'a dyn Fn(usize) -> usize,
     ranges: &'a [Range<usize>],
+    /// The evidence of each claim.
+    value: &'a [Score],
+    /// Whether each claim is among its unit's firmest ([`firmest`]).
+    firmest: &'a [bool],
 }
+
+/// Does a claim's window start the way FORMAT.md §6 says a real index buffer does: with
+/// a real triangle, not extensible backwards, no edge triangles?
+fn strong_start(v: Score) -> bool {
+    v.strength == 3 && v.preceding == 0
+}
+
+/// Most units and claims per unit the trade test ([`Nested::trade_keeps_count`]) tries;
+/// past them (or its steps), the trade is taken as possible: the nested unit is rejected.
+const TRADE_UNITS: usize = 8;
+const TRADE_CLAIMS: usize = 16;
+const TRADE_STEPS: usize = 1 << 14;
 
 impl Nested<'_> {
     /// The vertex start where claim `x`'s index window ends.
@@ -805,20 +802,113 @@ impl Nested<'_> {
     }
 
     /// Does claim `x` (of another unit) hold a window of unit `s` ending where its own
-    /// ends: more indices before them, at least `s`'s vertices, and every triangle of the
-    /// extension three distinct indices? (Degenerate triangles, zero padding read as
-    /// (0, 0, 0), decide: a list does not start with them.)
+    /// ends: as many indices or more before them (other counts), and every triangle of
+    /// the extension three distinct indices? (Degenerate triangles, zero padding read as
+    /// (0, 0, 0), decide: a list does not start with them.) Both read vertices from the
+    /// same start; however many each reads, the window is one list's or the other's.
     fn nests(&self, x: usize, s: usize) -> bool {
         let w = (self.owner)(x);
-        let (iw, is) = (self.units[w].index_count as usize, self.units[s].index_count as usize);
+        let (uw, us) = (&self.units[w], &self.units[s]);
+        let (iw, is) = (uw.index_count as usize, us.index_count as usize);
         let p = self.end(x);
         w != s
-            && self.units[w].vertex_count >= self.units[s].vertex_count
-            && iw > is
+            && iw >= is
+            && (iw, uw.vertex_count) != (is, us.vertex_count)
             && p >= 2 * iw
             && (p - 2 * iw..p - 2 * is)
                 .step_by(6)
                 .all(|t| real_start_indices(self.data, t))
+    }
+
+    /// The world with unit `l` held at its claim `x` instead of `y`, where it is placed:
+    /// the units whose blocks `x` overlaps are displaced, `y` is freed, and the displaced
+    /// units and the unplaced ones claiming bytes of `y` take claims of theirs that overlap
+    /// no block kept and no other's: their firmest, or any whose window starts the way a
+    /// real index buffer does ([`strong_start`]) whether or not its block passes the gates
+    /// (a block is its owner's whether or not it decodes; a weak window that fails them
+    /// is a misreading, not a damaged block). Does that world place as many units as
+    /// the best assignment? Then the bytes do not tell the two worlds apart. (Only the
+    /// units next to `x` and `y` move: a world found is a real one, a world missed keeps
+    /// the best assignment's answer. Past the limits the trade is taken as possible.)
+    fn trade_keeps_count(
+        &self,
+        l: usize,
+        x: usize,
+        y: usize,
+        placed: &BTreeMap<usize, usize>,
+        by_unit: &[Vec<usize>],
+    ) -> bool {
+        let r = |c: usize| &self.ranges[c];
+        let displaced: Vec<usize> = placed
+            .iter()
+            .filter(|&(&u, &c)| u != l && overlaps(r(c), r(x)))
+            .map(|(&u, _)| u)
+            .collect();
+        let kept: Vec<usize> = placed
+            .iter()
+            .filter(|&(u, _)| *u != l && !displaced.contains(u))
+            .map(|(_, &c)| c)
+            .chain([x])
+            .collect();
+        let mut pool = displaced.clone();
+        pool.extend(
+            (0..by_unit.len())
+                .filter(|&u| u != l && !placed.contains_key(&u) && by_unit[u].iter().any(|&z| overlaps(r(z), r(y)))),
+        );
+        if pool.len() > TRADE_UNITS {
+            return true;
+        }
+        let options: Vec<Vec<usize>> = pool
+            .iter()
+            .map(|&u| {
+                by_unit[u]
+                    .iter()
+                    .copied()
+                    .filter(|&z| self.firmest[z] || strong_start(self.value[z]))
+                    .filter(|&z| !kept.iter().any(|&k| overlaps(r(z), r(k))))
+                    .collect::<Vec<usize>>()
+            })
+            .collect();
+        if options.iter().any(|o| o.len() > TRADE_CLAIMS) {
+            return true;
+        }
+        // Can `need` of the pool be placed at once, no two of their claims overlapping?
+        fn place(
+            k: usize,
+            need: usize,
+            options: &[Vec<usize>],
+            taken: &mut Vec<usize>,
+            r: &dyn Fn(usize) -> Range<usize>,
+            steps: &mut usize,
+        ) -> bool {
+            if need == 0 {
+                return true;
+            }
+            if k == options.len() || options.len() - k < need || *steps == 0 {
+                return *steps == 0;
+            }
+            *steps -= 1;
+            for &z in &options[k] {
+                if taken.iter().all(|&t| !overlaps(&r(t), &r(z))) {
+                    taken.push(z);
+                    let found = place(k + 1, need - 1, options, taken, r, steps);
+                    taken.pop();
+                    if found {
+                        return true;
+                    }
+                }
+            }
+            place(k + 1, need, options, taken, r, steps)
+        }
+        let mut steps = TRADE_STEPS;
+        place(
+            0,
+            displaced.len(),
+            &options,
+            &mut Vec::new(),
+            &|c| self.ranges[c].clone(),
+            &mut steps,
+        )
     }
 
     /// A unit given a block whose window is the tail of another unit's claim there (its
@@ -861,8 +951,15 @@ impl Nested<'_> {
                 match placed.get(&l) {
                     None => Some((x, None)),
                     Some(&y) => {
+                        // Exchangeable: the other unit's block holds a window of this one
+                        // nested the same way; or the other unit reads more strongly at
+                        // the nesting claim than where it is placed (it is never moved to
+                        // a weaker reading of its own to make room); or holding it at the
+                        // nesting claim places as many units ([`Nested::trade_keeps_count`]).
                         let q = self.end(y);
-                        let swap = self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q);
+                        let swap = (self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q))
+                            || self.value[x] > self.value[y]
+                            || self.trade_keeps_count(l, x, y, &placed, by_unit);
                         swap.then_some((x, Some((l, y))))
                     }
                 }
@@ -881,9 +978,10 @@ impl Nested<'_> {
                 )),
                 Some((x, Some((l, y)))) => {
                     let why = format!(
-                        "its block and another resource's can be exchanged: {} holds a window \
-                         of each (one the tail of the other) and so does {}; only the \
-                         preference of FORMAT.md §6 tells them apart",
+                        "its block and another resource's can be exchanged: its window is the \
+                         tail of the other's at {}, and the other placed there instead of at {} \
+                         leaves as many resources placed; only the preference of FORMAT.md §6 \
+                         tells them apart",
                         describe(x),
                         describe(y)
                     );
@@ -942,9 +1040,6 @@ pub(super) fn resolve(
     by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
-    // Per claim: how many claims of other units overlap it without conflict (identical
-    // duplicates), for the capacity of the placement bound's points.
-    let mut shared: Vec<u32> = vec![0; flat.len()];
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
@@ -953,11 +1048,10 @@ pub(super) fn resolve(
             if rb.start >= ra.end {
                 break;
             }
-            let (ua, ub) = (flat[a].0, flat[b].0);
-            if ua != ub && identical(data, ra, rb, &units[ua], &units[ub]) {
-                shared[a] += 1;
-                shared[b] += 1;
-            } else if ua != ub {
+            // Byte-identical duplicates conflict like any two claims: each copy goes to
+            // one unit in the search (a twin shares a copy only when none is left for
+            // it, after the search).
+            if flat[a].0 != flat[b].0 {
                 conflicts[a].push(b);
                 conflicts[b].push(a);
                 pairs += 1;
@@ -991,8 +1085,8 @@ pub(super) fn resolve(
     }
     let mut container_steps = CONTAINER_BUDGET;
     // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
-    let alive: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
-    let mut alive = alive;
+    let firmest_flat: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
+    let mut alive = firmest_flat.clone();
     // Each unit's firmest claims by the vertex start their window ends at (for the
     // nested-window check after the search).
     let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -1110,7 +1204,6 @@ pub(super) fn resolve(
             value: &value,
             conflicts: &conflicts,
             unit_of: &unit_of,
-            shared: &shared,
             ranges: &ranges,
             steps: COMPONENT_BUDGET.min(container_steps),
             blocked: std::mem::take(&mut blocked),
@@ -1236,21 +1329,61 @@ pub(super) fn resolve(
         units,
         owner: &owner,
         ranges: &ranges,
+        value: &value,
+        firmest: &firmest_flat,
     };
     nested.reject(&by_unit, &ending_at, &comps, &mut decided, &describe);
+    // A unit that no best assignment places, with a twin that is decoded (same counts,
+    // declaration and bytes: one resource listed twice), shares the twin's block: the
+    // search deals each copy to one unit, and when the copies run out FORMAT.md allows
+    // two resources one block if their bytes are identical. (Sharing inside the search
+    // would let twins leave a copy free for another unit's misreading of it.)
+    let decoded_at: Vec<(usize, usize)> = decided
+        .iter()
+        .flat_map(|(key, verdicts, _)| {
+            comps[key]
+                .units
+                .iter()
+                .zip(verdicts)
+                .filter_map(|(&u, v)| v.as_ref().ok().map(|&c| (u, c)))
+        })
+        .collect();
+    for (key, verdicts, pick) in &mut decided {
+        for (k, v) in verdicts.iter_mut().enumerate().filter(|(k, _)| pick[*k].is_none()) {
+            let u = comps[key].units[k];
+            let twin = decoded_at.iter().find_map(|&(j, c)| {
+                by_unit[u]
+                    .iter()
+                    .copied()
+                    .find(|&x| j != u && identical(data, &ranges[x], &ranges[c], &units[u], &units[j]))
+            });
+            if let Some(x) = twin {
+                *v = Ok(x);
+            }
+        }
+    }
     for (key, mut verdicts, _) in decided {
         let comp = &comps[&key];
         // Byte-identical blocks of duplicates are shared out in order (any choice gives
-        // the same geometry); a unit keeps its pick where no other is free.
+        // the same geometry): in the order the container lists the units, each the first
+        // copy left; a unit keeps its pick where no other is free.
         let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
-        for (k, v) in verdicts.iter_mut().enumerate() {
-            let Ok(c) = v else { continue };
+        // In the order the container lists the units.
+        let mut in_order: Vec<usize> = (0..verdicts.len()).collect();
+        in_order.sort_by_key(|&k| comp.units[k]);
+        for k in in_order {
+            let Ok(c) = &mut verdicts[k] else { continue };
             let start = |x: usize| cand(flat[x]).range.start;
-            let free = comp.cands[k].iter().copied().find(|&x| {
+            let free = comp.cands[k].iter().copied().filter(|&x| {
                 !taken.contains(&start(x))
                     && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
-                    && !conflicts[x].iter().any(|y| chosen.contains(y) && *y != *c)
+                    && !conflicts[x].iter().any(|&y| {
+                        // (A twin's copy is dealt here too: in order, one each.)
+                        let twin = identical(data, &ranges[y], &ranges[x], &units[flat[y].0], &units[flat[x].0]);
+                        chosen.contains(&y) && y != *c && !twin
+                    })
             });
+            let free = free.min_by_key(|&x| start(x));
             if let Some(x) = free {
                 *c = x;
             }
