@@ -213,3 +213,67 @@ proptest! {
         }
     }
 }
+
+/// Places the units of `rs` (blocks in resource order, no gaps) and returns each result's
+/// index offset or reject code.
+fn placed(rs: &[Res]) -> Vec<Result<usize, Code>> {
+    let (data, built) = build(rs, &(0..16).collect::<Vec<usize>>());
+    let (d, quantized) = decls();
+    let (map, q_map) = (AttributeMap::of(&d), AttributeMap::of(&quantized));
+    let units: Vec<Unit> = built
+        .iter()
+        .map(|b| Unit {
+            decl: if b.decodable { &d } else { &quantized },
+            map: if b.decodable { &map } else { &q_map },
+            vertex_count: b.vertex_count,
+            index_count: b.index_count,
+            decodable: b.decodable,
+        })
+        .collect();
+    anchor(&mut Scanner::new(&data), &units, &[], &GateConfig::default())
+        .results
+        .into_iter()
+        .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
+        .collect()
+}
+
+fn one(n: u16, extra: usize, has_block: bool, decodable: bool, damaged: bool, dup: bool) -> Res {
+    Res {
+        n,
+        extra,
+        scale: 0.5,
+        header: 0,
+        has_block,
+        decodable,
+        damaged,
+        dup,
+        gap: 0,
+        padding: 0,
+    }
+}
+
+#[test]
+fn a_damaged_block_is_not_traded_for_an_undecodable_neighbours_tail() {
+    // An undecodable 9/27 block, then a damaged 9/24 one: the damaged unit reads cleanly
+    // as the tail of its neighbour's list, and its neighbour's counts fit a window in the
+    // damaged block. Found by the property test (main decoded it at 0xa); rejected.
+    let r = placed(&[one(9, 1, true, false, false, false), one(9, 0, true, true, true, false)]);
+    assert_eq!(r[1], Err(Code::AmbiguousAnchor));
+}
+
+#[test]
+fn twins_take_a_copy_each_and_leave_none_to_a_unit_without_a_block() {
+    // Undecodable twins (9/27, two copies behind zero headers) and a decodable 10/27 unit
+    // without a block: with the twins sharing one copy, the other was read as its block.
+    // Found by the property test (main decoded it at 0x10).
+    let twin = Res {
+        header: 1,
+        ..one(9, 1, true, false, false, true)
+    };
+    let r = placed(&[
+        one(4, 0, false, false, false, false),
+        one(10, 0, false, true, false, false),
+        twin,
+    ]);
+    assert!(r[1].is_err(), "{r:?}");
+}

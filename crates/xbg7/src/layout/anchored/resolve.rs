@@ -271,6 +271,10 @@ pub(super) fn structural_claims(
     out
 }
 
+/// Most twins (units with the same counts and declaration) whose identical claims
+/// conflict in the search; a larger group shares its copies there.
+pub const TWINS_APART: usize = 8;
+
 /// Most search steps for one conflict component (the first search and the uniqueness
 /// checks together); past it the component's units are `ambiguous_anchor`. (2¹⁸ left 5
 /// or 6 stages of a realistic independent disc unsolved; 2²⁰ closes most of them for
@@ -300,6 +304,8 @@ struct Search<'a> {
     conflicts: &'a [Vec<usize>],
     /// Per claim of the container: its local unit in this component, or `usize::MAX`.
     unit_of: &'a [usize],
+    /// Per claim: identical duplicates overlapping it ([`most_placed`]'s capacities).
+    shared: &'a [u32],
     ranges: &'a [Range<usize>],
     steps: usize,
     /// Per claim: how many taken claims (or uniqueness checks) exclude it.
@@ -392,7 +398,7 @@ impl Search<'_> {
             .collect();
         if best.len() > 2 {
             let open: Vec<Vec<usize>> = units.iter().map(|&u| self.open(u).collect()).collect();
-            let room = most_placed(&open, |x| self.ranges[x].clone()) as usize;
+            let room = most_placed(&open, |x| self.ranges[x].clone(), self.shared) as usize;
             if best.len() > room {
                 best.select_nth_unstable_by(room, |a, b| b.cmp(a));
                 best.truncate(room);
@@ -652,10 +658,11 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 
 /// An upper bound on the units of one component that any assignment places: claims
 /// are byte ranges, so a minimum set of points stabbing every claim (greedy by range
-/// end) gives each chosen claim a point inside it, and two chosen claims never share a
-/// point (they would overlap, and overlapping claims conflict). So a maximum matching of
-/// units to points bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>) -> u32 {
+/// end) gives each chosen claim a point inside it, and two chosen claims share a point
+/// only when they are identical duplicates (which do not conflict; a point takes as
+/// many as overlap there). So a maximum matching of units to points, each point taking
+/// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
+fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
     let mut all: Vec<usize> = cands.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
@@ -673,13 +680,21 @@ fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>) -> u
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(cands, &range, &points, last))
+        .map(|last| matched(cands, &range, shared, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
-fn matched(cands: &[Vec<usize>], range: &impl Fn(usize) -> Range<usize>, points: &[usize], last: bool) -> u32 {
+fn matched(
+    cands: &[Vec<usize>],
+    range: &impl Fn(usize) -> Range<usize>,
+    shared: &[u32],
+    points: &[usize],
+    last: bool,
+) -> u32 {
+    // Capacity per point: one, plus the duplicates any claim through it may share with.
+    let mut cap: Vec<u32> = vec![1; points.len()];
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(cands.len());
     for cs in cands {
         let mut e: Vec<usize> = Vec::new();
@@ -692,23 +707,31 @@ fn matched(cands: &[Vec<usize>], range: &impl Fn(usize) -> Range<usize>, points:
             };
             if let Some(q) = q.filter(|&q| points.get(q).is_some_and(|&p| r.contains(&p))) {
                 e.push(q);
+                cap[q] = cap[q].max(1 + shared[x]);
             }
         }
         e.sort_unstable();
         e.dedup();
         edges.push(e);
     }
-    // Kuhn's augmenting paths; a point holds one unit.
-    let mut held: Vec<Option<usize>> = vec![None; points.len()];
-    fn augment(u: usize, edges: &[Vec<usize>], held: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    // Kuhn's augmenting paths; a point holds up to `cap` units.
+    let mut held: Vec<Vec<usize>> = vec![Vec::new(); points.len()];
+    fn augment(u: usize, edges: &[Vec<usize>], cap: &[u32], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
         for &q in &edges[u] {
             if seen[q] {
                 continue;
             }
             seen[q] = true;
-            if held[q].is_none_or(|w| augment(w, edges, held, seen)) {
-                held[q] = Some(u);
+            if (held[q].len() as u32) < cap[q] {
+                held[q].push(u);
                 return true;
+            }
+            for k in 0..held[q].len() {
+                let w = held[q][k];
+                if augment(w, edges, cap, held, seen) {
+                    held[q][k] = u;
+                    return true;
+                }
             }
         }
         false
@@ -717,7 +740,7 @@ fn matched(cands: &[Vec<usize>], range: &impl Fn(usize) -> Range<usize>, points:
     let mut seen = vec![false; points.len()];
     for u in 0..cands.len() {
         seen.iter_mut().for_each(|x| *x = false);
-        if augment(u, &edges, &mut held, &mut seen) {
+        if augment(u, &edges, &cap, &mut held, &mut seen) {
             placed += 1;
         }
     }
@@ -789,7 +812,22 @@ fn strong_start(v: Score) -> bool {
     v.strength == 3 && v.preceding == 0
 }
 
-/// Most units and claims per unit the trade test ([`Nested::trade_keeps_count`]) tries;
+/// A claim's window evidence: placed, edge triangles, strength (the measures every
+/// reading has, whatever its gates; compared lexicographically, summed per world).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Window(i64, i64, i64);
+
+impl Window {
+    fn add(self, o: Window) -> Window {
+        Window(self.0 + o.0, self.1 + o.1, self.2 + o.2)
+    }
+}
+
+fn window(v: Score) -> Window {
+    Window(v.placed, v.preceding, v.strength)
+}
+
+/// Most units and claims per unit the trade test ([`Nested::trade_explains_as_well`]) tries;
 /// past them (or its steps), the trade is taken as possible: the nested unit is rejected.
 const TRADE_UNITS: usize = 8;
 const TRADE_CLAIMS: usize = 16;
@@ -822,15 +860,18 @@ impl Nested<'_> {
 
     /// The world with unit `l` held at its claim `x` instead of `y`, where it is placed:
     /// the units whose blocks `x` overlaps are displaced, `y` is freed, and the displaced
-    /// units and the unplaced ones claiming bytes of `y` take claims of theirs that overlap
-    /// no block kept and no other's: their firmest, or any whose window starts the way a
-    /// real index buffer does ([`strong_start`]) whether or not its block passes the gates
-    /// (a block is its owner's whether or not it decodes; a weak window that fails them
-    /// is a misreading, not a damaged block). Does that world place as many units as
-    /// the best assignment? Then the bytes do not tell the two worlds apart. (Only the
-    /// units next to `x` and `y` move: a world found is a real one, a world missed keeps
-    /// the best assignment's answer. Past the limits the trade is taken as possible.)
-    fn trade_keeps_count(
+    /// units, the unplaced ones claiming bytes of `y`, and (until none is added) the
+    /// placed ones whose blocks a usable claim of those overlaps take usable claims of
+    /// theirs that overlap no block kept and no other's. Usable: their firmest, or any
+    /// whose window starts the way a real index buffer does ([`strong_start`]) and that
+    /// takes in no stray slots, whether or not its block passes the gates (a damaged
+    /// block is its owner's; a misreading shows a weak start or stray slots). Does that world hold as much window
+    /// evidence ([`Window`]: units placed, then edge triangles, then strength; the gates
+    /// do not count, a damaged block being its owner's) as the best assignment has there?
+    /// Then the bytes do not tell the two worlds apart. (Only the units next to `x` and
+    /// `y` move: a world found is a real one, a world missed keeps the best assignment's
+    /// answer. Past the limits the trade is taken as possible.)
+    fn trade_explains_as_well(
         &self,
         l: usize,
         x: usize,
@@ -839,74 +880,106 @@ impl Nested<'_> {
         by_unit: &[Vec<usize>],
     ) -> bool {
         let r = |c: usize| &self.ranges[c];
-        let displaced: Vec<usize> = placed
+        let usable = |z: usize| self.firmest[z] || (strong_start(self.value[z]) && self.value[z].stray == 0);
+        // The units that move: those whose blocks `x` overlaps, the unplaced ones with a
+        // claim on `y`'s bytes, and, until none is added, the placed ones whose blocks a
+        // usable claim of a moving unit overlaps.
+        let mut pool: Vec<usize> = placed
             .iter()
             .filter(|&(&u, &c)| u != l && overlaps(r(c), r(x)))
             .map(|(&u, _)| u)
             .collect();
-        let kept: Vec<usize> = placed
-            .iter()
-            .filter(|&(u, _)| *u != l && !displaced.contains(u))
-            .map(|(_, &c)| c)
-            .chain([x])
-            .collect();
-        let mut pool = displaced.clone();
         pool.extend(
             (0..by_unit.len())
                 .filter(|&u| u != l && !placed.contains_key(&u) && by_unit[u].iter().any(|&z| overlaps(r(z), r(y)))),
         );
+        let mut next = 0;
+        while next < pool.len() {
+            if pool.len() > TRADE_UNITS {
+                return true;
+            }
+            let u = pool[next];
+            next += 1;
+            for z in by_unit[u]
+                .iter()
+                .copied()
+                .filter(|&z| usable(z) && !overlaps(r(z), r(x)))
+            {
+                for (&w, &c) in placed {
+                    if w != l && !pool.contains(&w) && overlaps(r(c), r(z)) {
+                        pool.push(w);
+                    }
+                }
+            }
+        }
         if pool.len() > TRADE_UNITS {
             return true;
         }
+        let kept: Vec<usize> = placed
+            .iter()
+            .filter(|&(u, _)| *u != l && !pool.contains(u))
+            .map(|(_, &c)| c)
+            .chain([x])
+            .collect();
         let options: Vec<Vec<usize>> = pool
             .iter()
             .map(|&u| {
                 by_unit[u]
                     .iter()
                     .copied()
-                    .filter(|&z| self.firmest[z] || strong_start(self.value[z]))
-                    .filter(|&z| !kept.iter().any(|&k| overlaps(r(z), r(k))))
+                    .filter(|&z| usable(z) && !kept.iter().any(|&k| overlaps(r(z), r(k))))
                     .collect::<Vec<usize>>()
             })
             .collect();
         if options.iter().any(|o| o.len() > TRADE_CLAIMS) {
             return true;
         }
-        // Can `need` of the pool be placed at once, no two of their claims overlapping?
-        fn place(
+        // The best window evidence the pool can add, no two of its claims overlapping
+        // (exhaustive: a unit takes one of its options or none); stops once it reaches
+        // `need`, or when the steps run out (then the trade counts as possible).
+        fn best(
             k: usize,
-            need: usize,
+            have: Window,
+            need: Window,
             options: &[Vec<usize>],
             taken: &mut Vec<usize>,
-            r: &dyn Fn(usize) -> Range<usize>,
+            look: &dyn Fn(usize) -> (Range<usize>, Window),
             steps: &mut usize,
         ) -> bool {
-            if need == 0 {
+            if have >= need || *steps == 0 {
                 return true;
             }
-            if k == options.len() || options.len() - k < need || *steps == 0 {
-                return *steps == 0;
+            if k == options.len() {
+                return false;
             }
             *steps -= 1;
             for &z in &options[k] {
-                if taken.iter().all(|&t| !overlaps(&r(t), &r(z))) {
+                let (rz, wz) = look(z);
+                if taken.iter().all(|&t| !overlaps(&look(t).0, &rz)) {
                     taken.push(z);
-                    let found = place(k + 1, need - 1, options, taken, r, steps);
+                    let found = best(k + 1, have.add(wz), need, options, taken, look, steps);
                     taken.pop();
                     if found {
                         return true;
                     }
                 }
             }
-            place(k + 1, need, options, taken, r, steps)
+            best(k + 1, have, need, options, taken, look, steps)
         }
+        let before = pool
+            .iter()
+            .filter_map(|u| placed.get(u))
+            .map(|&c| window(self.value[c]))
+            .fold(window(self.value[y]), Window::add);
+        let look = |c: usize| (self.ranges[c].clone(), window(self.value[c]));
         let mut steps = TRADE_STEPS;
-        place(
+        best(
             0,
-            displaced.len(),
+            window(self.value[x]),
+            before,
             &options,
             &mut Vec::new(),
-            &|c| self.ranges[c].clone(),
+            &look,
             &mut steps,
         )
     }
@@ -955,11 +1028,12 @@ impl Nested<'_> {
                         // nested the same way; or the other unit reads more strongly at
                         // the nesting claim than where it is placed (it is never moved to
                         // a weaker reading of its own to make room); or holding it at the
-                        // nesting claim places as many units ([`Nested::trade_keeps_count`]).
+                        // nesting claim explains the bytes as well
+                        // ([`Nested::trade_explains_as_well`]).
                         let q = self.end(y);
                         let swap = (self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q))
                             || self.value[x] > self.value[y]
-                            || self.trade_keeps_count(l, x, y, &placed, by_unit);
+                            || self.trade_explains_as_well(l, x, y, &placed, by_unit);
                         swap.then_some((x, Some((l, y))))
                     }
                 }
@@ -980,8 +1054,8 @@ impl Nested<'_> {
                     let why = format!(
                         "its block and another resource's can be exchanged: its window is the \
                          tail of the other's at {}, and the other placed there instead of at {} \
-                         leaves as many resources placed; only the preference of FORMAT.md §6 \
-                         tells them apart",
+                         explains the bytes as well; only the preference of FORMAT.md §6 tells \
+                         them apart",
                         describe(x),
                         describe(y)
                     );
@@ -1040,6 +1114,18 @@ pub(super) fn resolve(
     by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
+    // Per claim: how many claims of other units overlap it without conflict (identical
+    // duplicates), for the capacity of the placement bound's points.
+    let mut shared: Vec<u32> = vec![0; flat.len()];
+    // Per unit: how many units share its counts and declaration (itself included).
+    let mut groups: HashMap<(u32, u32, &Declaration), usize> = HashMap::new();
+    for u in units {
+        *groups.entry((u.vertex_count, u.index_count, u.decl)).or_default() += 1;
+    }
+    let twins_of: Vec<usize> = units
+        .iter()
+        .map(|u| groups[&(u.vertex_count, u.index_count, u.decl)])
+        .collect();
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
         let ra = &cand(flat[a]).range;
@@ -1050,8 +1136,14 @@ pub(super) fn resolve(
             }
             // Byte-identical duplicates conflict like any two claims: each copy goes to
             // one unit in the search (a twin shares a copy only when none is left for
-            // it, after the search).
-            if flat[a].0 != flat[b].0 {
+            // it, after the search). Twins of a group larger than [`TWINS_APART`] share
+            // in the search (a bound: such a group's conflicts grow as the cube of its
+            // size); the placement bound's points then hold as many as share there.
+            let (ua, ub) = (flat[a].0, flat[b].0);
+            if ua != ub && twins_of[ua] > TWINS_APART && identical(data, ra, rb, &units[ua], &units[ub]) {
+                shared[a] += 1;
+                shared[b] += 1;
+            } else if ua != ub {
                 conflicts[a].push(b);
                 conflicts[b].push(a);
                 pairs += 1;
@@ -1204,6 +1296,7 @@ pub(super) fn resolve(
             value: &value,
             conflicts: &conflicts,
             unit_of: &unit_of,
+            shared: &shared,
             ranges: &ranges,
             steps: COMPONENT_BUDGET.min(container_steps),
             blocked: std::mem::take(&mut blocked),
