@@ -1339,14 +1339,17 @@ pub(super) fn resolve(
                     }));
                     continue;
                 };
-                // Unique when no assignment as good gives it other bytes (or none): its
-                // bytes are forbidden to it and to its byte-identical duplicates (one of
-                // them taking them instead is no other answer).
+                // Unique when no assignment as good gives it other bytes (or none). First
+                // its bytes, wherever they lie, are forbidden to it and to its twins (a
+                // byte-identical copy, or a twin taking them, is no other answer). Then,
+                // where it has twins, to it alone: two units with the same counts whose
+                // blocks differ (a body's records) may take each other's, and that exchange
+                // is another answer; one with it unplaced and a twin on its bytes is not.
                 let same_bytes = |x: usize| {
                     let (j, _) = flat[x];
                     identical(data, &cand(flat[x]).range, &cand(flat[c]).range, &units[j], &units[u])
                 };
-                let forbidden: Vec<usize> = comp
+                let all: Vec<usize> = comp
                     .cands
                     .iter()
                     .flatten()
@@ -1357,16 +1360,35 @@ pub(super) fn resolve(
                     verdicts.push(Ok(c));
                     continue;
                 }
-                for &x in &forbidden {
-                    search.blocked[x] += 1;
+                let own: Vec<usize> = all.iter().copied().filter(|&x| flat[x].0 == u).collect();
+                let passes: Vec<&Vec<usize>> = if own.len() < all.len() {
+                    vec![&all, &own]
+                } else {
+                    vec![&all]
+                };
+                let mut r: Result<Option<Vec<Option<usize>>>, OutOfBudget> = Ok(None);
+                for (pass, forbidden) in passes.into_iter().enumerate() {
+                    for &x in forbidden {
+                        search.blocked[x] += 1;
+                    }
+                    search.first = true;
+                    let found = search.solve(&everyone, opt);
+                    search.first = false;
+                    for &x in forbidden {
+                        search.blocked[x] -= 1;
+                    }
+                    match found.map(|f| f.map(|f| picks(&f))) {
+                        Err(e) => {
+                            r = Err(e);
+                            break;
+                        }
+                        Ok(Some(alt)) if pass == 0 || alt[k].is_some() => {
+                            r = Ok(Some(alt));
+                            break;
+                        }
+                        Ok(_) => {}
+                    }
                 }
-                search.first = true;
-                let r = search.solve(&everyone, opt);
-                search.first = false;
-                for &x in &forbidden {
-                    search.blocked[x] -= 1;
-                }
-                let r = r.map(|f| f.map(|f| picks(&f)));
                 match r {
                     Err(OutOfBudget) => {
                         out_of_budget = true;
