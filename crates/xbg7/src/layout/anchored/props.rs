@@ -175,19 +175,7 @@ proptest! {
         order in Just((0..16).collect::<Vec<usize>>()).prop_shuffle(),
     ) {
         let (data, built) = build(&rs, &order);
-        let (d, quantized) = decls();
-        let (map, q_map) = (AttributeMap::of(&d), AttributeMap::of(&quantized));
-        let units: Vec<Unit> = built
-            .iter()
-            .map(|b| Unit {
-                decl: if b.decodable { &d } else { &quantized },
-                map: if b.decodable { &map } else { &q_map },
-                vertex_count: b.vertex_count,
-                index_count: b.index_count,
-                decodable: b.decodable,
-            })
-            .collect();
-        let r = anchor(&mut Scanner::new(&data), &units, &[], &GateConfig::default());
+        let r = anchored(&data, &built);
         for (u, (result, b)) in r.results.iter().zip(&built).enumerate() {
             // (An undecodable unit's result is its declaration's reject, whatever it holds.)
             if let (Ok(x), true) = (result, b.decodable) {
@@ -214,10 +202,9 @@ proptest! {
     }
 }
 
-/// Places the units of `rs` (blocks in resource order, no gaps) and returns each result's
-/// index offset or reject code.
-fn placed(rs: &[Res]) -> Vec<Result<usize, Code>> {
-    let (data, built) = build(rs, &(0..16).collect::<Vec<usize>>());
+/// Anchors the generated units in `data` (decodable ones by the float declaration, the
+/// others by the quantized one).
+fn anchored(data: &[u8], built: &[Built]) -> Anchored {
     let (d, quantized) = decls();
     let (map, q_map) = (AttributeMap::of(&d), AttributeMap::of(&quantized));
     let units: Vec<Unit> = built
@@ -230,7 +217,14 @@ fn placed(rs: &[Res]) -> Vec<Result<usize, Code>> {
             decodable: b.decodable,
         })
         .collect();
-    anchor(&mut Scanner::new(&data), &units, &[], &GateConfig::default())
+    anchor(&mut Scanner::new(data), &units, &[], &GateConfig::default())
+}
+
+/// Places the units of `rs` (blocks in resource order, no gaps) and returns each result's
+/// index offset or reject code.
+fn placed(rs: &[Res]) -> Vec<Result<usize, Code>> {
+    let (data, built) = build(rs, &(0..16).collect::<Vec<usize>>());
+    anchored(&data, &built)
         .results
         .into_iter()
         .map(|r| r.map(|x| x.placement.index_offset).map_err(|e| e.code))
