@@ -418,15 +418,21 @@ mod tests {
 
     #[test]
     fn a_suffix_with_no_block_of_its_own_is_rejected_not_emitted() {
-        // B (5 vertices, 12 indices) has no block; its window fits the tail of A's list,
-        // which cannot be extended backwards (zeros before it): A's, and B is rejected.
+        // B (5 vertices, 9 indices) has no block; its window fits the tail of A's list,
+        // which cannot be extended backwards (zeros before it), three triangles in: more
+        // than a block header can read as, so A's, and B is rejected.
         let d = decl();
         let mut data = vec![0u8; 16];
         data.extend(indices(&PYR_IDX));
         data.extend(vertices(1.0));
         data.extend(junk(64));
-        let r = place(&data, &[(5, 18), (5, 12)], &d);
+        let r = place(&data, &[(5, 18), (5, 9)], &d);
         assert_eq!(r, vec![Ok(16), Err(Code::AmbiguousAnchor)]);
+        // Two triangles in (B with 12 indices), the bytes cannot tell A's list from B's
+        // behind a 12-byte header that reads as two triangles (FORMAT.md §6): both are
+        // rejected.
+        let r = place(&data, &[(5, 18), (5, 12)], &d);
+        assert_eq!(r, vec![Err(Code::AmbiguousAnchor), Err(Code::AmbiguousAnchor)]);
         // With B's own block in the section, each has its own.
         let b_at = data.len() + 12;
         data.extend([0u8; 12]);

@@ -24,8 +24,9 @@ use super::*;
 
 /// The evidence of an assignment, compared lexicographically, each a sum over its claims:
 /// units placed; blocks that pass the gates; fewest stray slots ([`stray_slots`]); fewest
-/// edge triangles ([`Cand::preceding`]); fewest declared normals that are not unit; window
-/// strength ([`Cand::strength`]). For an undecodable unit the reading's measures (gates,
+/// edge triangles ([`Cand::preceding`]) past a block header's two; fewest declared normals
+/// that are not unit; window strength ([`Cand::strength`], header-blind likewise: see
+/// [`score`]). For an undecodable unit the reading's measures (gates,
 /// stray slots, normals) are neutral; without a NORMAL, stray slots and normals are 0
 /// (such units are pinned by stricter window checks instead).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,6 +78,10 @@ impl std::ops::Add for Score {
     }
 }
 
+/// Triangles a block header can read as: its 12 bytes (FORMAT.md §6, the notes' header
+/// before a model's first index buffer; contents unknown) hold two.
+const HEADER_TRIANGLES: u32 = 2;
+
 /// The evidence of one claim of `unit` whose block passes the gates or not (`passes`; a
 /// claim below its unit's firmest is never gated, and its evidence is never compared).
 fn score(c: &Cand, unit: &Unit<'_>, passes: bool) -> Score {
@@ -86,11 +91,14 @@ fn score(c: &Cand, unit: &Unit<'_>, passes: bool) -> Score {
         Some(_) if unit.decodable => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
         _ => 0,
     };
+    // A block header (FORMAT.md §6: unknown contents, 12 bytes in the notes) may read as
+    // up to two triangles before a real index buffer: so many are no evidence either way.
+    let header = c.preceding <= HEADER_TRIANGLES;
     Score {
         placed: 1,
         gated: i64::from(!unit.decodable || passes),
-        strength: i64::from(c.strength),
-        preceding: -(c.preceding as i64),
+        strength: i64::from(if header { c.strength | 2 } else { c.strength }),
+        preceding: -(c.preceding.saturating_sub(HEADER_TRIANGLES) as i64),
         stray: if unit.decodable { -(c.stray as i64) } else { 0 },
         normals: -non_unit,
     }
@@ -793,6 +801,40 @@ fn root(parent: &mut [usize], mut x: usize) -> usize {
 /// best assignment the search found.
 type Decided = (usize, Vec<Result<usize, String>>, Vec<Option<usize>>);
 
+/// Which claims may be their unit's block: its firmest, or one whose window starts the
+/// way a real index buffer does ([`strong_start`]) and takes in no stray slots, whether
+/// or not its block passes the gates (a damaged block is its owner's) — but for a claim
+/// that fails them where another unit's claim, decodable, ending at the same vertex start
+/// with no more indices at the same stride, passes: a damaged block fails every reading
+/// of its damage, so that failure lies in what the failing reading has and the passing
+/// one has not (the triangles before the shorter list — bytes before a real list, such
+/// as a block header that reads as triangles, FORMAT.md §6 — or vertices past the
+/// shorter reading's), and the block is not its.
+fn usable_claims(
+    units: &[Unit<'_>],
+    owner: &dyn Fn(usize) -> usize,
+    value: &[Score],
+    firmest: &[bool],
+    end: &dyn Fn(usize) -> usize,
+) -> Vec<bool> {
+    let mut passing_at: HashMap<usize, Vec<usize>> = HashMap::new();
+    for x in (0..value.len()).filter(|&x| value[x].gated == 1 && units[owner(x)].decodable) {
+        passing_at.entry(end(x)).or_default().push(x);
+    }
+    (0..value.len())
+        .map(|x| {
+            let u = &units[owner(x)];
+            let localized = || {
+                passing_at.get(&end(x)).into_iter().flatten().any(|&c| {
+                    let uc = &units[owner(c)];
+                    owner(c) != owner(x) && uc.index_count <= u.index_count && uc.decl.stride == u.decl.stride
+                })
+            };
+            firmest[x] || (strong_start(value[x]) && value[x].stray == 0 && (value[x].gated == 1 || !localized()))
+        })
+        .collect()
+}
+
 /// Nested windows at one vertex start (see [`Nested::reject`]).
 struct Nested<'a> {
     data: &'a [u8],
@@ -804,6 +846,8 @@ struct Nested<'a> {
     value: &'a [Score],
     /// Whether each claim is among its unit's firmest ([`firmest`]).
     firmest: &'a [bool],
+    /// Whether each claim may be its unit's block ([`usable_claims`]).
+    usable: &'a [bool],
 }
 
 /// Does a claim's window start the way FORMAT.md §6 says a real index buffer does: with
@@ -880,7 +924,7 @@ impl Nested<'_> {
         by_unit: &[Vec<usize>],
     ) -> bool {
         let r = |c: usize| &self.ranges[c];
-        let usable = |z: usize| self.firmest[z] || (strong_start(self.value[z]) && self.value[z].stray == 0);
+        let usable = |z: usize| self.usable[z];
         // The units that move: those whose blocks `x` overlaps, the unplaced ones with a
         // claim on `y`'s bytes, and, until none is added, the placed ones whose blocks a
         // usable claim of a moving unit overlaps.
@@ -1014,30 +1058,45 @@ impl Nested<'_> {
         }
         let mut rejected: Vec<(usize, String)> = Vec::new();
         let decoded = |u: usize| at.get(&u).is_some_and(|&(n, k)| decided[n].1[k].is_ok());
-        for (&s, &c) in placed.iter().filter(|&(&s, _)| decoded(s)) {
-            let p = self.end(c);
-            let rival = ending_at.get(&p).into_iter().flatten().copied().find_map(|x| {
-                if !self.nests(x, s) {
-                    return None;
-                }
-                let l = (self.owner)(x);
-                match placed.get(&l) {
-                    None => Some((x, None)),
-                    Some(&y) => {
-                        // Exchangeable: the other unit's block holds a window of this one
-                        // nested the same way; or the other unit reads more strongly at
-                        // the nesting claim than where it is placed (it is never moved to
-                        // a weaker reading of its own to make room); or holding it at the
-                        // nesting claim explains the bytes as well
-                        // ([`Nested::trade_explains_as_well`]).
-                        let q = self.end(y);
-                        let swap = (self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q))
-                            || self.value[x] > self.value[y]
-                            || self.trade_explains_as_well(l, x, y, &placed, by_unit);
-                        swap.then_some((x, Some((l, y))))
+        // (A unit rejected already, e.g. between two copies of its own block, still holds
+        // a block there: the other unit may be on its tail.)
+        for (&s, &c) in placed.iter() {
+            // Where the unit is: its claim, or, when the search left it between claims on
+            // that block, any of its firmest claims there.
+            let here: Vec<usize> = if decoded(s) {
+                vec![self.end(c)]
+            } else {
+                by_unit[s]
+                    .iter()
+                    .filter(|&&z| self.firmest[z] && overlaps(&self.ranges[z], &self.ranges[c]))
+                    .map(|&z| self.end(z))
+                    .collect()
+            };
+            let rival = here
+                .iter()
+                .flat_map(|p| ending_at.get(p).into_iter().flatten().copied())
+                .find_map(|x| {
+                    if !self.nests(x, s) {
+                        return None;
                     }
-                }
-            });
+                    let l = (self.owner)(x);
+                    match placed.get(&l) {
+                        None => Some((x, None)),
+                        Some(&y) => {
+                            // Exchangeable: the other unit's block holds a window of this one
+                            // nested the same way; or the other unit reads more strongly at
+                            // the nesting claim than where it is placed (it is never moved to
+                            // a weaker reading of its own to make room); or holding it at the
+                            // nesting claim explains the bytes as well
+                            // ([`Nested::trade_explains_as_well`]).
+                            let q = self.end(y);
+                            let swap = (self.nests(y, s) && by_unit[s].iter().any(|&z| self.end(z) == q))
+                                || self.value[x] > self.value[y]
+                                || self.trade_explains_as_well(l, x, y, &placed, by_unit);
+                            swap.then_some((x, Some((l, y))))
+                        }
+                    }
+                });
             match rival {
                 None => {}
                 Some((x, None)) => rejected.push((
@@ -1064,6 +1123,7 @@ impl Nested<'_> {
                 }
             }
         }
+        let rejected: Vec<(usize, String)> = rejected.into_iter().filter(|&(u, _)| decoded(u)).collect();
         for (u, why) in rejected {
             if let Some(&(n, k)) = at.get(&u) {
                 decided[n].1[k] = Err(why);
@@ -1179,12 +1239,13 @@ pub(super) fn resolve(
     // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
     let firmest_flat: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
     let mut alive = firmest_flat.clone();
-    // Each unit's firmest claims by the vertex start their window ends at (for the
-    // nested-window check after the search).
+    let end_of = |x: usize| cand(flat[x]).range.start + 2 * units[flat[x].0].index_count as usize;
+    let usable = usable_claims(units, &|x| flat[x].0, &value, &firmest_flat, &end_of);
+    // The usable claims by the vertex start their window ends at (for the nested-window
+    // checks after the search).
     let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (x, &(u, _)) in flat.iter().enumerate().filter(|&(x, _)| alive[x]) {
-        let p = cand(flat[x]).range.start + 2 * units[u].index_count as usize;
-        ending_at.entry(p).or_default().push(x);
+    for x in (0..flat.len()).filter(|&x| usable[x]) {
+        ending_at.entry(end_of(x)).or_default().push(x);
     }
     dominated_removed(&by_unit, &value, &conflicts, &mut alive, &mut container_steps);
     clear_winners(&by_unit, &value, &conflicts, &mut alive);
@@ -1446,6 +1507,7 @@ pub(super) fn resolve(
         ranges: &ranges,
         value: &value,
         firmest: &firmest_flat,
+        usable: &usable,
     };
     nested.reject(&by_unit, &ending_at, &comps, &mut decided, &describe);
     // A unit that no best assignment places, with a twin that is decoded (same counts,
