@@ -1,6 +1,6 @@
 //! Test fixture: a square pyramid block (5 vertices, outward normals, 6 triangles, base
 //! first) in the stride-20 `FLOAT3` position + `FLOAT16_4` normal layout. Shared by the
-//! anchoring unit tests and `tests/hostile_complexity.rs` (which includes this file by
+//! anchoring unit tests and `tests/it/hostile_complexity.rs` (which includes this file by
 //! path), so the two cannot drift apart.
 
 /// The block's declaration as big-endian words: `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`
@@ -80,7 +80,7 @@ pub fn indices(idx: &[u16]) -> Vec<u8> {
 }
 
 /// The whole block: its indices, then its vertices scaled by `s`.
-#[allow(dead_code)] // used by tests/hostile_complexity.rs only
+#[allow(dead_code)] // used by tests/it/hostile_complexity.rs only
 pub fn pyramid(s: f32) -> Vec<u8> {
     let mut out = indices(&PYR_IDX);
     out.extend(vertices(s));

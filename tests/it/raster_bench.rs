@@ -7,8 +7,7 @@
 //! Writes `docs/img/raster_example.png` and `docs/img/stage_grid_example.png`. The
 //! rasterizer's timings are in `xbg7-export bench --raster`, not in a test.
 
-#[path = "common/shapes.rs"]
-mod shapes;
+use crate::shapes;
 
 use shapes::cuboid;
 use xbg7::mesh::Mesh;

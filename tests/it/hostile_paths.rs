@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use std::process::Command;
 use xbg7_export::walker::{copy_name, name_text};
 
-mod common;
+use crate::common;
 use common::diff_self;
 
 /// Pieces of names that make escapes meet: the escape character, escape-shaped text

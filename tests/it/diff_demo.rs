@@ -2,7 +2,7 @@
 //! default, and a coordinate bound that rejects the 300 000-unit skybox planes) gives
 //! exactly the skybox resources as regressions, and the CLI's exit codes follow.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::Command;

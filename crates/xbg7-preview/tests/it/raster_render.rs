@@ -1,8 +1,7 @@
 //! Rasterizer behaviour with exact expectations: projection and fit, occlusion, two-sided
 //! shading, robustness on bad geometry, determinism of the PNG bytes.
 
-#[path = "common/shapes.rs"]
-mod shapes;
+use crate::shapes;
 
 use proptest::prelude::*;
 use shapes::cuboid;

@@ -6,8 +6,7 @@
 //! `MAX_CANDIDATES` valid blocks is ambiguous). Before the fix, 6000 records took 42 s
 //! (quadratic: every record searched every block again).
 
-#[path = "../crates/xbg7/src/layout/anchored/pyramid.rs"]
-mod pyramid;
+use crate::pyramid;
 
 use pyramid::{pyramid, DECL_WORDS};
 use std::time::{Duration, Instant};

@@ -410,7 +410,11 @@ fn golden_triangle() {
     let golden = include_str!("golden/triangle.gltf");
     let got = String::from_utf8(files.gltf).unwrap();
     if std::env::var_os("XBG7_BLESS").is_some() {
-        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/triangle.gltf"), &got).unwrap();
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/golden/triangle.gltf"),
+            &got,
+        )
+        .unwrap();
     }
     assert_eq!(got, golden);
 }

@@ -2,7 +2,7 @@
 //! reads back with the `gltf` crate and matches the manifest, every XBG7 resource is in
 //! the manifest, and `--jobs 1` / `--jobs 2` give byte-identical trees.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
