@@ -1,6 +1,7 @@
 //! Texture export: every TX2D resource of a container → a manifest entry (format, size,
 //! tiled, status, reason, png, digest; decoded by [`xbg7::texture::resource`]) and, when
-//! decoded, `<dir>/textures/<name>.png`
+//! decoded, `<dir>/textures/<name>.png` (or its bytes in memory, for `.glb` models that
+//! embed them: [`Sink`])
 //! (names from [`crate::names::unique_names`] over the container's TX2D names), plus the
 //! [`TextureLinks`] the glTF writer turns into material textures, and whatever the
 //! caller makes of each decoded `_col` image while it is in memory (the previews' prepared
@@ -59,20 +60,48 @@ pub fn export_textures(
     mode: SpecularGloss,
 ) -> (Vec<TextureEntry>, TextureLinks) {
     let outputs = crate::export::Outputs::plain(container_dir);
-    let (entries, links, _) = export_textures_with_albedos(
+    let out = export_textures_with_albedos(
         c,
         container_dir,
         dir_rel,
         None::<&fn(&str, &Image) -> Option<()>>,
         mode,
         &outputs,
+        Sink::Files,
     );
-    (entries, links)
+    (out.entries, out.links)
 }
 
-/// One texture's export: its entry, its PNG's URI, what `albedo` made of it, the URI of
-/// its derived roughness map.
-type Exported<T> = (TextureEntry, Option<String>, Option<T>, Option<String>);
+/// One texture's export: its entry, its PNG's URI (and bytes, when embedded), what
+/// `albedo` made of it, its derived roughness map's URI (and bytes).
+type Exported<T> = (
+    TextureEntry,
+    Option<(String, Option<Vec<u8>>)>,
+    Option<T>,
+    Option<(String, Option<Vec<u8>>)>,
+);
+
+/// What [`export_textures_with_albedos`] made of a container's textures.
+pub struct TextureExport<T> {
+    /// The manifest entries, in directory order.
+    pub entries: Vec<TextureEntry>,
+    /// The material links (texture name → URI relative to the container's folder).
+    pub links: TextureLinks,
+    /// What `albedo` made of each `_col` image, by TX2D name.
+    pub albedos: BTreeMap<String, T>,
+    /// With [`Sink::Embedded`], each linked URI's PNG bytes (nothing is written).
+    pub embedded: BTreeMap<String, Vec<u8>>,
+}
+
+/// Where decoded textures go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// PNG files in `textures/` (the manifest entry's `png`).
+    Files,
+    /// PNG bytes in memory, for models that embed them (`--format glb`: one
+    /// self-contained file per model, no `textures/` folder, no `png` in the entry).
+    Embedded,
+}
 
 /// The roughness map of a gloss image, for glTF's `metallicRoughnessTexture`: green =
 /// `255 − gloss` (gloss = the image's red channel: grey for DXT5A, the first channel
@@ -90,10 +119,10 @@ pub fn roughness_from_gloss(gloss: &Image) -> Image {
     }
 }
 
-/// [`export_textures`], also turning each written `_col` image into a `T` with
+/// [`export_textures`], also turning each decoded `_col` image into a `T` with
 /// `albedo(name, image)` (e.g. a preview's prepared texture; `None` to skip one) while it
-/// is in memory, by TX2D name. Textures
-/// decode, encode and write in parallel (rayon); entries stay in directory order.
+/// is in memory, by TX2D name, and written to `sink`. Textures decode, encode and write
+/// in parallel (rayon); entries stay in directory order.
 pub fn export_textures_with_albedos<T: Send>(
     c: &Container<'_>,
     container_dir: &Path,
@@ -101,7 +130,8 @@ pub fn export_textures_with_albedos<T: Send>(
     albedo: Option<&(impl Fn(&str, &Image) -> Option<T> + Sync)>,
     mode: SpecularGloss,
     outputs: &crate::export::Outputs<'_>,
-) -> (Vec<TextureEntry>, TextureLinks, BTreeMap<String, T>) {
+    sink: Sink,
+) -> TextureExport<T> {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
     let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
     let files = names::unique_names(&raw);
@@ -115,26 +145,30 @@ pub fn export_textures_with_albedos<T: Send>(
             let Some(img) = img else {
                 return (e, None, None, None);
             };
-            let written = std::fs::create_dir_all(&dir)
-                .and_then(|()| outputs.write_with(&dir.join(format!("{file}.png")), |w| write_png(w, &img)));
-            match written {
-                Ok(()) => {
-                    let uri = format!("{TEXTURE_DIR}/{file}.png");
-                    e.png = Some(format!("{dir_rel}/{uri}"));
+            // One PNG: written (bytes `None`) or kept in memory.
+            let put = |f: &str, img: &Image| -> std::io::Result<(String, Option<Vec<u8>>)> {
+                let uri = format!("{TEXTURE_DIR}/{f}");
+                match sink {
+                    Sink::Embedded => Ok((uri, Some(encode_png(img)))),
+                    Sink::Files => std::fs::create_dir_all(&dir)
+                        .and_then(|()| outputs.write_with(&dir.join(f), |w| write_png(w, img)))
+                        .map(|()| (uri, None)),
+                }
+            };
+            match put(&format!("{file}.png"), &img) {
+                Ok(png) => {
+                    if sink == Sink::Files {
+                        e.png = Some(format!("{dir_rel}/{}", png.0));
+                    }
                     let kept = albedo
                         .filter(|_| e.name.ends_with(ALBEDO_SUFFIX))
                         .and_then(|f| f(&e.name, &img));
                     // A derived map that cannot be written is left out of the material
                     // (the texture itself is fine).
                     let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
-                        .then(|| format!("{file}{ROUGHNESS_KEY}.png"))
-                        .filter(|f| {
-                            outputs
-                                .write_with(&dir.join(f), |w| write_png(w, &roughness_from_gloss(&img)))
-                                .is_ok()
-                        })
-                        .map(|f| format!("{TEXTURE_DIR}/{f}"));
-                    (e, Some(uri), kept, rough)
+                        .then(|| put(&format!("{file}{ROUGHNESS_KEY}.png"), &roughness_from_gloss(&img)).ok())
+                        .flatten();
+                    (e, Some(png), kept, rough)
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
@@ -148,23 +182,30 @@ pub fn export_textures_with_albedos<T: Send>(
             }
         })
         .collect();
-    let mut entries = Vec::with_capacity(done.len());
-    let mut links = TextureLinks::new();
-    let mut albedos = BTreeMap::new();
-    for (mut e, uri, kept, rough) in done {
-        if let Some(uri) = uri {
-            links.insert(e.name.clone(), uri);
+    let mut out = TextureExport {
+        entries: Vec::with_capacity(done.len()),
+        links: TextureLinks::new(),
+        albedos: BTreeMap::new(),
+        embedded: BTreeMap::new(),
+    };
+    for (mut e, png, kept, rough) in done {
+        if let Some((uri, bytes)) = png {
+            out.links.insert(e.name.clone(), uri.clone());
+            out.embedded.extend(bytes.map(|b| (uri, b)));
         }
-        if let Some(uri) = rough {
-            e.roughness_png = Some(format!("{dir_rel}/{uri}"));
-            links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri);
+        if let Some((uri, bytes)) = rough {
+            if bytes.is_none() {
+                e.roughness_png = Some(format!("{dir_rel}/{uri}"));
+            }
+            out.links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri.clone());
+            out.embedded.extend(bytes.map(|b| (uri, b)));
         }
         if let Some(k) = kept {
-            albedos.insert(e.name.clone(), k);
+            out.albedos.insert(e.name.clone(), k);
         }
-        entries.push(e);
+        out.entries.push(e);
     }
-    (entries, links, albedos)
+    out
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! One container's outputs: decode it, write its textures, glTF documents and previews
 //! under its own folder (kept inside `--out`), the stage scene, and its manifest entry.
 
+use super::textures::Sink;
 use super::*;
+use std::collections::BTreeMap;
 
 pub(super) fn export_container(
     f: &Found,
@@ -80,11 +82,20 @@ fn export_bytes(
     // Textures: PNGs + manifest entries, the links materials use, and (for the previews)
     // each albedo prepared for sampling while its decoded image is at hand.
     let previews = opts.previews && cfg.output.previews;
-    let (links, prepared) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
-        match root.container_dir(dir).and_then(|abs| {
+    // `.glb` models embed their textures: no PNG files, no folder made for them.
+    let sink = match cfg.output.format {
+        Format::Gltf => Sink::Files,
+        Format::Glb => Sink::Embedded,
+    };
+    let folder = || match sink {
+        Sink::Files => root.container_dir(dir).and_then(|abs| {
             root.no_link_below(&abs, crate::export::textures::TEXTURE_DIR)
                 .map(|()| abs)
-        }) {
+        }),
+        Sink::Embedded => Ok(root.path.join(dir)),
+    };
+    let (links, prepared, embedded) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
+        match folder() {
             Ok(abs) => {
                 let max_side = preview_texture_side(kind, cfg);
                 // Only read by `prepare`, which runs only with previews.
@@ -99,16 +110,17 @@ fn export_bytes(
                         .then(|| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side))
                         .flatten()
                 };
-                let (textures, links, prepared) = crate::export::textures::export_textures_with_albedos(
+                let t = crate::export::textures::export_textures_with_albedos(
                     &parsed,
                     &abs,
                     dir,
                     previews.then_some(&prepare),
                     cfg.output.specular_gloss,
                     outputs,
+                    sink,
                 );
-                entry.textures = textures;
-                (links, prepared)
+                entry.textures = t.entries;
+                (t.links, t.albedos, t.embedded)
             }
             Err(e) => {
                 entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
@@ -121,6 +133,7 @@ fn export_bytes(
     let tex = Textures {
         links: &links,
         prepared: &prepared,
+        embedded: &embedded,
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
         entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
@@ -200,6 +213,7 @@ pub(super) fn write_container(
         format: cfg.output.format,
         gopts: &gopts,
         links,
+        embedded: tex.embedded,
     };
     let previews = opts.previews && cfg.output.previews;
     let ropts = raster::RenderOptions {
@@ -294,6 +308,8 @@ pub(super) fn write_container(
 pub(super) struct Textures<'a> {
     links: &'a xbg7::texture::maps::TextureLinks,
     prepared: &'a PreviewTextures,
+    /// The PNG bytes `.glb` models embed, by link URI ([`Sink::Embedded`]).
+    embedded: &'a BTreeMap<String, Vec<u8>>,
 }
 
 /// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the
@@ -312,6 +328,7 @@ pub(super) struct ModelWriter<'a> {
     format: Format,
     gopts: &'a GltfOptions,
     links: &'a xbg7::texture::maps::TextureLinks,
+    embedded: &'a BTreeMap<String, Vec<u8>>,
 }
 
 impl ModelWriter<'_> {
@@ -341,8 +358,7 @@ impl ModelWriter<'_> {
                 }))
             }
             Format::Glb => {
-                // The linked PNGs were written into this folder before the models.
-                let png = |uri: &str| std::fs::read(out.join(dir).join(uri)).ok();
+                let png = |uri: &str| self.embedded.get(uri).cloned();
                 let glb = match gltf_out::try_build_glb_textured(m, self.gopts, src, self.links, &png) {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),

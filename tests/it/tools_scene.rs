@@ -170,13 +170,41 @@ fn glb_format_writes_self_contained_files_and_no_bin() {
         }
     }
     assert!(files > 2);
-    // No .gltf or .bin anywhere in a glb export.
+    // No .gltf, .bin or texture PNG anywhere in a glb export: the textures are embedded.
     let stray: Vec<_> = walkdir::WalkDir::new(&out)
         .into_iter()
         .map(|e| e.unwrap().path().to_path_buf())
-        .filter(|p| p.extension().is_some_and(|e| e == "gltf" || e == "bin"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "gltf" || e == "bin")
+                || p.components().any(|c| c.as_os_str() == "textures")
+        })
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+    let decoded: Vec<_> = m
+        .containers
+        .iter()
+        .flat_map(|c| &c.textures)
+        .filter(|t| t.status == Some(Status::Decoded))
+        .collect();
+    assert!(!decoded.is_empty());
+    assert!(decoded.iter().all(|t| t.png.is_none() && t.digest.is_some()));
+    // And every image of every model is in its own BIN chunk.
+    let mut images = 0;
+    for r in m
+        .containers
+        .iter()
+        .flat_map(|c| &c.resources)
+        .filter(|r| r.status == Status::Decoded)
+    {
+        let bytes = std::fs::read(out.join(r.gltf.as_ref().unwrap())).unwrap();
+        let (doc, _, imgs) = gltf::import_slice(&bytes).unwrap();
+        for i in doc.images() {
+            assert!(matches!(i.source(), gltf::image::Source::View { .. }), "{}", r.name);
+            images += 1;
+        }
+        assert_eq!(imgs.len(), doc.images().count());
+    }
+    assert!(images > 0);
 }
 
 #[test]
