@@ -22,7 +22,7 @@
 
 use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 use xbg7::reason::{Code, Reason};
@@ -157,6 +157,14 @@ pub struct Vanished {
     pub reason: Option<Reason>,
 }
 
+/// The same resource (matched by its name, unique in the container on both sides) at
+/// another directory index.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Moved {
+    pub name: String,
+    pub index: Change<u32>,
+}
+
 /// Whether a container is in the old manifest, the new one, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -188,6 +196,7 @@ pub struct Tally {
     pub appeared: usize,
     pub vanished: usize,
     pub vanished_decoded: usize,
+    pub moved: usize,
     pub containers_added: usize,
     pub containers_removed: usize,
     pub errors_appeared: usize,
@@ -210,6 +219,7 @@ impl Tally {
         self.appeared += o.appeared;
         self.vanished += o.vanished;
         self.vanished_decoded += o.vanished_decoded;
+        self.moved += o.moved;
         self.containers_added += o.containers_added;
         self.containers_removed += o.containers_removed;
         self.errors_appeared += o.errors_appeared;
@@ -245,6 +255,7 @@ pub struct ContainerDiff {
     pub geometry_changed: Vec<GeometryChanged>,
     pub appeared: Vec<Appeared>,
     pub vanished: Vec<Vanished>,
+    pub moved: Vec<Moved>,
     pub tally: Tally,
 }
 
@@ -336,6 +347,51 @@ fn code_of(r: &ResourceEntry) -> Option<Code> {
     r.reason.as_ref().map(|r| r.code)
 }
 
+/// The old and new entry of each resource of a container, in the new directory order
+/// (then the vanished ones by their old index): a resource whose name is unique in the
+/// container on both sides is matched by name, wherever it moved; the others by
+/// directory index among those left.
+fn matched<'a>(
+    old: &'a [ResourceEntry],
+    new: &'a [ResourceEntry],
+) -> Vec<(Option<&'a ResourceEntry>, Option<&'a ResourceEntry>)> {
+    // Each name that occurs once on a side.
+    let unique = |rs: &'a [ResourceEntry]| {
+        let mut by: BTreeMap<&'a str, Option<&'a ResourceEntry>> = BTreeMap::new();
+        for r in rs {
+            by.entry(r.name.as_str()).and_modify(|e| *e = None).or_insert(Some(r));
+        }
+        by.into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect::<BTreeMap<&'a str, &'a ResourceEntry>>()
+    };
+    let (uo, un) = (unique(old), unique(new));
+    // By name: new index → old entry.
+    let named: BTreeMap<u32, &ResourceEntry> = un
+        .iter()
+        .filter_map(|(name, a)| uo.get(name).map(|b| (a.index, *b)))
+        .collect();
+    let named_old: BTreeSet<u32> = named.values().map(|b| b.index).collect();
+    // By index, among those no name matched.
+    let left_old: BTreeMap<u32, &ResourceEntry> = old
+        .iter()
+        .filter(|b| !named_old.contains(&b.index))
+        .map(|b| (b.index, b))
+        .collect();
+    let mut used: BTreeSet<u32> = BTreeSet::new();
+    let mut out = Vec::with_capacity(new.len());
+    for a in new {
+        let b = match named.get(&a.index) {
+            Some(b) => Some(*b),
+            None => left_old.get(&a.index).copied(),
+        };
+        used.extend(b.map(|b| b.index));
+        out.push((b, Some(a)));
+    }
+    out.extend(old.iter().filter(|b| !used.contains(&b.index)).map(|b| (Some(b), None)));
+    out
+}
+
 /// The diff of one container, `None` when nothing changed.
 fn diff_container(path: &str, old: Option<&ContainerEntry>, new: Option<&ContainerEntry>) -> Option<ContainerDiff> {
     let (presence, kind) = match (old, new) {
@@ -357,6 +413,7 @@ fn diff_container(path: &str, old: Option<&ContainerEntry>, new: Option<&Contain
         geometry_changed: Vec::new(),
         appeared: Vec::new(),
         vanished: Vec::new(),
+        moved: Vec::new(),
         tally: Tally::default(),
     };
     let t = &mut cd.tally;
@@ -390,13 +447,17 @@ fn diff_container(path: &str, old: Option<&ContainerEntry>, new: Option<&Contain
         None => {}
     }
 
-    let ro: BTreeMap<u32, &ResourceEntry> = o.resources.iter().map(|r| (r.index, r)).collect();
-    let rn: BTreeMap<u32, &ResourceEntry> = n.resources.iter().map(|r| (r.index, r)).collect();
-    let mut indices: Vec<u32> = ro.keys().chain(rn.keys()).copied().collect();
-    indices.sort_unstable();
-    indices.dedup();
-    for i in indices {
-        match (ro.get(&i).copied(), rn.get(&i).copied()) {
+    for (b, a) in matched(&o.resources, &n.resources) {
+        let i = a.or(b).map_or(0, |r| r.index);
+        if let (Some(b), Some(a)) = (b, a) {
+            if b.index != a.index {
+                cd.moved.push(Moved {
+                    name: a.name.clone(),
+                    index: Change::new(b.index, a.index),
+                });
+            }
+        }
+        match (b, a) {
             (b, Some(a)) if a.status == Status::Decoded => match b {
                 Some(b) if b.status == Status::Decoded => {
                     if b.digest != a.digest {
@@ -461,9 +522,10 @@ fn diff_container(path: &str, old: Option<&ContainerEntry>, new: Option<&Contain
     t.appeared = cd.appeared.len();
     t.vanished = cd.vanished.len();
     t.vanished_decoded = cd.vanished.iter().filter(|v| v.status == Status::Decoded).count();
+    t.moved = cd.moved.len();
     t.regressions = t.newly_rejected + t.geometry_changed + t.vanished_decoded + t.errors_appeared;
     t.gains = t.newly_decoded + t.errors_disappeared;
-    t.changes = t.reason_changed + t.appeared + (t.vanished - t.vanished_decoded) + t.errors_changed;
+    t.changes = t.reason_changed + t.appeared + (t.vanished - t.vanished_decoded) + t.errors_changed + t.moved;
     if t.regressions + t.gains + t.changes == 0 {
         None
     } else {

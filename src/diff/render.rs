@@ -226,6 +226,10 @@ pub(super) fn items(cd: &ContainerDiff, st: Style) -> Vec<Item> {
         };
         v.push(item(class, r.index, &r.name, text));
     }
+    for r in &cd.moved {
+        let text = format!("moved from [{}] (matched by name)", r.index.before);
+        v.push(item(Class::Change, r.index.after, &r.name, text));
+    }
     v.sort_by_key(|i| i.index);
     if let Some(c) = container_item(cd, st) {
         v.insert(0, c);

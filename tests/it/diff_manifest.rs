@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use xbg7::reason::{Code, Reason};
 use xbg7_export::diff::{
     self, Appeared, Change, ContainerDiff, Coverage, Diff, DiffError, ErrorChange, GeometryChanged, ManifestError,
-    NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
+    Moved, NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
 };
 use xbg7_export::manifest::{ContainerEntry, Counts, Kind, Layout, Manifest, ResourceEntry, Status};
 
@@ -113,6 +113,7 @@ fn both(path: &str, before: (usize, usize), after: (usize, usize)) -> ContainerD
         geometry_changed: vec![],
         appeared: vec![],
         vanished: vec![],
+        moved: vec![],
         tally: Tally::default(),
     }
 }
@@ -127,6 +128,84 @@ fn one(old: Vec<ContainerEntry>, new: Vec<ContainerEntry>) -> (Diff, ContainerDi
 
 // ---------------------------------------------------------------------------------------
 // One category at a time
+
+#[test]
+fn a_resource_that_moved_is_matched_by_its_name() {
+    // A resource inserted at index 1 moves s1 and s2 down one; s2 is also rejected now.
+    let (d, cd) = one(
+        vec![cont(
+            S,
+            vec![dec(0, "s0", 1, 8, 12), dec(1, "s1", 2, 8, 12), dec(2, "s2", 3, 8, 12)],
+        )],
+        vec![cont(
+            S,
+            vec![
+                dec(0, "s0", 1, 8, 12),
+                rej(1, "new", Code::BadRange, "past end"),
+                dec(2, "s1", 2, 8, 12),
+                rej(3, "s2", Code::NormalsNotUnit, "mean |n| 0.6"),
+            ],
+        )],
+    );
+    let mut want = both(S, (3, 3), (2, 4));
+    want.appeared.push(Appeared {
+        index: 1,
+        name: "new".into(),
+        reason: Some(Reason::new(Code::BadRange, "past end")),
+    });
+    want.newly_rejected.push(NewlyRejected {
+        index: 3,
+        name: "s2".into(),
+        reason: Some(Reason::new(Code::NormalsNotUnit, "mean |n| 0.6")),
+    });
+    for (name, before, after) in [("s1", 1, 2), ("s2", 2, 3)] {
+        want.moved.push(Moved {
+            name: name.into(),
+            index: Change::new(before, after),
+        });
+    }
+    want.tally = Tally {
+        appeared: 1,
+        newly_rejected: 1,
+        moved: 2,
+        regressions: 1,
+        changes: 3,
+        ..Tally::default()
+    };
+    assert_eq!(cd, want);
+    let text = diff::render_text(&d, false);
+    assert!(text.contains("~ [2] s1: moved from [1] (matched by name)"), "{text}");
+    assert!(text.contains("- [3] s2: decoded → rejected"), "{text}");
+    assert!(!text.contains("gone"), "{text}");
+}
+
+#[test]
+fn a_renamed_resource_and_repeated_names_are_matched_by_index() {
+    // Index 0 renamed; two resources share a name and swap places: by index, as before.
+    let (_, cd) = one(
+        vec![cont(
+            S,
+            vec![
+                dec(0, "a", 1, 8, 12),
+                dec(1, "twin", 2, 8, 12),
+                dec(2, "twin", 3, 8, 12),
+            ],
+        )],
+        vec![cont(
+            S,
+            vec![
+                dec(0, "b", 1, 8, 12),
+                dec(1, "twin", 3, 8, 12),
+                dec(2, "twin", 2, 8, 12),
+            ],
+        )],
+    );
+    assert!(
+        cd.moved.is_empty() && cd.appeared.is_empty() && cd.vanished.is_empty(),
+        "{cd:#?}"
+    );
+    assert_eq!(cd.geometry_changed.len(), 2, "{cd:#?}");
+}
 
 #[test]
 fn identical_manifests_have_no_diff() {
