@@ -33,6 +33,9 @@ pub enum Format {
 pub struct OutputConfig {
     /// `"gltf"` (`.gltf` + `.bin`) or `"glb"` (one `.glb`). `--format` overrides it.
     pub format: Format,
+    /// With `"glb"`, also write the textures as PNG files (embedded either way; `"gltf"`
+    /// always writes them). `--textures` sets it.
+    pub texture_files: bool,
     /// `"flip_z"` (Direct3D left-handed → glTF right-handed; winding reversed) or `"keep"`.
     pub axis: Axis,
     /// `"color_0"`, `"custom"` (`_VERTEXCOLOR`) or `"drop"`.
@@ -57,6 +60,7 @@ impl Default for OutputConfig {
     fn default() -> Self {
         OutputConfig {
             format: Format::Gltf,
+            texture_files: false,
             axis: Axis::FlipZ,
             vertex_color: VertexColor::Custom,
             specular_gloss: SpecularGloss::Pbr,

@@ -71,6 +71,10 @@ struct CommonArgs {
     /// Overrides `output.format` of the configuration.
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
+    /// With --format glb, also write the textures as PNG files beside the models
+    /// (`output.texture_files`); they are embedded in each .glb either way.
+    #[arg(long)]
+    textures: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -610,6 +614,9 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     }
     if common.no_report {
         cfg.output.report = false;
+    }
+    if common.textures {
+        cfg.output.texture_files = true;
     }
     let only = match common.only.as_slice() {
         [] => None,

@@ -89,7 +89,7 @@ pub struct TextureExport<T> {
     pub links: TextureLinks,
     /// What `albedo` made of each `_col` image, by TX2D name.
     pub albedos: BTreeMap<String, T>,
-    /// With [`Sink::Embedded`], each linked URI's PNG bytes (nothing is written).
+    /// With [`Sink::Embedded`] or [`Sink::Both`], each linked URI's PNG bytes.
     pub embedded: BTreeMap<String, Vec<u8>>,
 }
 
@@ -101,6 +101,8 @@ pub enum Sink {
     /// PNG bytes in memory, for models that embed them (`--format glb`: one
     /// self-contained file per model, no `textures/` folder, no `png` in the entry).
     Embedded,
+    /// Both: files, and their bytes in memory (`--format glb --textures`).
+    Both,
 }
 
 /// The roughness map of a gloss image, for glTF's `metallicRoughnessTexture`: green =
@@ -148,16 +150,20 @@ pub fn export_textures_with_albedos<T: Send>(
             // One PNG: written (bytes `None`) or kept in memory.
             let put = |f: &str, img: &Image| -> std::io::Result<(String, Option<Vec<u8>>)> {
                 let uri = format!("{TEXTURE_DIR}/{f}");
-                match sink {
-                    Sink::Embedded => Ok((uri, Some(encode_png(img)))),
-                    Sink::Files => std::fs::create_dir_all(&dir)
-                        .and_then(|()| outputs.write_with(&dir.join(f), |w| write_png(w, img)))
-                        .map(|()| (uri, None)),
+                let bytes = (sink != Sink::Files).then(|| encode_png(img));
+                match (sink, bytes) {
+                    (Sink::Embedded, bytes) => Ok((uri, bytes)),
+                    (_, bytes) => std::fs::create_dir_all(&dir)
+                        .and_then(|()| match &bytes {
+                            Some(b) => outputs.write(&dir.join(f), b),
+                            None => outputs.write_with(&dir.join(f), |w| write_png(w, img)),
+                        })
+                        .map(|()| (uri, bytes)),
                 }
             };
             match put(&format!("{file}.png"), &img) {
                 Ok(png) => {
-                    if sink == Sink::Files {
+                    if sink != Sink::Embedded {
                         e.png = Some(format!("{dir_rel}/{}", png.0));
                     }
                     let kept = albedo
@@ -194,7 +200,7 @@ pub fn export_textures_with_albedos<T: Send>(
             out.embedded.extend(bytes.map(|b| (uri, b)));
         }
         if let Some((uri, bytes)) = rough {
-            if bytes.is_none() {
+            if sink != Sink::Embedded {
                 e.roughness_png = Some(format!("{dir_rel}/{uri}"));
             }
             out.links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri.clone());

@@ -83,16 +83,17 @@ fn export_bytes(
     // each albedo prepared for sampling while its decoded image is at hand.
     let previews = opts.previews && cfg.output.previews;
     // `.glb` models embed their textures: no PNG files, no folder made for them.
-    let sink = match cfg.output.format {
-        Format::Gltf => Sink::Files,
-        Format::Glb => Sink::Embedded,
+    let sink = match (cfg.output.format, cfg.output.texture_files) {
+        (Format::Gltf, _) => Sink::Files,
+        (Format::Glb, false) => Sink::Embedded,
+        (Format::Glb, true) => Sink::Both,
     };
     let folder = || match sink {
-        Sink::Files => root.container_dir(dir).and_then(|abs| {
+        Sink::Embedded => Ok(root.path.join(dir)),
+        Sink::Files | Sink::Both => root.container_dir(dir).and_then(|abs| {
             root.no_link_below(&abs, crate::export::textures::TEXTURE_DIR)
                 .map(|()| abs)
         }),
-        Sink::Embedded => Ok(root.path.join(dir)),
     };
     let (links, prepared, embedded) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
         match folder() {
@@ -308,7 +309,7 @@ pub(super) fn write_container(
 pub(super) struct Textures<'a> {
     links: &'a xbg7::texture::maps::TextureLinks,
     prepared: &'a PreviewTextures,
-    /// The PNG bytes `.glb` models embed, by link URI ([`Sink::Embedded`]).
+    /// The PNG bytes `.glb` models embed, by link URI ([`Sink::Embedded`], [`Sink::Both`]).
     embedded: &'a BTreeMap<String, Vec<u8>>,
 }
 

@@ -9,11 +9,15 @@ use xbg7_export::manifest::{ContainerEntry, Kind, Manifest, Status};
 use xbg7_synth::{write_disc, SynthOptions};
 
 fn export_part(format: Format, glob: &str) -> (tempfile::TempDir, Manifest) {
+    let mut cfg = Config::default();
+    cfg.output.format = format;
+    export_part_with(cfg, glob)
+}
+
+fn export_part_with(cfg: Config, glob: &str) -> (tempfile::TempDir, Manifest) {
     let tmp = tempfile::tempdir().unwrap();
     let disc = tmp.path().join("disc");
     write_disc(&disc, &SynthOptions::demo(1)).unwrap();
-    let mut cfg = Config::default();
-    cfg.output.format = format;
     let opts = ExportOptions {
         jobs: Some(2),
         only: Some(xbg7_export::export::Only::new(&[glob]).unwrap()),
@@ -205,6 +209,36 @@ fn glb_format_writes_self_contained_files_and_no_bin() {
         assert_eq!(imgs.len(), doc.images().count());
     }
     assert!(images > 0);
+}
+
+#[test]
+fn glb_with_texture_files_also_writes_the_pngs_and_embeds_the_same() {
+    let glob = "{Stage_S03.xpr,rou_f010.xpr}";
+    let (plain_tmp, plain) = export_part(Format::Glb, glob);
+    let mut cfg = Config::default();
+    cfg.output.format = Format::Glb;
+    cfg.output.texture_files = true;
+    let (tmp, m) = export_part_with(cfg, glob);
+    let out = tmp.path().join("out");
+    let mut pngs = 0;
+    for t in m.containers.iter().flat_map(|c| &c.textures) {
+        if t.status == Some(Status::Decoded) {
+            let png = t.png.as_ref().expect("a decoded texture names its file");
+            assert!(std::fs::read(out.join(png)).unwrap().starts_with(b"\x89PNG"));
+            pngs += 1;
+        }
+    }
+    assert!(pngs > 0);
+    // The models are the same bytes as without the files.
+    for (c, pc) in m.containers.iter().zip(&plain.containers) {
+        for (r, pr) in c.resources.iter().zip(&pc.resources) {
+            if let (Some(g), Some(pg)) = (&r.gltf, &pr.gltf) {
+                let mine = std::fs::read(out.join(g)).unwrap();
+                let theirs = std::fs::read(plain_tmp.path().join("out").join(pg)).unwrap();
+                assert!(mine == theirs, "{g}");
+            }
+        }
+    }
 }
 
 #[test]
