@@ -359,7 +359,7 @@ impl ModelWriter<'_> {
                 }))
             }
             Format::Glb => {
-                let png = |uri: &str| self.embedded.get(uri).cloned();
+                let png = |uri: &str| self.embedded.get(uri).map(Vec::as_slice);
                 let glb = match gltf_out::try_build_glb_textured(m, self.gopts, src, self.links, &png) {
                     Ok(g) => g,
                     Err(e) => return Ok(Err(e)),

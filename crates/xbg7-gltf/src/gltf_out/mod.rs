@@ -232,12 +232,12 @@ pub fn try_build_glb(mesh: &Mesh, opts: &GltfOptions, src: &Source<'_>) -> Resul
 /// of referenced by URI. `png(uri)` returns the bytes of a linked image (URI relative to
 /// the model's folder, as in `links`); an image it cannot supply keeps its URI (still
 /// valid glTF, then not self-contained).
-pub fn try_build_glb_textured(
+pub fn try_build_glb_textured<'p>(
     mesh: &Mesh,
     opts: &GltfOptions,
     src: &Source<'_>,
     links: &xbg7::texture::maps::TextureLinks,
-    png: &dyn Fn(&str) -> Option<Vec<u8>>,
+    png: &dyn Fn(&str) -> Option<&'p [u8]>,
 ) -> Result<Vec<u8>, GltfError> {
     let encoded = encode(mesh, opts)?;
     let mut root = document(&encoded, None, mesh, src);
@@ -259,7 +259,7 @@ pub fn try_build_glb_textured(
             extensions: None,
             extras: None,
         });
-        bin.extend_from_slice(&bytes);
+        bin.extend_from_slice(bytes);
         let im = &mut root.images[k];
         im.uri = None;
         im.buffer_view = Some(view);
