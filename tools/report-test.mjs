@@ -213,8 +213,72 @@ console.log(`== demo disc exported with previews (${((Date.now() - t) / 1000).to
 
   await setFilter(page, {});
   await checkAssets(page, demo, 'demo');
+  // Every decoded resource's row shows its picture (loaded), every rejected row its reason
+  // code where the picture would be; every stage grid is one labelled cell per resource.
+  const decoded = all.filter((x) => x.r.status === 'decoded').length;
+  const stages = m.containers.filter((c) => c.kind === 'stage' && c.preview);
+  const seen = await page.evaluate(() => {
+    const rows = [...document.querySelectorAll('tr.r')];
+    const loaded = (i) => !!i && i.naturalWidth > 0;
+    const grids = {};
+    for (const sec of document.querySelectorAll('main section')) {
+      const cells = [...sec.querySelectorAll('.cells a.cell')];
+      if (!cells.length) continue;
+      grids[sec.querySelector('h2 .path').textContent] = cells.map((a) => ({
+        name: a.querySelector('span').textContent, img: loaded(a.querySelector('img')),
+        why: a.querySelector('.why')?.textContent || null, row: a.dataset.row,
+      }));
+    }
+    return {
+      imgs: [...document.querySelectorAll('img')].filter(loaded).length,
+      rowImgs: [...document.querySelectorAll('tr.r img')].filter(loaded).length,
+      okLoaded: rows.filter((tr) => tr.classList.contains('ok') && loaded(tr.querySelector('td.th img'))).length,
+      rejected: rows.filter((tr) => tr.classList.contains('rej'))
+        .map((tr) => [tr.dataset.reason, tr.querySelector('td.th .why')?.textContent]),
+      grids,
+    };
+  });
+  check(seen.okLoaded === decoded && seen.rowImgs === decoded,
+    `rows: ${seen.rowImgs} images loaded (${seen.okLoaded} in decoded rows) = ${decoded} decoded resources (${seen.imgs} images on the page)`);
+  check(seen.rejected.length > 0 && seen.rejected.every(([code, shown]) => code && shown === code),
+    `each of ${seen.rejected.length} rejected rows shows its reason code where the picture would be`);
+  const gridOk = stages.every((c) => {
+    const g = seen.grids[c.path] || [];
+    return g.length === c.resources.length && c.resources.every((r, k) => g[k].name === r.name &&
+      (r.status === 'decoded' ? g[k].img : g[k].why === r.reason.code));
+  });
+  const cells = Object.values(seen.grids).reduce((n, g) => n + g.length, 0);
+  check(stages.length > 0 && gridOk && Object.keys(seen.grids).length === stages.length,
+    `${stages.length} stage grids: ${cells} labelled cells, one per resource, pictures loaded, rejects with their code`);
   check(errors.length === 0, 'no console errors, page errors or failed requests', errors.slice(0, 5));
   await page.close();
+
+  // A grid cell links to its row: on a fresh page, with a filter hiding it, the last cell
+  // of the biggest stage renders its row, clears the filter and scrolls it into view.
+  {
+    const big = stages.reduce((a, c) => (c.resources.length > a.resources.length ? c : a));
+    const { page: p, errors: errs } = await open(path.join(demo, 'index.html'));
+    await p.evaluate((q) => { document.getElementById('q').value = q; window.xbg7Report.apply(); }, big.resources[0].name);
+    const got = await p.evaluate((stage) => {
+      const sec = [...document.querySelectorAll('main section')].find((s) => s.querySelector('h2 .path')?.textContent === stage);
+      const cells = sec ? [...sec.querySelectorAll('.cells a.cell')] : [];
+      const last = cells[cells.length - 1];
+      if (!last) return { cells: 0 };
+      const before = !!document.getElementById(last.dataset.row);
+      last.click();
+      const tr = document.getElementById(last.dataset.row);
+      const box = tr ? tr.getBoundingClientRect() : null;
+      return {
+        cells: cells.length, before, name: tr?.querySelector('.n').textContent, hit: tr?.classList.contains('hit'),
+        inView: !!box && box.top >= 0 && box.bottom <= window.innerHeight, q: document.getElementById('q').value,
+      };
+    }, big.path);
+    const lastName = big.resources[big.resources.length - 1].name;
+    check(got.cells === big.resources.length && got.before === false && got.name === lastName && got.hit && got.inView && got.q === '',
+      `clicking the last cell of ${big.path} (${got.cells} cells) shows its row "${lastName}"`, got);
+    check(errs.length === 0, 'no console errors after the click', errs.slice(0, 5));
+    await p.close();
+  }
 
   if (opts.screenshot) {
     const { page: p } = await open(path.join(demo, 'index.html'), { width: 1200, height: 835 });

@@ -20,10 +20,11 @@ use fs::{
 pub use fs::{remove_stale, write_tool_file};
 use previews::sampled_albedos;
 pub use previews::{
-    grid_cells, mesh_albedo, prepare_albedos, preview_texture_side, textured_grid_cells, PreviewTextures,
+    grid_cells, grid_members, in_grid, mesh_albedo, prepare_albedos, preview_texture_side, textured_grid_cells,
+    PreviewTextures,
 };
 use write::export_container;
-pub use write::scene_stem;
+pub use write::{grid_file, scene_stem};
 pub use xbg7::decode::{describe_declaration, kind_of, parse_container};
 
 use crate::config::{Config, Format};

@@ -8,11 +8,25 @@ use super::*;
 /// skybox planes skipped (they would dwarf every thumbnail's scale).
 pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> Vec<preview::Cell<'a>> {
     resources
-        .filter_map(|r| match &r.result {
-            Ok(dr) if dr.skybox => None,
-            Ok(dr) => Some(preview::Cell::Mesh(&dr.mesh)),
-            Err(_) => Some(preview::Cell::Rejected),
+        .filter(|r| in_grid(r))
+        .map(|r| match &r.result {
+            Ok(dr) => preview::Cell::Mesh(&dr.mesh),
+            Err(_) => preview::Cell::Rejected,
         })
+        .collect()
+}
+
+/// Whether `r` has a cell in its stage's grid: every resource but skybox planes.
+pub fn in_grid(r: &ResourceOutcome) -> bool {
+    !matches!(&r.result, Ok(dr) if dr.skybox)
+}
+
+/// For each cell of [`grid_cells`] over `resources`, the position of its resource.
+pub fn grid_members<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> Vec<usize> {
+    resources
+        .enumerate()
+        .filter(|(_, r)| in_grid(r))
+        .map(|(i, _)| i)
         .collect()
 }
 

@@ -286,22 +286,101 @@ pub(super) fn write_container(
         entry.scene = write_stage_scene(&scene_parts, &files, dir, root.outputs, cfg.output.format, &entry.path)?;
     }
     if previews && entry.kind == Kind::Stage && !d.resources.is_empty() {
-        let mut cells = textured_grid_cells(d.resources.iter(), prepared);
-        let shown = preview::grid_capacity(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
-        if shown < cells.len() {
-            entry.preview_cells = Some(crate::manifest::GridCells {
-                shown: shown as u32,
-                total: u32::try_from(cells.len()).unwrap_or(u32::MAX),
-            });
-            cells.truncate(shown);
-        }
-        let img = preview::stage_grid(&cells, cfg.output.stage_cell, cfg.output.stage_max_width, &ropts);
         make_dir()?;
-        root.outputs
-            .write(&out.join(dir).join("preview.png"), &raster::encode_png(&img))?;
-        entry.preview = Some(format!("{dir}/preview.png"));
+        write_stage_previews(d, entry, dir, &files, root, cfg, prepared)?;
     }
     Ok(())
+}
+
+/// A stage's previews: the thumbnail grid (`preview.png`, or `preview~grid.png` when a
+/// resource's file is called `preview`) and a thumbnail per decoded resource
+/// (`<file>.png`, the resource's `preview`). A thumbnail is the render its grid cell
+/// shows, handed over as the grid draws it (one render per resource); skybox planes
+/// (not in the grid) and resources past the grid's pixel budget are rendered alone at
+/// the cell size. A resource the glTF writer refused is a crossed cell with no thumbnail.
+fn write_stage_previews(
+    d: &ContainerDecode,
+    entry: &mut ContainerEntry,
+    dir: &str,
+    files: &[String],
+    root: &OutRoot<'_>,
+    cfg: &Config,
+    prepared: &PreviewTextures,
+) -> std::io::Result<()> {
+    let folder = root.path.join(dir);
+    // `entry.resources` holds one entry per resource, in the decode's order.
+    let written = |i: usize| entry.resources.get(i).is_some_and(|e| e.status == Status::Decoded);
+    let members = grid_members(d.resources.iter());
+    let mut cells: Vec<preview::Cell<'_>> = textured_grid_cells(d.resources.iter(), prepared)
+        .into_iter()
+        .zip(&members)
+        .map(|(c, &i)| if written(i) { c } else { preview::Cell::Rejected })
+        .collect();
+    let shown = preview::grid_capacity(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
+    if shown < cells.len() {
+        entry.preview_cells = Some(crate::manifest::GridCells {
+            shown: shown as u32,
+            total: u32::try_from(cells.len()).unwrap_or(u32::MAX),
+        });
+        cells.truncate(shown);
+    }
+    let ropts = raster::RenderOptions::default();
+    // Encoded and written on the thread that drew them; the first error is kept.
+    let thumbs: Vec<std::sync::OnceLock<std::io::Result<String>>> =
+        (0..d.resources.len()).map(|_| std::sync::OnceLock::new()).collect();
+    let save = |i: usize, img: &raster::Image| {
+        let (Some(file), Some(slot)) = (files.get(i), thumbs.get(i)) else {
+            return;
+        };
+        let written = root
+            .outputs
+            .write(&folder.join(format!("{file}.png")), &raster::encode_png(img))
+            .map(|()| format!("{dir}/{file}.png"));
+        let _ = slot.set(written);
+    };
+    let grid = preview::stage_grid_with(
+        &cells,
+        cfg.output.stage_cell,
+        cfg.output.stage_max_width,
+        &ropts,
+        &|k, img| save(members[k], img),
+    );
+    // The rest of the decoded resources, each at the grid's cell size.
+    let cell_opts = raster::RenderOptions {
+        size: preview::GridLayout::new(1, cfg.output.stage_cell, cfg.output.stage_max_width).cell,
+        ..ropts
+    };
+    let mut scratch = raster::Scratch::default();
+    let in_cells: std::collections::HashSet<usize> = members[..cells.len()].iter().copied().collect();
+    for (i, r) in d.resources.iter().enumerate() {
+        let Ok(dr) = &r.result else { continue };
+        if in_cells.contains(&i) || !written(i) {
+            continue;
+        }
+        let albedo = mesh_albedo(&dr.mesh, prepared);
+        save(
+            i,
+            &raster::render_mesh_with(&dr.mesh, &cell_opts, &albedo, &mut scratch),
+        );
+    }
+    for (e, thumb) in entry.resources.iter_mut().zip(thumbs) {
+        e.preview = thumb.into_inner().transpose()?;
+    }
+    let grid_file = grid_file(files);
+    root.outputs
+        .write(&folder.join(grid_file), &raster::encode_png(&grid))?;
+    entry.preview = Some(format!("{dir}/{grid_file}"));
+    Ok(())
+}
+
+/// The stage grid's file name: `preview.png`, or `preview~grid.png` when a resource's
+/// thumbnail is `preview.png` (`~` never comes out of [`names`]).
+pub fn grid_file(files: &[String]) -> &'static str {
+    if files.iter().any(|f| f.eq_ignore_ascii_case("preview")) {
+        "preview~grid.png"
+    } else {
+        "preview.png"
+    }
 }
 
 /// A container's exported textures: the material links, and the `_col` albedos prepared

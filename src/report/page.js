@@ -45,8 +45,10 @@
   D.groups.forEach(function (g, gi) {
     g.lpath = g.path.toLowerCase();
     g.tex = g.tex || [];
-    g.rows.forEach(function (r) {
-      items.push({ g: g, gi: gi, r: r, key: (r.n + '\u0000' + g.path).toLowerCase() });
+    g.items = g.rows.map(function (r, k) {
+      var it = { g: g, gi: gi, r: r, id: 'r' + gi + '.' + k, key: (r.n + '\u0000' + g.path).toLowerCase() };
+      items.push(it);
+      return it;
     });
   });
 
@@ -155,13 +157,62 @@
       add(e, badge('b-bad', g.ec));
       add(e, document.createTextNode(' ' + (g.ed || '')));
     }
-    if (g.pv) {
-      var d = add(sec, el('details', 'grid'));
-      d.open = true;
-      add(d, el('summary', null, 'stage grid'));
-      add(add(d, link(g.pv)), img(g.pv, 0, 0, 'stage grid of ' + g.path));
-    }
+    if (g.pv) stageGrid(sec, g);
     return sec;
+  }
+
+  // A rejected resource's reason code where its picture would be (the detail on hover).
+  function why(r) {
+    var w = el('div', 'why');
+    // Breakable after each '_' (<wbr>: the text stays the code).
+    (r.rc || 'rejected').split('_').forEach(function (part, k) {
+      if (k) { add(w, document.createTextNode('_')); add(w, el('wbr')); }
+      add(w, document.createTextNode(part));
+    });
+    w.title = r.rd || '';
+    return w;
+  }
+
+  // The stage grid as labelled cells, one per resource in disc order, each linking to its
+  // row; the grid image itself is a link. Big stages fill their cells when opened.
+  var GRID_OPEN = 400, GRID_MAX = 3000;
+  function stageGrid(sec, g) {
+    var d = add(sec, el('details', 'grid'));
+    var sum = add(d, el('summary', null, 'stage grid · ' + num(g.rows.length) + ' resources '));
+    add(sum, link(g.pv, 'grid image', 'meta'));
+    function fillCells() {
+      if (d.dataset.filled) return;
+      d.dataset.filled = '1';
+      var cells = add(d, el('div', 'cells'));
+      g.items.slice(0, GRID_MAX).forEach(function (it) {
+        var r = it.r, a = add(cells, link('#' + it.id, null, 'cell ' + (r.ok ? 'ok' : 'rej')));
+        a.dataset.row = it.id;
+        a.title = r.n + (r.ok ? '' : ' — ' + (r.rc || 'rejected') + (r.rd ? ': ' + r.rd : ''));
+        if (r.p) add(a, img(r.p, 64, 64, r.n));
+        else if (!r.ok) add(a, why(r));
+        else add(a, el('div', 'why', 'no preview'));
+        add(a, el('span', null, r.n));
+      });
+      if (g.rows.length > GRID_MAX) add(d, el('div', 'meta', 'the first ' + num(GRID_MAX) + ' of ' + num(g.rows.length) + ' resources; every one is in the table'));
+    }
+    d.addEventListener('toggle', function () { if (d.open) fillCells(); });
+    if (g.rows.length <= GRID_OPEN) { d.open = true; fillCells(); }
+  }
+
+  // Bring a resource's row into view: rendered on demand, with the filters cleared when
+  // they hide it.
+  function reveal(id) {
+    var shown = plan.some(function (p) { return p.rows.some(function (x) { return x.id === id; }); });
+    if (!shown) {
+      Object.keys(ctl).forEach(function (k) { ctl[k].value = ''; });
+      apply();
+    }
+    while (!document.getElementById(id) && !renderMore(BATCH)) { /* render the next batch */ }
+    var tr = document.getElementById(id);
+    if (!tr) return;
+    tr.scrollIntoView({ block: 'center' });
+    tr.classList.add('hit');
+    setTimeout(function () { tr.classList.remove('hit'); }, 2000);
   }
 
   function textures(sec, g) {
@@ -190,10 +241,12 @@
 
   function exportRow(it, flat) {
     var r = it.r, tr = el('tr', 'r ' + (r.ok ? 'ok' : 'rej'));
+    tr.id = it.id;
     tr.dataset.status = r.ok ? 'decoded' : 'rejected';
     if (r.rc) tr.dataset.reason = r.rc;
     var th = add(tr, el('td', 'th'));
     if (r.p) add(add(th, link(r.p)), img(r.p, 48, 48, 'preview of ' + r.n));
+    else if (!r.ok) add(th, why(r));
     add(tr, el('td', 'num', r.i));
     var name = add(tr, el('td', 'name'));
     add(name, el('span', 'n', r.n));
@@ -343,6 +396,12 @@
   ctl.q.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(apply, 120); });
   ['status', 'reason', 'kind', 'sort'].forEach(function (k) { ctl[k].addEventListener('change', apply); });
   document.addEventListener('click', function (e) {
+    var cell = e.target.closest ? e.target.closest('a.cell[data-row]') : null;
+    if (cell) {
+      e.preventDefault();
+      reveal(cell.dataset.row);
+      return;
+    }
     var t = e.target.closest ? e.target.closest('[data-reason].pick, th[data-sort]') : null;
     if (!t) return;
     if (t.dataset.sort) ctl.sort.value = t.dataset.sort;
@@ -353,7 +412,7 @@
   window.addEventListener('hashchange', function () { readHash(); apply(); });
 
   // For scripts (the browser test) and the console.
-  window.xbg7Report = { apply: apply, renderAll: function () { return renderMore(Infinity); } };
+  window.xbg7Report = { apply: apply, reveal: reveal, renderAll: function () { return renderMore(Infinity); } };
   readHash();
   apply();
   window.xbg7Report.readyMs = performance.now();

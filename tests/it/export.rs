@@ -81,6 +81,20 @@ fn demo_export_reads_back_and_is_deterministic_across_thread_counts() {
     assert!(checked > 0);
 }
 
+/// The `cell × cell` square of `img` at `(x, y)`.
+fn crop(img: &xbg7_preview::raster::Image, (x, y): (u32, u32), cell: u32) -> xbg7_preview::raster::Image {
+    let mut rgba = Vec::with_capacity((cell * cell * 4) as usize);
+    for row in y..y + cell {
+        let at = ((row * img.width + x) * 4) as usize;
+        rgba.extend_from_slice(&img.rgba[at..at + (cell * 4) as usize]);
+    }
+    xbg7_preview::raster::Image {
+        width: cell,
+        height: cell,
+        rgba,
+    }
+}
+
 #[test]
 fn export_previews_equal_renders_with_every_albedo_prepared() {
     // The export prepares only the albedos a preview can sample; a render given every
@@ -93,7 +107,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
     let cfg = Config::default();
     let out = tmp.path().join("out");
     let m = export(&disc, &out, &cfg, &options(2)).unwrap();
-    let (mut models, mut stages, mut textured) = (0, 0, 0);
+    let (mut models, mut stages, mut textured, mut thumbs) = (0, 0, 0, 0);
     for c in &m.containers {
         let bytes = std::fs::read(disc.join("hidden/resource3d").join(c.path.rsplit('/').next().unwrap())).unwrap();
         let Ok(d) = export::decode_container(&bytes, c.kind, &cfg) else {
@@ -135,11 +149,80 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
                     "{png}"
                 );
                 stages += 1;
+                // Every decoded resource's thumbnail is its grid cell (a skybox plane, not
+                // in the grid, is rendered alone at the cell size).
+                let layout = preview::GridLayout::new(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
+                let members = export::grid_members(d.resources.iter());
+                for (i, (r, e)) in d.resources.iter().zip(&c.resources).enumerate() {
+                    let Ok(dr) = &r.result else {
+                        assert!(e.preview.is_none(), "{}", e.name);
+                        continue;
+                    };
+                    let thumb = e
+                        .preview
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("{} has no thumbnail", e.name));
+                    let want = match members.iter().position(|&m| m == i) {
+                        Some(k) => crop(&img, layout.origin(k), layout.cell),
+                        None => {
+                            assert!(dr.skybox, "{}: only skybox planes are left out of the grid", e.name);
+                            let opts = raster::RenderOptions {
+                                size: layout.cell,
+                                ..Default::default()
+                            };
+                            raster::render_mesh_textured(&dr.mesh, &opts, &export::mesh_albedo(&dr.mesh, &all))
+                        }
+                    };
+                    assert!(
+                        std::fs::read(out.join(thumb)).unwrap() == raster::encode_png(&want),
+                        "{thumb}"
+                    );
+                    thumbs += 1;
+                }
             }
         }
     }
+    assert!(thumbs > 100, "{thumbs} stage thumbnails");
     assert!(
         models > 5 && stages > 0 && textured > 0,
         "{models} models, {stages} stages, {textured} textured"
     );
+}
+
+#[test]
+fn a_stage_resource_called_preview_keeps_its_thumbnail_beside_the_grid() {
+    // A stage's thumbnails are `<file>.png` beside its grid `preview.png`: a resource
+    // called `preview` moves the grid to `preview~grid.png` instead of overwriting it.
+    let tmp = tempfile::tempdir().unwrap();
+    let (disc, _) = common::demo_disc(&tmp);
+    let path = disc.join("hidden/resource3d/Stage_S01.xpr");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let (from, to) = (b"obj_s01_012\0", b"preview\0\0\0\0\0");
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from)
+        .expect("the demo stage holds obj_s01_012");
+    bytes[at..at + from.len()].copy_from_slice(to);
+    std::fs::write(&path, bytes).unwrap();
+    let out = tmp.path().join("out");
+    let m = export(&disc, &out, &Config::default(), &options(2)).unwrap();
+    let c = m.containers.iter().find(|c| c.path.ends_with("Stage_S01.xpr")).unwrap();
+    let r = c
+        .resources
+        .iter()
+        .find(|r| r.name == "preview")
+        .expect("renamed resource");
+    assert_eq!(r.status, Status::Decoded);
+    let dir = c.preview.as_deref().unwrap().rsplit_once('/').unwrap().0.to_string();
+    assert_eq!(c.preview.as_deref(), Some(format!("{dir}/preview~grid.png").as_str()));
+    assert_eq!(r.preview.as_deref(), Some(format!("{dir}/preview.png").as_str()));
+    let size = |p: &str| {
+        let d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(out.join(p)).unwrap()));
+        let info = d.read_info().unwrap();
+        (info.info().width, info.info().height)
+    };
+    let cell = Config::default().output.stage_cell;
+    assert_eq!(size(r.preview.as_deref().unwrap()), (cell, cell));
+    let (w, h) = size(c.preview.as_deref().unwrap());
+    assert!(w > cell && h >= cell, "the grid is {w}×{h}");
 }

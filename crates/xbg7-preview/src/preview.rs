@@ -89,6 +89,19 @@ impl GridLayout {
 /// Every cell is `render_mesh(mesh, opts with size = cell)`; the grid background (and a
 /// rejected cell) is `opts.background`. See [`GridLayout::new`] for the geometry.
 pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &RenderOptions) -> Image {
+    stage_grid_with(cells, cell_size, max_width, opts, &|_, _| {})
+}
+
+/// [`stage_grid`], handing every drawn mesh cell's render to `on_cell` (its index in
+/// `cells`) on the thread that drew it, before it is copied into the grid: a stage's
+/// per-resource thumbnails are these renders, so each is drawn once and equals its cell.
+pub fn stage_grid_with(
+    cells: &[Cell<'_>],
+    cell_size: u32,
+    max_width: u32,
+    opts: &RenderOptions,
+    on_cell: &(dyn Fn(usize, &Image) + Sync),
+) -> Image {
     let cells = &cells[..grid_capacity(cells.len(), cell_size, max_width).min(cells.len())];
     let layout = GridLayout::new(cells.len(), cell_size, max_width);
     let cell_opts = RenderOptions {
@@ -103,10 +116,15 @@ pub fn stage_grid(cells: &[Cell<'_>], cell_size: u32, max_width: u32, opts: &Ren
     for (b, batch) in cells.chunks(CELL_BATCH).enumerate() {
         let renders: Vec<Option<Image>> = batch
             .par_iter()
-            .map_init(Scratch::default, |scratch, c| match c {
-                Cell::Mesh(m) => Some(render_mesh_with(m, &cell_opts, &[], scratch)),
-                Cell::Textured(m, albedo) => Some(render_mesh_with(m, &cell_opts, albedo, scratch)),
-                Cell::Rejected => None,
+            .enumerate()
+            .map_init(Scratch::default, |scratch, (k, c)| {
+                let img = match c {
+                    Cell::Mesh(m) => render_mesh_with(m, &cell_opts, &[], scratch),
+                    Cell::Textured(m, albedo) => render_mesh_with(m, &cell_opts, albedo, scratch),
+                    Cell::Rejected => return None,
+                };
+                on_cell(b * CELL_BATCH + k, &img);
+                Some(img)
             })
             .collect();
         for (k, r) in renders.iter().enumerate() {

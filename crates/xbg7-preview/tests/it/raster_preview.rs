@@ -2,7 +2,7 @@
 //! equality with a sequential composition of single renders.
 
 use xbg7::mesh::{Mesh, Primitive};
-use xbg7_preview::preview::{stage_grid, Cell, GridLayout, CROSS_RGBA};
+use xbg7_preview::preview::{stage_grid, stage_grid_with, Cell, GridLayout, CROSS_RGBA};
 use xbg7_preview::raster::{render_mesh, Background, Image, RenderOptions};
 
 fn tetra(scale: f32, offset: [f32; 3]) -> Mesh {
@@ -99,6 +99,31 @@ fn grid_has_expected_size_cells_and_a_cross_in_the_rejected_cell() {
         .filter(|p| *p == CROSS_RGBA)
         .count();
     assert_eq!(crossed, 2 * 17 - 1);
+}
+
+#[test]
+fn every_drawn_mesh_cell_is_handed_out_once_as_its_render() {
+    // Thumbnails are the grid's own cell renders: each mesh cell (not a rejected one, not
+    // one past the pixel budget) is handed out once, by its index, equal to its cell.
+    let meshes: Vec<Mesh> = (0..70).map(|i| tetra(1.0 + i as f32, [i as f32, 0.0, 0.0])).collect();
+    let mut cells: Vec<Cell<'_>> = meshes.iter().map(Cell::Mesh).collect();
+    cells[5] = Cell::Rejected;
+    cells[66] = Cell::Rejected;
+    let o = opts();
+    let got = std::sync::Mutex::new(Vec::new());
+    let grid = stage_grid_with(&cells, 16, 160, &o, &|k, img| {
+        got.lock().unwrap().push((k, img.clone()))
+    });
+    let mut got = got.into_inner().unwrap();
+    got.sort_by_key(|(k, _)| *k);
+    let want: Vec<usize> = (0..70).filter(|k| ![5, 66].contains(k)).collect();
+    assert_eq!(got.iter().map(|(k, _)| *k).collect::<Vec<_>>(), want);
+    let layout = GridLayout::new(cells.len(), 16, 160);
+    for (k, img) in &got {
+        let (x, y) = layout.origin(*k);
+        assert_eq!(&crop(&grid, x, y, 16), img, "cell {k}");
+    }
+    assert_eq!(grid, stage_grid(&cells, 16, 160, &o));
 }
 
 #[test]
