@@ -724,15 +724,28 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
     let d = export::decode_container(&bytes, export::kind_of(&name), cfg).map_err(|r| anyhow::anyhow!("{r}"))?;
     for r in &d.resources {
         match &r.result {
-            Ok(dr) => println!(
-                "  [{:3}] decoded ({}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
-                r.index,
-                dr.layout.as_str(),
-                dr.placements[0].index_offset,
-                dr.mesh.vertex_count(),
-                dr.mesh.triangle_count(),
-                dr.mesh.primitives.len()
-            ),
+            Ok(dr) => {
+                println!(
+                    "  [{:3}] decoded ({}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
+                    r.index,
+                    dr.layout.as_str(),
+                    dr.placements[0].index_offset,
+                    dr.mesh.vertex_count(),
+                    dr.mesh.triangle_count(),
+                    dr.mesh.primitives.len()
+                );
+                for s in &dr.streams {
+                    match (s.offset, &s.left_out) {
+                        (Some(at), _) => println!("        stream {} (stride {}) at {at:#x}", s.stream, s.stride),
+                        (None, why) => println!(
+                            "        stream {} (stride {}) left out: {}",
+                            s.stream,
+                            s.stride,
+                            why.as_deref().unwrap_or("")
+                        ),
+                    }
+                }
+            }
             Err(reason) => println!("  [{:3}] rejected: {reason}", r.index),
         }
     }

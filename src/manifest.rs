@@ -130,6 +130,24 @@ pub struct ResourceEntry {
     pub bin: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// A multi-stream declaration's streams, in stream order: where each buffer is, or
+    /// why it was left out (absent for a single-stream declaration).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamEntry>,
+}
+
+/// One stream of a decoded multi-stream resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamEntry {
+    pub stream: u16,
+    pub stride: u32,
+    /// Data-section-relative offset of its buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// Why the stream was left out (its attributes are not in the glTF).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<String>,
 }
 
 impl ResourceEntry {
@@ -156,6 +174,7 @@ impl ResourceEntry {
             gltf: None,
             bin: None,
             preview: None,
+            streams: Vec::new(),
         }
     }
 }

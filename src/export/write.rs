@@ -253,6 +253,16 @@ pub(super) fn write_container(
                 e.winding = dr.measures.winding_sense().map(str::to_string);
                 e.split = dr.split.map(|k| k.as_str().to_string());
                 e.reason = dr.note.clone();
+                e.streams = dr
+                    .streams
+                    .iter()
+                    .map(|p| crate::manifest::StreamEntry {
+                        stream: p.stream,
+                        stride: p.stride as u32,
+                        offset: p.offset.map(|o| o as u64),
+                        left_out: p.left_out.clone(),
+                    })
+                    .collect();
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,

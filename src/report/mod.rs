@@ -118,6 +118,9 @@ struct Row {
     st: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     decl: Option<String>,
+    /// A multi-stream resource's streams, one line each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sm: Option<String>,
     v: u32,
     t: u32,
     m: u32,
@@ -208,6 +211,21 @@ fn row(r: &ResourceEntry) -> Row {
         o: r.offset,
         st: r.stride,
         decl: r.declaration.as_deref().map(clean),
+        sm: (!r.streams.is_empty()).then(|| {
+            r.streams
+                .iter()
+                .map(|x| match (x.offset, &x.left_out) {
+                    (Some(at), _) => format!("stream {} /{} at data+{at:#x}", x.stream, x.stride),
+                    (None, why) => format!(
+                        "stream {} /{} left out: {}",
+                        x.stream,
+                        x.stride,
+                        clean(why.as_deref().unwrap_or(""))
+                    ),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
         v: r.vertices,
         t: r.triangles,
         m: r.submeshes,

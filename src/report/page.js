@@ -256,9 +256,9 @@
     var st = add(tr, el('td'));
     if (r.ok) {
       add(st, badge('b-ok', 'decoded'));
-      var lay = add(tr, el('td', null, (r.l || '') + (r.st ? ' /' + r.st : '')));
+      var lay = add(tr, el('td', null, (r.l || '') + (r.st ? ' /' + r.st : '') + (r.sm ? ' · streams' : '')));
       lay.title = (r.decl || '') + (r.o !== undefined ? '\nindex buffer at data+0x' + r.o.toString(16) : '') +
-        (r.w ? '\nwinding ' + r.w : '');
+        (r.sm ? '\n' + r.sm : '') + (r.w ? '\nwinding ' + r.w : '');
       add(tr, el('td', 'num', num(r.v)));
       add(tr, el('td', 'num', num(r.t)));
       add(tr, el('td', 'num', r.m));

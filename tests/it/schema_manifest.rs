@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use xbg7::reason::{Code, Reason};
 use xbg7::texture::{Reject as TextureReject, TextureCode};
 use xbg7_export::manifest::{
-    ContainerEntry, GridCells, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, TextureEntry, SCHEMA,
+    ContainerEntry, GridCells, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, StreamEntry, TextureEntry,
+    SCHEMA,
 };
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.schema.json");
@@ -127,6 +128,20 @@ fn full_resource() -> ResourceEntry {
         gltf: Some("models/f001/rou_f001_body_00.gltf".into()),
         bin: Some("models/f001/rou_f001_body_00.bin".into()),
         preview: Some("models/f001/rou_f001_body_00.png".into()),
+        streams: vec![
+            StreamEntry {
+                stream: 0,
+                stride: 12,
+                offset: Some(0x1c00),
+                left_out: None,
+            },
+            StreamEntry {
+                stream: 1,
+                stride: 4,
+                offset: None,
+                left_out: Some("TEXCOORD0 only".into()),
+            },
+        ],
     }
 }
 

@@ -211,6 +211,7 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
     if r.format.find(super::vformat::usage::COLOR, 0).is_some() {
         mesh.colors = Some(colors);
     }
+    drop_left_out_streams(&r.format, &mut mesh);
     let bound = xbg7::mesh::bbox_of(&geoms_positions(&block_geoms))
         .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0f32, f32::max).ceil())
         .unwrap_or(1.0);
@@ -219,6 +220,34 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
         records,
         mesh,
         bound,
+    }
+}
+
+/// A multi-stream resource's truth holds the attributes of the streams that hold
+/// POSITION or NORMAL only. A stream with neither has nothing its place can be checked by
+/// (FORMAT.md §5 does not say where any stream's buffer is), so a correct decoder leaves
+/// it out and says so rather than guess its bytes: the mesh is exact without it.
+fn drop_left_out_streams(fmt: &VertexFormat, mesh: &mut Mesh) {
+    use super::vformat::usage;
+    if fmt.streams().len() < 2 {
+        return;
+    }
+    let kept: Vec<u16> = [usage::POSITION, usage::NORMAL]
+        .iter()
+        .filter_map(|&u| fmt.find(u, 0))
+        .map(|e| e.stream)
+        .collect();
+    let mut sets: Vec<_> = fmt.elements.iter().filter(|e| e.usage == usage::TEXCOORD).collect();
+    sets.sort_by_key(|e| e.usage_index);
+    let texcoords = std::mem::take(&mut mesh.texcoords);
+    mesh.texcoords = sets
+        .iter()
+        .zip(texcoords)
+        .filter(|(e, _)| kept.contains(&e.stream))
+        .map(|(_, t)| t)
+        .collect();
+    if fmt.find(usage::COLOR, 0).is_some_and(|e| !kept.contains(&e.stream)) {
+        mesh.colors = None;
     }
 }
 
@@ -254,18 +283,27 @@ impl Data {
         let j = gen.bytes(n);
         self.buf.extend_from_slice(&j);
     }
-    /// `[indices][stream 0]` then later streams after a zero pad; returns
-    /// (index offset, stream-0 vertex offset).
-    fn block(&mut self, b: &BlockData, gen: &mut Gen) -> (u64, u64) {
+    /// `[indices]` and the vertex streams as `layout` places them (a single-stream block:
+    /// `[indices][vertices]`); returns (index offset, stream-0 vertex offset). The
+    /// streams [`StreamLayout::Scattered`] places elsewhere are not written here.
+    fn block(&mut self, b: &BlockData, layout: StreamLayout, sgen: &mut Gen) -> (u64, u64) {
         let io = self.pos();
         self.buf.extend_from_slice(&b.index_bytes);
-        let vo = self.pos();
-        for (k, s) in b.streams.iter().enumerate() {
-            if k > 0 {
-                let a = *gen.pick(&[4usize, 16, 128]).unwrap_or(&16);
-                self.pad_to(a, false, gen);
+        let mut vo = self.pos();
+        let order: Vec<usize> = match layout {
+            StreamLayout::PositionLast => (1..b.streams.len()).chain([0]).collect(),
+            StreamLayout::Scattered => vec![0],
+            _ => (0..b.streams.len()).collect(),
+        };
+        for (n, &k) in order.iter().enumerate() {
+            if n > 0 && layout == StreamLayout::Padded {
+                let a = *sgen.pick(&[4usize, 16, 128]).unwrap_or(&16);
+                self.pad_to(a, false, sgen);
             }
-            self.buf.extend_from_slice(s);
+            if k == 0 {
+                vo = self.pos();
+            }
+            self.buf.extend_from_slice(&b.streams[k]);
         }
         (io, vo)
     }
@@ -283,13 +321,73 @@ impl Data {
 enum Item {
     Block(usize, usize),
     Texture(usize),
+    /// Stream `s ≥ 1` of a block whose streams are [`StreamLayout::Scattered`].
+    Stream(usize, usize, usize),
+}
+
+/// Where a multi-stream block's vertex buffers go: FORMAT.md §5 leaves it open (each
+/// stream is its own buffer of `vertex_count` vertices; whether they follow the index
+/// buffer or one another is unknown), so every file draws one of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamLayout {
+    /// A single-stream block, `[indices][vertices]`.
+    Single,
+    /// `[indices][stream 0][stream 1]…`, no gaps.
+    BackToBack,
+    /// `[indices][stream 0]`, then each later stream after a zero pad to 4, 16 or 128.
+    Padded,
+    /// `[indices][stream 0]`; every later stream somewhere else in the data section.
+    Scattered,
+    /// `[indices][stream 1]…[stream 0]`: the positions last.
+    PositionLast,
+}
+
+impl StreamLayout {
+    /// The truth's `family` of a multi-stream resource (none for a single stream).
+    pub const fn family(self) -> Option<&'static str> {
+        match self {
+            StreamLayout::Single => None,
+            StreamLayout::BackToBack => Some("streams_back_to_back"),
+            StreamLayout::Padded => Some("streams_padded"),
+            StreamLayout::Scattered => Some("streams_scattered"),
+            StreamLayout::PositionLast => Some("streams_position_last"),
+        }
+    }
+}
+
+/// Seed purpose of a file's stream-layout draws (kept apart from its main stream, so
+/// the draws of single-stream files do not move).
+const PURPOSE_STREAMS: u64 = 0x5743_0001;
+
+/// Each resource's [`StreamLayout`], drawn from the file's stream-layout seed.
+fn stream_layouts(spec: &FileSpec, sgen: &mut Gen) -> Vec<StreamLayout> {
+    spec.resources
+        .iter()
+        .map(|r| {
+            if r.format.streams().len() < 2 {
+                return StreamLayout::Single;
+            }
+            match sgen.weighted(&[3, 3, 3, 1]) {
+                0 => StreamLayout::BackToBack,
+                1 => StreamLayout::Padded,
+                2 => StreamLayout::Scattered,
+                _ => StreamLayout::PositionLast,
+            }
+        })
+        .collect()
 }
 
 const ALIGNS: [usize; 6] = [2, 4, 16, 32, 128, 4096];
 
 /// Lay out the data section. Returns the bytes, per resource per block offsets, and per
 /// texture its offset and the digest of its reference image.
-fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, BlockOffsets, Vec<(u64, String)>) {
+fn layout_data(
+    spec: &FileSpec,
+    built: &[BuiltRes],
+    layouts: &[StreamLayout],
+    gen: &mut Gen,
+    sgen: &mut Gen,
+) -> (Vec<u8>, BlockOffsets, Vec<(u64, String)>) {
     let mut d = Data { buf: Vec::new() };
     let mut block_offs: BlockOffsets = built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
     let mut tex_offs = vec![(0u64, String::new()); spec.textures.len()];
@@ -319,7 +417,7 @@ fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, 
                         }
                     }
                 }
-                block_offs[0][k] = d.block(b, gen);
+                block_offs[0][k] = d.block(b, layouts[0], sgen);
             }
             for t in 0..spec.textures.len() {
                 place_texture(&mut d, t, &mut tex_offs, gen);
@@ -365,6 +463,18 @@ fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, 
                     }
                 }
             }
+            // Scattered streams anywhere among the rest (drawn apart from the main stream).
+            for (k, b) in built.iter().enumerate() {
+                if layouts[k] != StreamLayout::Scattered || !owns_block(k) {
+                    continue;
+                }
+                for (j, blk) in b.blocks.iter().enumerate() {
+                    for st in 1..blk.streams.len() {
+                        let at = sgen.range_usize(0, items.len());
+                        items.insert(at, Item::Stream(k, j, st));
+                    }
+                }
+            }
             for it in head.into_iter().chain(items) {
                 match it {
                     Item::Texture(t) => place_texture(&mut d, t, &mut tex_offs, gen),
@@ -372,7 +482,7 @@ fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, 
                         // Right after the owner's last stream: no alignment, at most the
                         // usual unknown 12-byte prefix.
                         d.prefix(gen, &[50, 35, 15]);
-                        block_offs[k][j] = d.block(&built[k].blocks[j], gen);
+                        block_offs[k][j] = d.block(&built[k].blocks[j], layouts[k], sgen);
                     }
                     Item::Block(k, j) => {
                         let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
@@ -386,7 +496,12 @@ fn layout_data(spec: &FileSpec, built: &[BuiltRes], gen: &mut Gen) -> (Vec<u8>, 
                             d.junk(4 * gen.range_usize(1, 16), gen);
                         }
                         d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
-                        block_offs[k][j] = d.block(&built[k].blocks[j], gen);
+                        block_offs[k][j] = d.block(&built[k].blocks[j], layouts[k], sgen);
+                    }
+                    Item::Stream(k, j, st) => {
+                        let a = ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])];
+                        d.pad_to(a, sgen.chance(0.4), sgen);
+                        d.buf.extend_from_slice(&built[k].blocks[j].streams[st]);
                     }
                 }
             }
@@ -515,7 +630,9 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
         };
         built.push(b);
     }
-    let (data, block_offs, tex_offs) = layout_data(spec, &built, &mut gen);
+    let mut sgen = Gen::new(derive_seed(spec.seed, 0, PURPOSE_STREAMS));
+    let layouts = stream_layouts(spec, &mut sgen);
+    let (data, block_offs, tex_offs) = layout_data(spec, &built, &layouts, &mut gen, &mut sgen);
     let order = directory_order(spec, &mut gen);
     let mut dir_index = vec![0u32; spec.resources.len()];
     for (i, w) in order.iter().enumerate() {
@@ -620,7 +737,7 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
                         .then(|| b.mesh.clone().unsplit().digest()),
                     skybox: r.category == Category::StageSkybox,
                     duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
-                    family: r.family.map(|f| f.name().to_string()),
+                    family: r.family.map(|f| f.name()).or(layouts[k].family()).map(str::to_string),
                     mesh: Some(b.mesh.clone()),
                 });
             }

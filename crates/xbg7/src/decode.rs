@@ -54,6 +54,9 @@ pub struct DecodedResource {
     pub split: Option<SplitKind>,
     /// Why the split is [`SplitKind::Undecided`] (the manifest entry's `reason`).
     pub note: Option<Reason>,
+    /// A multi-stream declaration's streams in stream order: where each buffer is, or why
+    /// it was left out (empty for a single-stream declaration).
+    pub streams: Vec<crate::layout::streams::StreamPlacement>,
 }
 
 /// How a decoded resource's primitives came about (the manifest's `split`).
@@ -112,13 +115,7 @@ pub fn kind_of(file_name: &str) -> Kind {
 }
 
 /// Reject declarations no layout can decode exactly.
-pub fn check_declaration(decl: &Declaration, map: &AttributeMap) -> Result<(), Reason> {
-    if let Some(e) = decl.elements.iter().find(|e| e.stream != 0) {
-        return Err(Reason::new(
-            Code::MultiStreamDeclaration,
-            format!("{} element on stream {}", e.usage.name(), e.stream),
-        ));
-    }
+pub fn check_declaration(map: &AttributeMap) -> Result<(), Reason> {
     let pos = map
         .position
         .ok_or_else(|| Reason::new(Code::NoPositionElement, "declaration has no POSITION element"))?;
@@ -129,6 +126,61 @@ pub fn check_declaration(decl: &Declaration, map: &AttributeMap) -> Result<(), R
         ));
     }
     Ok(())
+}
+
+/// The elements of stream `k` of `decl`, with that stream's stride (the largest
+/// `offset + size` of its elements; FORMAT.md §5).
+pub fn stream_declaration(decl: &Declaration, k: u16) -> Declaration {
+    let elements: Vec<_> = decl.elements.iter().copied().filter(|e| e.stream == k).collect();
+    let stride = elements
+        .iter()
+        .map(|e| e.offset as usize + e.ty.size())
+        .max()
+        .unwrap_or(0);
+    Declaration { elements, stride }
+}
+
+/// How a multi-stream declaration's buffers are placed: the stream holding POSITION is
+/// located with the index buffer (as a single-stream block is); a NORMAL in another
+/// stream is placed by its own content and the geometry ([`crate::layout::streams`]);
+/// the streams holding neither are left out (the mesh is exact without them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Streams {
+    /// The stream holding POSITION (stream 0 when there is none: the block is still
+    /// located and claimed by it).
+    pub located: u16,
+    /// The stream holding NORMAL, when it is another one: its declaration and map.
+    pub normal: Option<(u16, Declaration, AttributeMap)>,
+    /// Every other stream with elements: its number and stride.
+    pub left_out: Vec<(u16, usize)>,
+}
+
+impl Streams {
+    /// `None` for a single-stream declaration.
+    pub fn of(decl: &Declaration, map: &AttributeMap) -> Option<Streams> {
+        let mut numbers: Vec<u16> = decl.elements.iter().map(|e| e.stream).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        if numbers.iter().all(|&k| k == 0) {
+            return None;
+        }
+        let located = map.position.map_or(0, |e| e.stream);
+        let normal = map.normal.map(|e| e.stream).filter(|&k| k != located).map(|k| {
+            let d = stream_declaration(decl, k);
+            let m = AttributeMap::of(&d);
+            (k, d, m)
+        });
+        let left_out = numbers
+            .into_iter()
+            .filter(|&k| k != located && normal.as_ref().is_none_or(|n| n.0 != k))
+            .map(|k| (k, stream_declaration(decl, k).stride))
+            .collect();
+        Some(Streams {
+            located,
+            normal,
+            left_out,
+        })
+    }
 }
 
 /// `POSITION0@0:FLOAT3 NORMAL0@12:FLOAT16_4 …` (stride N)
@@ -160,10 +212,11 @@ pub(crate) struct Described {
     pub(crate) d: Descriptor,
     pub(crate) map: AttributeMap,
     /// Why the vertices cannot be decoded exactly; the block is still located (by its
-    /// stream-0 elements) and claimed, so no other resource can take it.
+    /// stream holding POSITION, or stream 0) and claimed, so no other resource can take it.
     pub(crate) undecodable: Option<Reason>,
-    /// The stream-0 part of a multi-stream declaration, to locate its block by.
-    pub(crate) stream0: Option<(Declaration, AttributeMap)>,
+    /// A multi-stream declaration's streams, and the declaration of the one located with
+    /// the index buffer.
+    pub(crate) streams: Option<(Streams, Declaration, AttributeMap)>,
     /// The candidate runs of real sub-mesh records ([`records::select`]): one when the
     /// file decides them; several when their sums cannot (the ranges may still).
     pub(crate) records: Vec<Vec<SubmeshRecord>>,
@@ -172,8 +225,8 @@ pub(crate) struct Described {
 impl Described {
     /// The declaration the block is located and read with.
     pub(crate) fn locate(&self) -> (&Declaration, &AttributeMap) {
-        match &self.stream0 {
-            Some((d, m)) => (d, m),
+        match &self.streams {
+            Some((_, d, m)) => (d, m),
             None => (&self.d.decl, &self.map),
         }
     }
@@ -186,17 +239,11 @@ pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Par
             .map_err(|e| Reason::new(e.code(), e.to_string()))
             .map(|d| {
                 let map = AttributeMap::of(&d.decl);
-                let undecodable = check_declaration(&d.decl, &map).err();
-                let stream0 = d.decl.elements.iter().any(|e| e.stream != 0).then(|| {
-                    let elements: Vec<_> = d.decl.elements.iter().copied().filter(|e| e.stream == 0).collect();
-                    let stride = elements
-                        .iter()
-                        .map(|e| e.offset as usize + e.ty.size())
-                        .max()
-                        .unwrap_or(0);
-                    let decl = Declaration { elements, stride };
+                let undecodable = check_declaration(&map).err();
+                let streams = Streams::of(&d.decl, &map).map(|s| {
+                    let decl = stream_declaration(&d.decl, s.located);
                     let map = AttributeMap::of(&decl);
-                    (decl, map)
+                    (s, decl, map)
                 });
                 let records = match records::select(&d.records, d.index_count, d.vertex_count) {
                     Selection::Unique(rs) => vec![rs],
@@ -214,7 +261,7 @@ pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Par
                     d,
                     map,
                     undecodable,
-                    stream0,
+                    streams,
                     records,
                 }
             }),

@@ -116,8 +116,17 @@ pub fn read_vertices(data: &[u8], base: usize, count: usize, decl: &Declaration,
     if !vertices_fit(data.len(), base, count, decl, map) {
         return None;
     }
+    let positions = read_elem::<3>(data, base, decl.stride, count, map.position.as_ref()?)?;
+    let mut mesh = read_attributes(data, base, count, decl, map)?;
+    mesh.positions = positions;
+    Some(mesh)
+}
+
+/// Decode the elements of `map` other than POSITION for `count` vertices at `base` (a
+/// stream of a multi-stream declaration placed apart from the positions) into a mesh
+/// with no positions and no indices; `None` when an element runs past the data.
+pub fn read_attributes(data: &[u8], base: usize, count: usize, decl: &Declaration, map: &AttributeMap) -> Option<Mesh> {
     let s = decl.stride;
-    let positions = read_elem::<3>(data, base, s, count, map.position.as_ref()?)?;
     let normals = match &map.normal {
         Some(e) => Some(read_elem::<3>(data, base, s, count, e)?),
         None => None,
@@ -131,7 +140,7 @@ pub fn read_vertices(data: &[u8], base: usize, count: usize, decl: &Declaration,
         None => None,
     };
     Some(Mesh {
-        positions,
+        positions: Vec::new(),
         normals,
         texcoords,
         colors,

@@ -136,11 +136,14 @@ impl Category {
     /// What a correct decoder does with resources of this category. Without a NORMAL
     /// element there is nothing documented to anchor on (FORMAT.md §6): a decoder may find
     /// the block through its index window and positions, or reject it with a reason —
-    /// but what it decodes must be the truth.
+    /// but what it decodes must be the truth. Where a multi-stream declaration's buffers
+    /// sit is unknown (FORMAT.md §5): found by content they decode exactly, or not at all.
     pub const fn expectation(self) -> Expectation {
         match self {
-            Category::OpaqueMultistream | Category::OpaqueQuantized | Category::StageQuantized => Expectation::Rejected,
-            Category::OpaqueNoNormal | Category::StageNoNormal => Expectation::DecodedOrRejected,
+            Category::OpaqueQuantized | Category::StageQuantized => Expectation::Rejected,
+            Category::OpaqueNoNormal | Category::StageNoNormal | Category::OpaqueMultistream => {
+                Expectation::DecodedOrRejected
+            }
             _ => Expectation::Decoded,
         }
     }

@@ -119,9 +119,14 @@ impl Family {
     }
 
     /// What a correct decoder does with a resource of this family and category: trap
-    /// owners and damaged siblings must be rejected, everything else as its category.
+    /// owners and damaged siblings must be rejected — but a multi-stream owner, whose
+    /// streams may be placed, is decoded exactly or rejected — everything else as its
+    /// category.
     pub const fn expectation(self, category: Category) -> Expectation {
         match self {
+            Family::OwnerTrapOwner { .. } if matches!(category, Category::OpaqueMultistream) => {
+                Expectation::DecodedOrRejected
+            }
             Family::OwnerTrapOwner { .. } | Family::OwnerTrapSibling { damaged: true, .. } => Expectation::Rejected,
             _ => category.expectation(),
         }

@@ -327,7 +327,24 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         let mut vbase = 0u32;
         for blk in &r.blocks {
             let io = blk.index_offset as usize;
-            assert_eq!(blk.vertex_offset as usize, io + 2 * blk.index_count as usize);
+            // Stream 0 follows the indices, or (positions last) the other streams do.
+            let before: usize = match r.family.as_deref() {
+                Some("streams_position_last") => {
+                    let mut streams: Vec<u16> = decl.iter().map(|e| e.0).filter(|&k| k != 0).collect();
+                    streams.sort_unstable();
+                    streams.dedup();
+                    let stride = |k: u16| {
+                        decl.iter()
+                            .filter(|e| e.0 == k)
+                            .map(|e| e.1 as usize + type_size(e.2))
+                            .max()
+                            .unwrap_or(0)
+                    };
+                    streams.iter().map(|&k| stride(k) * blk.vertex_count as usize).sum()
+                }
+                _ => 0,
+            };
+            assert_eq!(blk.vertex_offset as usize, io + 2 * blk.index_count as usize + before);
             for k in 0..blk.index_count as usize {
                 let file = u16be(data, io + 2 * k) as u32;
                 assert_eq!(file + vbase, mesh.indices[icur + k], "{}: index {k}", r.name);

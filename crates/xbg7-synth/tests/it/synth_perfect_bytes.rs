@@ -3,8 +3,11 @@
 //! imperfection families existed. Two digests (seed 1, demo scale): the files (every
 //! path and its bytes) and the truth JSON. The first was recorded before #14 and again
 //! after #16 laid textures out by the Xenos rules (tiled extent, 32-block linear pitch;
-//! that merge touched only the generator's texture code); the truth's changes since are
-//! fields added to it (`digest_unsplit`), never the bytes of the disc.
+//! that merge touched only the generator's texture code), and again after #26 drew a
+//! stream layout for every multi-stream file (only the 20 `rou_e1xx` files and their
+//! truth moved: `decoded_or_rejected`, the left-out streams' attributes not in the
+//! truth mesh, the layout as `family`); the truth's other changes are fields added to
+//! it (`digest_unsplit`).
 
 use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
 
@@ -35,10 +38,10 @@ fn perfect_demo_disc_seed_1_is_byte_identical_to_before_realism() {
     eprintln!("seed 1 demo disc: files {files}, truth {truth}");
     assert_eq!(
         files,
-        "994cf0f8a2be93e1c01ebd2998e0fb0a1e6eb0a3ecd277e3bd4d2454c832ffcc"
+        "5e95047c6241ba774637c2aef4a858a5216d847c991c6e6a4398607a26f10c0e"
     );
     assert_eq!(
         truth,
-        "18225f0c6ce9dcd4a241eec8bf3a7e9dd4456c3a300677a3f9ae62d3ef2b7455"
+        "f2fa15b7212ae90dd387fd003de0ef2b1032f6937d840a6f5c92f31c7be0580c"
     );
 }

@@ -4,13 +4,14 @@
 //! placed blocks into resources); `sequential` = the documented model layout (first
 //! block at the data start); `anchored` = content anchoring for everything without a
 //! stored offset; `records` = which sub-mesh records are real and how one index buffer
-//! splits. Both decoders end in [`decode_block`], which reads a placed block and runs
+//! splits; `streams` = the buffers of a multi-stream declaration's other streams. Both decoders end in [`decode_block`], which reads a placed block and runs
 //! the hard gates.
 
 pub mod anchored;
 pub mod plan;
 pub mod records;
 pub mod sequential;
+pub mod streams;
 
 use crate::decl::Declaration;
 use crate::gates::{self, GateConfig, Measures};

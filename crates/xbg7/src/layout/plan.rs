@@ -6,6 +6,7 @@
 
 use super::anchored::{self, owned, Unit};
 use super::records::{self, SplitOrder};
+use super::streams::{self, StreamPlacement};
 use super::{sequential, split_by_counts, Decoded, Placement};
 use crate::container::{Container, TAG_TX2D, TAG_XBG7};
 use crate::decode::{
@@ -53,7 +54,8 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
         };
         let d = &r.d;
         let mut plan = None;
-        if let (Kind::Model, false, None) = (kind, start_taken, &r.undecodable) {
+        // The documented layout is a single-stream block sequence.
+        if let (Kind::Model, false, None, None) = (kind, start_taken, &r.undecodable, &r.streams) {
             // Every candidate run of records whose first block decodes at the data start;
             // several that chain differently are undecidable.
             let mut chains: Vec<Result<Vec<Decoded>, Reason>> = Vec::new();
@@ -102,6 +104,14 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
     // (or this one) claimed in the first round.
     claimed.extend(first.claims);
     let mut per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
+    // What a multi-stream resource's other buffers must keep off: every claimed block
+    // and every block placed per record.
+    let mut taken: Vec<std::ops::Range<usize>> = claimed.clone();
+    for (blocks, p) in per_record.iter().zip(&parsed) {
+        if let (Some(blocks), Ok(r)) = (blocks, &p.desc) {
+            taken.extend(blocks.iter().map(|b| b.placement.range(r.d.decl.stride)));
+        }
+    }
     // The scanner's cache holds every claimed block; without it the placed blocks are
     // the only holders and move into the resources uncopied.
     drop(scanner);
@@ -118,7 +128,7 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
                     SplitKind::PerRecordBlocks,
                     cfg,
                 ),
-                None => assemble(plan, r, &mut placed, cfg),
+                None => assemble(plan, r, &mut placed, cfg).and_then(|d| place_streams(data, d, r, &taken, cfg)),
             },
             _ => unreachable!("a plan exists exactly when the descriptor parsed"),
         };
@@ -128,6 +138,7 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
             result,
         });
     }
+    reject_shared_streams(&mut out.resources);
     let mut materials: Vec<String> = Vec::new();
     for r in &c.resources {
         if r.is(TAG_TX2D) {
@@ -169,6 +180,9 @@ fn per_record_blocks(
             continue;
         };
         let [records] = r.records.as_slice() else { continue };
+        if r.streams.is_some() {
+            continue; // its buffers are not one block per record
+        }
         let not_found =
             matches!(&placed[*unit], Some(Err(e)) if matches!(e.code, Code::NoValidAnchor | Code::NoAnchorElement));
         let vsum: u64 = records.iter().map(|x| x.vtx_count as u64).sum();
@@ -204,6 +218,85 @@ fn per_record_blocks(
         out[k] = blocks.into_iter().collect::<Result<Vec<_>, _>>().ok();
     }
     out
+}
+
+/// A multi-stream resource's other streams ([`streams`]): the NORMAL stream placed
+/// (the whole mesh gated again), the streams holding neither POSITION nor NORMAL left
+/// out; each stream's place or why not recorded. Single-stream resources pass through.
+fn place_streams(
+    data: &[u8],
+    mut d: DecodedResource,
+    r: &Described,
+    taken: &[std::ops::Range<usize>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let Some((st, located, lmap)) = &r.streams else {
+        return Ok(d);
+    };
+    let mut out = vec![StreamPlacement {
+        stream: st.located,
+        located: true,
+        stride: located.stride,
+        offset: d.placements.first().map(|p| p.vertex_offset),
+        left_out: None,
+    }];
+    if let Some((k, nd, nmap)) = &st.normal {
+        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, taken, &cfg.gates)
+            .map_err(|why| Reason::new(why.code, format!("stream {k} (holding the NORMAL): {}", why.detail)))?;
+        d.spiky = gates::spiky(&placed.measures, &cfg.gates);
+        (d.mesh, d.measures) = (placed.mesh, placed.measures);
+        out.push(StreamPlacement {
+            stream: *k,
+            located: false,
+            stride: nd.stride,
+            offset: Some(placed.offset),
+            left_out: None,
+        });
+    }
+    for &(k, stride) in &st.left_out {
+        out.push(StreamPlacement {
+            stream: k,
+            located: false,
+            stride,
+            offset: None,
+            left_out: Some(streams::left_out_reason(&crate::decode::stream_declaration(
+                &r.d.decl, k,
+            ))),
+        });
+    }
+    out.sort_by_key(|p| p.stream);
+    d.streams = out;
+    Ok(d)
+}
+
+/// Two resources whose NORMAL streams were placed on overlapping bytes: each buffer has
+/// one owner, and which one it is cannot be told, so both are `ambiguous_anchor`.
+fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
+    let mut placed: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    for (k, o) in resources.iter().enumerate() {
+        let Ok(d) = &o.result else { continue };
+        let v = d.mesh.positions.len();
+        for p in d.streams.iter().filter(|p| !p.located) {
+            if let Some(at) = p.offset {
+                placed.push((k, at..at + v * p.stride));
+            }
+        }
+    }
+    let mut losers = std::collections::BTreeSet::new();
+    for (i, (a, ra)) in placed.iter().enumerate() {
+        for (b, rb) in &placed[i + 1..] {
+            if a != b && ra.start < rb.end && rb.start < ra.end {
+                losers.insert(*a);
+                losers.insert(*b);
+            }
+        }
+    }
+    for k in losers {
+        resources[k].result = Err(Reason::new(
+            Code::AmbiguousAnchor,
+            "another resource's NORMAL stream was placed on the same bytes",
+        ));
+    }
 }
 
 fn take(placed: &mut [Option<Result<Rc<Decoded>, Reason>>], u: usize) -> Result<Decoded, Reason> {
@@ -313,6 +406,7 @@ fn finish(
         measures,
         split,
         note: None,
+        streams: Vec::new(),
     })
 }
 
