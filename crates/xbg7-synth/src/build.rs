@@ -285,7 +285,8 @@ impl Data {
     }
     /// `[indices]` and the vertex streams as `layout` places them (a single-stream block:
     /// `[indices][vertices]`); returns (index offset, stream-0 vertex offset). The
-    /// streams [`StreamLayout::Scattered`] places elsewhere are not written here.
+    /// streams [`StreamLayout::Scattered`] and [`StreamLayout::AllApart`] place
+    /// elsewhere are not written here (stream 0's offset is then set where it is).
     fn block(&mut self, b: &BlockData, layout: StreamLayout, sgen: &mut Gen) -> (u64, u64) {
         let io = self.pos();
         self.buf.extend_from_slice(&b.index_bytes);
@@ -293,6 +294,7 @@ impl Data {
         let order: Vec<usize> = match layout {
             StreamLayout::PositionLast => (1..b.streams.len()).chain([0]).collect(),
             StreamLayout::Scattered => vec![0],
+            StreamLayout::AllApart => Vec::new(),
             _ => (0..b.streams.len()).collect(),
         };
         for (n, &k) in order.iter().enumerate() {
@@ -340,6 +342,8 @@ pub enum StreamLayout {
     Scattered,
     /// `[indices][stream 1]…[stream 0]`: the positions last.
     PositionLast,
+    /// The index buffer alone; every stream somewhere else in the data section.
+    AllApart,
 }
 
 impl StreamLayout {
@@ -351,6 +355,7 @@ impl StreamLayout {
             StreamLayout::Padded => Some("streams_padded"),
             StreamLayout::Scattered => Some("streams_scattered"),
             StreamLayout::PositionLast => Some("streams_position_last"),
+            StreamLayout::AllApart => Some("streams_all_apart"),
         }
     }
 }
@@ -367,11 +372,19 @@ fn stream_layouts(spec: &FileSpec, sgen: &mut Gen) -> Vec<StreamLayout> {
             if r.format.streams().len() < 2 {
                 return StreamLayout::Single;
             }
-            match sgen.weighted(&[3, 3, 3, 1]) {
+            // A trap owner's block keeps its shape (its streams after its index buffer,
+            // so a sibling can sit right after it, as the trap family is defined).
+            let weights = if matches!(r.family, Some(Family::OwnerTrapOwner { .. })) {
+                [3, 3, 0, 2, 0]
+            } else {
+                [3, 3, 3, 2, 2]
+            };
+            match sgen.weighted(&weights) {
                 0 => StreamLayout::BackToBack,
                 1 => StreamLayout::Padded,
                 2 => StreamLayout::Scattered,
-                _ => StreamLayout::PositionLast,
+                3 => StreamLayout::PositionLast,
+                _ => StreamLayout::AllApart,
             }
         })
         .collect()
@@ -465,11 +478,16 @@ fn layout_data(
             }
             // Scattered streams anywhere among the rest (drawn apart from the main stream).
             for (k, b) in built.iter().enumerate() {
-                if layouts[k] != StreamLayout::Scattered || !owns_block(k) {
+                let first = match layouts[k] {
+                    StreamLayout::Scattered => 1,
+                    StreamLayout::AllApart => 0,
+                    _ => continue,
+                };
+                if !owns_block(k) {
                     continue;
                 }
                 for (j, blk) in b.blocks.iter().enumerate() {
-                    for st in 1..blk.streams.len() {
+                    for st in first..blk.streams.len() {
                         let at = sgen.range_usize(0, items.len());
                         items.insert(at, Item::Stream(k, j, st));
                     }
@@ -482,7 +500,11 @@ fn layout_data(
                         // Right after the owner's last stream: no alignment, at most the
                         // usual unknown 12-byte prefix.
                         d.prefix(gen, &[50, 35, 15]);
-                        block_offs[k][j] = d.block(&built[k].blocks[j], layouts[k], sgen);
+                        let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
+                        block_offs[k][j].0 = io;
+                        if layouts[k] != StreamLayout::AllApart {
+                            block_offs[k][j].1 = vo;
+                        }
                     }
                     Item::Block(k, j) => {
                         let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
@@ -496,11 +518,18 @@ fn layout_data(
                             d.junk(4 * gen.range_usize(1, 16), gen);
                         }
                         d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
-                        block_offs[k][j] = d.block(&built[k].blocks[j], layouts[k], sgen);
+                        let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
+                        block_offs[k][j].0 = io;
+                        if layouts[k] != StreamLayout::AllApart {
+                            block_offs[k][j].1 = vo;
+                        }
                     }
                     Item::Stream(k, j, st) => {
                         let a = ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])];
                         d.pad_to(a, sgen.chance(0.4), sgen);
+                        if st == 0 {
+                            block_offs[k][j].1 = d.pos();
+                        }
                         d.buf.extend_from_slice(&built[k].blocks[j].streams[st]);
                     }
                 }

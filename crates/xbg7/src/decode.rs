@@ -239,12 +239,21 @@ pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Par
             .map_err(|e| Reason::new(e.code(), e.to_string()))
             .map(|d| {
                 let map = AttributeMap::of(&d.decl);
-                let undecodable = check_declaration(&map).err();
+                let mut undecodable = check_declaration(&map).err();
                 let streams = Streams::of(&d.decl, &map).map(|s| {
                     let decl = stream_declaration(&d.decl, s.located);
                     let map = AttributeMap::of(&decl);
                     (s, decl, map)
                 });
+                // Without a NORMAL, nothing checks where a multi-stream declaration's
+                // positions are: an index buffer may be followed by any buffer.
+                if streams.is_some() && map.normal.is_none() && undecodable.is_none() {
+                    undecodable = Some(Reason::new(
+                        Code::MultiStreamDeclaration,
+                        "multi-stream declaration without a NORMAL in any stream: where its positions \
+                         are cannot be checked against anything",
+                    ));
+                }
                 let records = match records::select(&d.records, d.index_count, d.vertex_count) {
                     Selection::Unique(rs) => vec![rs],
                     // A model without usable records is one block of the marker's totals.

@@ -38,10 +38,10 @@ fn perfect_demo_disc_seed_1_is_byte_identical_to_before_realism() {
     eprintln!("seed 1 demo disc: files {files}, truth {truth}");
     assert_eq!(
         files,
-        "5e95047c6241ba774637c2aef4a858a5216d847c991c6e6a4398607a26f10c0e"
+        "eeb9054d7ff293af0e531b498459ea7511ac45a349c6f0bce2fc9a618b1a67fc"
     );
     assert_eq!(
         truth,
-        "f2fa15b7212ae90dd387fd003de0ef2b1032f6937d840a6f5c92f31c7be0580c"
+        "467684ef7c0f72bea745063c11432fd85c372ab8457f18b54f67a08d8c2ef318"
     );
 }

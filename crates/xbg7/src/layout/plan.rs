@@ -90,7 +90,11 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
                 map,
                 vertex_count: d.vertex_count,
                 index_count: d.index_count,
-                decodable: r.undecodable.is_none(),
+                // A multi-stream unit claims like an undecodable one: nothing promises
+                // its positions follow its index buffer, so its reading is no evidence
+                // against another resource's (its block, if the solver gives it one, is
+                // checked by its NORMAL stream afterwards; see `streams`).
+                decodable: r.undecodable.is_none() && r.streams.is_none(),
             });
             Plan::Whole { unit: units.len() - 1 }
         });
@@ -102,14 +106,22 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
     // Bodies stored as one block per record: where the whole resource's block is not
     // found, each record is a unit of its own, kept off every block another resource
     // (or this one) claimed in the first round.
+    // What a multi-stream resource's other buffers must keep off: every claimed block
+    // (with the unit that claimed it: a resource's own claims do not keep it off) and
+    // every block placed per record.
+    let mut taken: Vec<(Option<usize>, std::ops::Range<usize>)> = claimed.iter().map(|r| (None, r.clone())).collect();
+    taken.extend(
+        first
+            .claim_units
+            .iter()
+            .map(|&u| Some(u))
+            .zip(first.claims.iter().cloned()),
+    );
     claimed.extend(first.claims);
     let mut per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
-    // What a multi-stream resource's other buffers must keep off: every claimed block
-    // and every block placed per record.
-    let mut taken: Vec<std::ops::Range<usize>> = claimed.clone();
     for (blocks, p) in per_record.iter().zip(&parsed) {
         if let (Some(blocks), Ok(r)) = (blocks, &p.desc) {
-            taken.extend(blocks.iter().map(|b| b.placement.range(r.d.decl.stride)));
+            taken.extend(blocks.iter().map(|b| (None, b.placement.range(r.d.decl.stride))));
         }
     }
     // The scanner's cache holds every claimed block; without it the placed blocks are
@@ -128,7 +140,44 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
                     SplitKind::PerRecordBlocks,
                     cfg,
                 ),
-                None => assemble(plan, r, &mut placed, cfg).and_then(|d| place_streams(data, d, r, &taken, cfg)),
+                None if r.streams.is_some() => {
+                    // Every claimed range but this resource's own.
+                    let own = match &plan {
+                        Plan::Whole { unit } => Some(*unit),
+                        Plan::Sequential { .. } => None,
+                    };
+                    let taken: Vec<std::ops::Range<usize>> = taken
+                        .iter()
+                        .filter(|(u, _)| u.is_none() || *u != own)
+                        .map(|(_, r)| r.clone())
+                        .collect();
+                    // Positions right after an index buffer first, where the solver
+                    // gave the resource such a block no other resource claims any byte
+                    // of (its claim is no evidence against theirs); apart otherwise, or
+                    // where the NORMAL stream agrees with nothing there.
+                    let uncontested = |d: &DecodedResource| {
+                        let stride = r.locate().0.stride;
+                        !d.placements.iter().any(|p| {
+                            let b = p.range(stride);
+                            taken.iter().any(|t| t.start < b.end && b.start < t.end)
+                        })
+                    };
+                    let located = assemble(plan, r, &mut placed, cfg).and_then(|d| {
+                        if uncontested(&d) {
+                            Ok(d)
+                        } else {
+                            Err(Reason::new(
+                                Code::NoValidAnchor,
+                                "the block after its index buffer is claimed by another resource too",
+                            ))
+                        }
+                    });
+                    match located.and_then(|d| place_streams(data, d, r, &taken, cfg)) {
+                        Ok(d) => Ok(d),
+                        Err(why) => streams_apart(data, r, why, &taken, cfg),
+                    }
+                }
+                None => assemble(plan, r, &mut placed, cfg),
             },
             _ => unreachable!("a plan exists exactly when the descriptor parsed"),
         };
@@ -233,50 +282,146 @@ fn place_streams(
     let Some((st, located, lmap)) = &r.streams else {
         return Ok(d);
     };
-    let mut out = vec![StreamPlacement {
-        stream: st.located,
-        located: true,
-        stride: located.stride,
-        offset: d.placements.first().map(|p| p.vertex_offset),
-        left_out: None,
-    }];
+    let mut normal_at = None;
     if let Some((k, nd, nmap)) = &st.normal {
-        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, taken, &cfg.gates)
+        // Off the resource's own block too.
+        let mut taken = taken.to_vec();
+        taken.extend(d.placements.iter().map(|p| p.range(located.stride)));
+        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, &taken, &cfg.gates)
             .map_err(|why| Reason::new(why.code, format!("stream {k} (holding the NORMAL): {}", why.detail)))?;
         d.spiky = gates::spiky(&placed.measures, &cfg.gates);
         (d.mesh, d.measures) = (placed.mesh, placed.measures);
+        normal_at = Some(placed.offset);
+    }
+    let at = d.placements.first().map(|p| p.vertex_offset);
+    d.streams = stream_list(st, r, located.stride, at, normal_at);
+    Ok(d)
+}
+
+/// Every stream of `st` in stream order: the located one at `located_at`, the NORMAL one
+/// at `normal_at`, the others left out (each with why).
+fn stream_list(
+    st: &crate::decode::Streams,
+    r: &Described,
+    located_stride: usize,
+    located_at: Option<usize>,
+    normal_at: Option<usize>,
+) -> Vec<StreamPlacement> {
+    let mut out = vec![StreamPlacement {
+        stream: st.located,
+        located: true,
+        stride: located_stride,
+        offset: located_at,
+        left_out: None,
+    }];
+    if let Some((k, nd, _)) = &st.normal {
         out.push(StreamPlacement {
             stream: *k,
             located: false,
             stride: nd.stride,
-            offset: Some(placed.offset),
+            offset: normal_at,
             left_out: None,
         });
     }
-    for &(k, stride) in &st.left_out {
-        out.push(StreamPlacement {
-            stream: k,
-            located: false,
-            stride,
-            offset: None,
-            left_out: Some(streams::left_out_reason(&crate::decode::stream_declaration(
-                &r.d.decl, k,
-            ))),
-        });
-    }
+    out.extend(left_out(st, r));
     out.sort_by_key(|p| p.stream);
-    d.streams = out;
+    out
+}
+
+/// The streams of `st` that hold neither POSITION nor NORMAL, each with why it is left out.
+fn left_out<'a>(st: &'a crate::decode::Streams, r: &'a Described) -> impl Iterator<Item = StreamPlacement> + 'a {
+    st.left_out.iter().map(|&(k, stride)| StreamPlacement {
+        stream: k,
+        located: false,
+        stride,
+        offset: None,
+        left_out: Some(streams::left_out_reason(&crate::decode::stream_declaration(
+            &r.d.decl, k,
+        ))),
+    })
+}
+
+/// A multi-stream resource whose positions were not found right after an index buffer
+/// (`why`): its index buffer, POSITION stream and NORMAL stream searched for each on its
+/// own ([`streams::search_apart`]). Anything else keeps `why`.
+fn streams_apart(
+    data: &[u8],
+    r: &Described,
+    why: Reason,
+    taken: &[std::ops::Range<usize>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let Some((st, pdecl, pmap)) = &r.streams else {
+        return Err(why);
+    };
+    // Not when another resource may own the block (ambiguity is not absence), nor when
+    // the records are undecided.
+    if matches!(why.code, Code::AmbiguousAnchor | Code::AmbiguousSubmeshRecords) || r.records.len() > 1 {
+        return Err(why);
+    }
+    let (normal, same) = match &st.normal {
+        Some((_, nd, nm)) => ((nd, nm), false),
+        None if pmap.normal.is_some() => ((pdecl, pmap), true),
+        None => return Err(why),
+    };
+    let found = streams::search_apart(
+        data,
+        r.d.vertex_count,
+        r.d.index_count,
+        (pdecl, pmap),
+        normal,
+        same,
+        taken,
+        &cfg.gates,
+    )
+    .map_err(|e| match e.code {
+        Code::NoValidAnchor => Reason::new(
+            why.code,
+            format!("{}; nor with its buffers apart: {}", why.detail, e.detail),
+        ),
+        _ => e,
+    })?;
+    let placement = Placement {
+        index_offset: found.index_offset,
+        index_count: r.d.index_count,
+        vertex_offset: found.position_offset,
+        vertex_count: r.d.vertex_count,
+    };
+    let mut d = assemble_whole(
+        Decoded {
+            placement,
+            mesh: found.mesh,
+            measures: found.measures,
+        },
+        r,
+        cfg,
+    )?;
+    d.streams = stream_list(
+        st,
+        r,
+        pdecl.stride,
+        Some(found.position_offset),
+        Some(found.normal_offset),
+    );
     Ok(d)
 }
 
-/// Two resources whose NORMAL streams were placed on overlapping bytes: each buffer has
-/// one owner, and which one it is cannot be told, so both are `ambiguous_anchor`.
+/// Two resources whose buffers were placed on overlapping bytes (a NORMAL stream, or an
+/// index buffer and positions found apart; a block the solver placed is exclusive
+/// already): each buffer has one owner, and which one it is cannot be told, so both are
+/// `ambiguous_anchor`.
 fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
     let mut placed: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
     for (k, o) in resources.iter().enumerate() {
         let Ok(d) = &o.result else { continue };
+        if d.streams.is_empty() {
+            continue;
+        }
         let v = d.mesh.positions.len();
-        for p in d.streams.iter().filter(|p| !p.located) {
+        if let Some(p) = d.placements.first() {
+            placed.push((k, p.index_offset..p.index_offset + 2 * p.index_count as usize));
+        }
+        for p in &d.streams {
             if let Some(at) = p.offset {
                 placed.push((k, at..at + v * p.stride));
             }
@@ -294,7 +439,7 @@ fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
     for k in losers {
         resources[k].result = Err(Reason::new(
             Code::AmbiguousAnchor,
-            "another resource's NORMAL stream was placed on the same bytes",
+            "another resource's buffer was placed on the same bytes",
         ));
     }
 }
@@ -314,41 +459,44 @@ fn assemble(
 ) -> Result<DecodedResource, Reason> {
     match plan {
         Plan::Sequential { blocks } => assemble_blocks(blocks?, r, SplitKind::Records, cfg),
-        Plan::Whole { unit } => {
-            let b = take(placed, unit)?;
-            let mut mesh = b.mesh;
-            let mut split = None;
-            // The records split the one index buffer when their counts add up to it.
-            let total = |rs: &[SubmeshRecord]| rs.iter().map(|x| x.idx_count as u64).sum::<u64>();
-            let runs: Vec<Vec<SubmeshRecord>> = r
-                .records
-                .iter()
-                .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
-                .cloned()
-                .collect();
-            let mut note = None;
-            if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
-                match records::order_split_any(&mesh.indices, &runs) {
-                    Ok((counts, order)) if counts.len() >= 2 => {
-                        split_by_counts(&mut mesh, &counts);
-                        split = Some(match order {
-                            SplitOrder::Records => SplitKind::Records,
-                            SplitOrder::Inferred => SplitKind::InferredOrder,
-                        });
-                    }
-                    Ok(_) => {}
-                    // The block is the marker's and passed the gates; only where its
-                    // sub-meshes begin is unknown: one primitive, and the reason.
-                    Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
-                }
-            } else if r.records.len() > 1 {
-                return Err(records::ambiguous(&r.records, r.d.index_count));
-            }
-            let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
-            d.note = note;
-            Ok(d)
-        }
+        Plan::Whole { unit } => assemble_whole(take(placed, unit)?, r, cfg),
     }
+}
+
+/// A resource of one block: its index buffer split by the records when their counts add
+/// up to it (in the one order that fits, or one primitive when none does).
+fn assemble_whole(b: Decoded, r: &Described, cfg: &DecodeConfig) -> Result<DecodedResource, Reason> {
+    let mut mesh = b.mesh;
+    let mut split = None;
+    // The records split the one index buffer when their counts add up to it.
+    let total = |rs: &[SubmeshRecord]| rs.iter().map(|x| x.idx_count as u64).sum::<u64>();
+    let runs: Vec<Vec<SubmeshRecord>> = r
+        .records
+        .iter()
+        .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
+        .cloned()
+        .collect();
+    let mut note = None;
+    if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
+        match records::order_split_any(&mesh.indices, &runs) {
+            Ok((counts, order)) if counts.len() >= 2 => {
+                split_by_counts(&mut mesh, &counts);
+                split = Some(match order {
+                    SplitOrder::Records => SplitKind::Records,
+                    SplitOrder::Inferred => SplitKind::InferredOrder,
+                });
+            }
+            Ok(_) => {}
+            // The block is the marker's and passed the gates; only where its
+            // sub-meshes begin is unknown: one primitive, and the reason.
+            Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
+        }
+    } else if r.records.len() > 1 {
+        return Err(records::ambiguous(&r.records, r.d.index_count));
+    }
+    let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
+    d.note = note;
+    Ok(d)
 }
 
 /// A resource of several blocks, in record order (one primitive each).

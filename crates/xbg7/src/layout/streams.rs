@@ -21,7 +21,9 @@
 //! with the most unit normals is taken when it is the only one with that many; a tie is
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
-use super::anchored::{tolerant_runs, UnitBitmap, MAX_CANDIDATES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS};
+use super::anchored::{
+    has_area, preceding_triangles, tolerant_runs, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+};
 use crate::decl::Declaration;
 use crate::gates::{self, GateConfig, Measures};
 use crate::mesh::Mesh;
@@ -50,6 +52,57 @@ pub struct Placed {
     pub offset: usize,
     pub mesh: Mesh,
     pub measures: Measures,
+}
+
+/// Do the faces `p` (three positions each) agree in one sense with the sums of their
+/// vertices' normals `n`, for at least `min` of the oriented ones, with at least half of
+/// the faces oriented? (The winding gate's measure, on a sample.)
+fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> bool {
+    let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
+    for (p, n) in p.zip(n) {
+        total += 1;
+        let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
+        let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
+        let face = [
+            e[1] * f[2] - e[2] * f[1],
+            e[2] * f[0] - e[0] * f[2],
+            e[0] * f[1] - e[1] * f[0],
+        ];
+        let d = face[0] * n[0] + face[1] * n[1] + face[2] * n[2];
+        if d > 0.0 {
+            agree += 1;
+        } else if d < 0.0 {
+            disagree += 1;
+        }
+    }
+    let oriented = agree + disagree;
+    oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64
+}
+
+/// The first [`SAMPLE`] triangles of `indices` with three distinct indices.
+fn sample_triangles(indices: impl Iterator<Item = u32>) -> Vec<[u32; 3]> {
+    let idx: Vec<u32> = indices.collect();
+    idx.chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+        .take(SAMPLE)
+        .collect()
+}
+
+/// Per sample triangle, the sum of its vertices' NORMALs in the buffer at `c`.
+fn normal_sums(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, tris: &[[u32; 3]]) -> Vec<[f32; 3]> {
+    let ne = map.normal.expect("a NORMAL stream");
+    let at = |k: u32| {
+        let a = c + k as usize * decl.stride + ne.offset as usize;
+        let x = ne.ty.decode(&data[a..a + ne.ty.size()]);
+        [x[0], x[1], x[2]]
+    };
+    tris.iter()
+        .map(|t| {
+            let n = t.map(at);
+            [0, 1, 2].map(|j| n[0][j] + n[1][j] + n[2][j])
+        })
+        .collect()
 }
 
 /// Candidate starts of a `v`-vertex buffer at stride `s` whose NORMAL is `map.normal`:
@@ -128,46 +181,51 @@ pub fn place_normal_stream(
 ) -> Result<Placed, Reason> {
     let v = mesh.positions.len();
     let s = decl.stride;
-    let starts = candidate_starts(data, decl, map, v);
-    let free: Vec<usize> = starts
+    let free: Vec<usize> = candidate_starts(data, decl, map, v)
         .into_iter()
         .filter(|&c| !taken.iter().any(|t| t.start < c + v * s && c < t.end))
         .collect();
-    if free.len() > MAX_CANDIDATES {
-        return Err(Reason::new(
-            Code::AmbiguousAnchor,
-            format!("more than {MAX_CANDIDATES} places for the NORMAL stream's buffer"),
-        ));
-    }
-    let ne = map.normal.expect("a NORMAL stream has a NORMAL element");
-    let tol = crate::decl::unit_tolerance(ne.ty);
-    let unit_normals = |c: usize| {
-        (0..v)
-            .filter(|k| {
-                let at = c + k * s + ne.offset as usize;
-                data.get(at..at + ne.ty.size())
-                    .is_some_and(|b| crate::decl::is_unit_normal(ne.ty, b, tol))
-            })
-            .count()
-    };
+    let unit_normals = |c: usize| unit_normal_count(data, c, decl, map, v);
+    let tris = sample_triangles(mesh.indices.iter().copied());
+    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
     let mut passing: Vec<(usize, usize, Placed)> = Vec::new();
     let mut failure: Option<Reason> = None;
     for c in free {
+        budget = budget.checked_sub(tris.len().max(1)).ok_or_else(|| {
+            Reason::new(
+                Code::AmbiguousAnchor,
+                "the search for the NORMAL stream's buffer ran out of its work budget",
+            )
+        })?;
+        // A sample of the faces first (most places fail it), then the whole mesh.
+        let sums = normal_sums(data, c, decl, map, &tris);
+        let faces = tris.iter().map(|t| t.map(|k| mesh.positions[k as usize]));
+        if !sample_agrees(faces, &sums, cfg.min_winding_consistency) {
+            continue;
+        }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
             continue;
         };
         let merged = merge(mesh.clone(), attrs, located, map);
         let measures = gates::measure(&merged);
         match gates::verdict(&measures, cfg) {
-            Ok(()) => passing.push((
-                unit_normals(c),
-                c,
-                Placed {
-                    offset: c,
-                    mesh: merged,
-                    measures,
-                },
-            )),
+            Ok(()) => {
+                if passing.len() == MAX_PASSING {
+                    return Err(Reason::new(
+                        Code::AmbiguousAnchor,
+                        format!("more than {MAX_PASSING} places for the NORMAL stream's buffer pass the gates"),
+                    ));
+                }
+                passing.push((
+                    unit_normals(c),
+                    c,
+                    Placed {
+                        offset: c,
+                        mesh: merged,
+                        measures,
+                    },
+                ))
+            }
             Err(why) => failure = failure.or(Some(why)),
         }
     }
@@ -193,6 +251,299 @@ pub fn place_normal_stream(
             ),
         )),
     }
+}
+
+/// Triangles of a candidate index window whose orientation is compared with the
+/// candidate normals before the whole mesh is read and gated.
+const SAMPLE: usize = 24;
+
+/// Work budget of [`search_apart`], in sample triangles per byte of the data section.
+pub const APART_BUDGET: usize = 4;
+
+/// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
+/// `ambiguous_anchor`.
+pub const MAX_APART: usize = 256;
+
+/// Most combinations [`search_apart`] lets pass the gates before it calls the resource
+/// ambiguous without ranking them.
+const MAX_PASSING: usize = 32;
+
+/// Buffers found apart from one another ([`search_apart`]).
+#[derive(Debug)]
+pub struct Apart {
+    pub index_offset: usize,
+    pub position_offset: usize,
+    pub normal_offset: usize,
+    pub mesh: Mesh,
+    pub measures: Measures,
+}
+
+fn u16_at(data: &[u8], at: usize) -> u32 {
+    u16::from_be_bytes([data[at], data[at + 1]]) as u32
+}
+
+fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
+    taken.iter().any(|t| t.start < r.end && r.start < t.end)
+}
+
+/// Index windows of `i` u16 values `< v` (byte offsets, even) that start with three
+/// distinct indices and reference all `v` vertices, off `taken`: every such window of
+/// every maximal run of values `< v` at least `i` long. `None` when there are more than
+/// [`MAX_APART`].
+fn index_windows(data: &[u8], v: u32, i: usize, taken: &[Range<usize>]) -> Option<Vec<usize>> {
+    let n = data.len() / 2;
+    let mut out = Vec::new();
+    let mut seen = vec![0u64; (v as usize).div_ceil(64)];
+    let mut k = 0;
+    while k < n {
+        if u16_at(data, 2 * k) >= v {
+            k += 1;
+            continue;
+        }
+        let a = k;
+        while k < n && u16_at(data, 2 * k) < v {
+            k += 1;
+        }
+        if k - a < i {
+            continue;
+        }
+        for w in a..=k - i {
+            let t = [0, 1, 2].map(|j| u16_at(data, 2 * (w + j)));
+            if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || overlaps_any(&(2 * w..2 * (w + i)), taken) {
+                continue;
+            }
+            seen.iter_mut().for_each(|x| *x = 0);
+            for j in w..w + i {
+                let x = u16_at(data, 2 * j) as usize;
+                seen[x / 64] |= 1 << (x % 64);
+            }
+            if seen.iter().map(|x| x.count_ones()).sum::<u32>() == v {
+                if out.len() == MAX_APART {
+                    return None;
+                }
+                out.push(2 * w);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
+/// (finite, within `bound`, not a tiny non-zero number: bytes of something else read as
+/// floats), off `taken`, in offset order; lazily, one maximal run at a time.
+fn position_starts<'a>(
+    data: &'a [u8],
+    decl: &Declaration,
+    map: &AttributeMap,
+    v: usize,
+    bound: f64,
+    taken: &'a [Range<usize>],
+) -> impl Iterator<Item = usize> + 'a {
+    let (pe, s) = (map.position.expect("a located stream holds POSITION"), decl.stride);
+    let o = pe.offset as usize;
+    let plausible = move |x: usize| {
+        data.get(x..x + pe.ty.size()).is_some_and(|b| {
+            let c = pe.ty.decode(b);
+            crate::layout::anchored::plausible_position([c[0], c[1], c[2]], bound)
+        })
+    };
+    // Per residue of the buffer start mod the stride (even starts only), the maximal
+    // runs of plausible slots; each start inside a run with `v` slots left is a candidate.
+    (0..s.max(1))
+        .filter(|r| r % 2 == 0)
+        .flat_map(move |r| {
+            let mut starts = Vec::new();
+            let mut run = 0usize;
+            let mut c = r;
+            while s > 0 && c + o + pe.ty.size() <= data.len() {
+                if plausible(c + o) {
+                    run += 1;
+                    if run >= v {
+                        starts.push(c + s - v * s);
+                    }
+                } else {
+                    run = 0;
+                }
+                c += s;
+            }
+            starts
+        })
+        .filter(move |&q| q % 2 == 0 && !overlaps_any(&(q..q + v * s), taken))
+}
+
+/// Search for the index buffer, the POSITION stream and the NORMAL stream of a
+/// multi-stream resource each on its own, where the positions do not follow the index
+/// buffer (see the module doc). `pdecl` / `pmap` is the stream holding POSITION; `ndecl`
+/// / `nmap` the one holding NORMAL (the same stream or another).
+#[allow(clippy::too_many_arguments)]
+pub fn search_apart(
+    data: &[u8],
+    v: u32,
+    i: u32,
+    (pdecl, pmap): (&Declaration, &AttributeMap),
+    (ndecl, nmap): (&Declaration, &AttributeMap),
+    same_stream: bool,
+    taken: &[Range<usize>],
+    cfg: &GateConfig,
+) -> Result<Apart, Reason> {
+    let (vu, iu) = (v as usize, i as usize);
+    let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
+    let many = |what: &str| Reason::new(Code::AmbiguousAnchor, format!("more than {MAX_APART} {what}"));
+    if vu < 3 || iu < 3 || pdecl.stride == 0 || ndecl.stride == 0 || pmap.position.is_none() || nmap.normal.is_none() {
+        return Err(no("nothing to search by".into()));
+    }
+    let windows = index_windows(data, v, iu, taken).ok_or_else(|| many("index windows"))?;
+    if windows.is_empty() {
+        return Err(no(format!(
+            "no window of {i} indices < {v} references all {v} vertices"
+        )));
+    }
+    let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu)
+        .into_iter()
+        .filter(|&c| !overlaps_any(&(c..c + vu * ndecl.stride), taken))
+        .collect();
+    if normals.is_empty() {
+        return Err(no(
+            "no run of unit normals at the NORMAL stream's stride holds half its vertices".into(),
+        ));
+    }
+    let pe = pmap.position.expect("checked");
+    let pos_at = |q: usize, k: u32| -> [f32; 3] {
+        let at = q + k as usize * pdecl.stride + pe.offset as usize;
+        let x = pe.ty.decode(&data[at..at + pe.ty.size()]);
+        [x[0], x[1], x[2]]
+    };
+    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
+    let out_of_budget = || {
+        Reason::new(
+            Code::AmbiguousAnchor,
+            "the search for buffers apart from the index buffer ran out of its work budget",
+        )
+    };
+    let mut found: Vec<Apart> = Vec::new();
+    let mut failure: Option<Reason> = None;
+    for &w in &windows {
+        let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
+        let wr = w..w + 2 * iu;
+        for &c in &normals {
+            let nr = c..c + vu * ndecl.stride;
+            if nr.start < wr.end && wr.start < nr.end {
+                continue;
+            }
+            budget = budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
+            let sums = normal_sums(data, c, ndecl, nmap, &tris);
+            let positions: Box<dyn Iterator<Item = usize>> = if same_stream {
+                Box::new(std::iter::once(c))
+            } else {
+                Box::new(position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken))
+            };
+            for q in positions {
+                let pr = q..q + vu * pdecl.stride;
+                if !same_stream
+                    && ((pr.start < wr.end && wr.start < pr.end) || (pr.start < nr.end && nr.start < pr.end))
+                {
+                    continue;
+                }
+                budget = budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
+                // A sample of the faces first (most places fail it), then the whole mesh.
+                if !sample_agrees(
+                    tris.iter().map(|t| t.map(|k| pos_at(q, k))),
+                    &sums,
+                    cfg.min_winding_consistency,
+                ) {
+                    continue;
+                }
+                // A window inside a longer list (more real triangles before it than a
+                // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+                let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
+                if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
+                    continue;
+                }
+                // The whole mesh, gated.
+                let p = super::Placement {
+                    index_offset: w,
+                    index_count: i,
+                    vertex_offset: q,
+                    vertex_count: v,
+                };
+                let mesh = match super::read_block(data, p, pdecl, pmap) {
+                    Ok(m) => m,
+                    Err(why) => {
+                        failure = failure.or(Some(why));
+                        continue;
+                    }
+                };
+                let mesh = if same_stream {
+                    mesh
+                } else {
+                    let Some(attrs) = read_attributes(data, c, vu, ndecl, nmap) else {
+                        continue;
+                    };
+                    merge(mesh, attrs, pmap, nmap)
+                };
+                let measures = gates::measure(&mesh);
+                match gates::verdict(&measures, cfg) {
+                    Ok(()) => {
+                        if found.len() == MAX_PASSING {
+                            return Err(Reason::new(
+                                Code::AmbiguousAnchor,
+                                format!("more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"),
+                            ));
+                        }
+                        found.push(Apart {
+                            index_offset: w,
+                            position_offset: q,
+                            normal_offset: c,
+                            mesh,
+                            measures,
+                        })
+                    }
+                    Err(why) => failure = failure.or(Some(why)),
+                }
+            }
+        }
+    }
+    // As for a NORMAL stream next to located positions: the most unit normals, if no
+    // other has as many.
+    let units = |a: &Apart| unit_normal_count(data, a.normal_offset, ndecl, nmap, vu);
+    let best = found.iter().map(units).max();
+    let mut top: Vec<Apart> = found.into_iter().filter(|a| Some(units(a)) == best).collect();
+    match top.len() {
+        1 => Ok(top.pop().expect("one")),
+        0 => Err(no(match failure {
+            Some(why) => format!(
+                "no index window, position and NORMAL buffers pass the gates together ({}: {})",
+                why.code, why.detail
+            ),
+            None => "no index window, position and NORMAL buffers agree (faces against normals)".to_string(),
+        })),
+        n => Err(Reason::new(
+            Code::AmbiguousAnchor,
+            format!(
+                "{n} index, position and NORMAL buffers pass the gates equally (indices at {:#x} and {:#x}, \
+                 positions at {:#x} and {:#x}, normals at {:#x} and {:#x})",
+                top[0].index_offset,
+                top[1].index_offset,
+                top[0].position_offset,
+                top[1].position_offset,
+                top[0].normal_offset,
+                top[1].normal_offset
+            ),
+        )),
+    }
+}
+
+/// How many of the `v` NORMALs of the buffer at `c` are unit vectors.
+fn unit_normal_count(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, v: usize) -> usize {
+    let Some(ne) = map.normal else { return 0 };
+    let tol = crate::decl::unit_tolerance(ne.ty);
+    (0..v)
+        .filter(|k| {
+            let at = c + k * decl.stride + ne.offset as usize;
+            data.get(at..at + ne.ty.size())
+                .is_some_and(|b| crate::decl::is_unit_normal(ne.ty, b, tol))
+        })
+        .count()
 }
 
 /// Why a stream holding neither POSITION nor NORMAL is left out.
@@ -317,6 +668,25 @@ mod tests {
             .collect()
     }
 
+    /// `pieces` (tagged with what they are) in a random order among junk: the data and
+    /// where each tagged piece starts.
+    fn lay_out<T: Copy + Eq>(mut pieces: Vec<(Option<T>, Vec<u8>)>, rng: &mut Rng) -> (Vec<u8>, Vec<(T, usize)>) {
+        for k in (1..pieces.len()).rev() {
+            pieces.swap(k, rng.below(k + 1));
+        }
+        let mut data = junk(2 * (1 + rng.below(40)), rng);
+        let mut at = Vec::new();
+        for (tag, bytes) in pieces {
+            if let Some(t) = tag {
+                at.push((t, data.len()));
+            }
+            data.extend(bytes);
+            let n = 2 * (6 + rng.below(30));
+            data.extend(junk(n, rng));
+        }
+        (data, at)
+    }
+
     fn place(data: &[u8], mesh: &Mesh, taken: &[Range<usize>]) -> Result<Placed, Reason> {
         let (d, m) = normal_stream();
         let located = AttributeMap::of(&Declaration {
@@ -363,6 +733,98 @@ mod tests {
         assert_eq!(place(&data, &mesh, &[]).unwrap_err().code, Code::AmbiguousAnchor);
     }
 
+    /// `POSITION@0 FLOAT3` on stream 0 (stride 12).
+    fn position_stream() -> (Declaration, AttributeMap) {
+        let d = Declaration {
+            elements: vec![Element {
+                stream: 0,
+                offset: 0,
+                ty: DeclType::Float3,
+                method: 0,
+                usage: Usage::Position,
+                usage_index: 0,
+            }],
+            stride: 12,
+        };
+        let m = AttributeMap::of(&d);
+        (d, m)
+    }
+
+    fn positions_bytes(p: &[[f32; 3]]) -> Vec<u8> {
+        p.iter().flat_map(|c| c.iter().flat_map(|x| x.to_be_bytes())).collect()
+    }
+
+    fn index_bytes(idx: &[u32]) -> Vec<u8> {
+        idx.iter().flat_map(|&i| (i as u16).to_be_bytes()).collect()
+    }
+
+    fn apart(data: &[u8], mesh: &Mesh) -> Result<Apart, Reason> {
+        let (pd, pm) = position_stream();
+        let (nd, nm) = normal_stream();
+        let v = mesh.positions.len() as u32;
+        let i = mesh.indices.len() as u32;
+        search_apart(data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &GateConfig::default())
+    }
+
+    #[test]
+    fn buffers_apart_are_found_in_any_order() {
+        let mut rng = Rng(5);
+        let (mesh, normals) = sphere(4, 6, &mut rng);
+        let mut data = junk(100, &mut rng);
+        let n_at = data.len();
+        data.extend(encode(&normals));
+        data.extend(junk(30, &mut rng));
+        let p_at = data.len();
+        data.extend(positions_bytes(&mesh.positions));
+        data.extend(junk(50, &mut rng));
+        let i_at = data.len();
+        data.extend(index_bytes(&mesh.indices));
+        data.extend(junk(20, &mut rng));
+        let a = apart(&data, &mesh).unwrap();
+        assert_eq!((a.index_offset, a.position_offset, a.normal_offset), (i_at, p_at, n_at));
+        assert_eq!(a.mesh.positions, mesh.positions);
+        assert_eq!(a.mesh.indices, mesh.indices);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Nothing found apart differs from the truth: the true index buffer, positions
+        /// and normals among junk and decoys (another sphere's three buffers of the same
+        /// counts, the true normals shifted by a vertex), in any order.
+        #[test]
+        fn buffers_found_apart_are_the_true_ones(seed in any::<u64>(), rings in 2usize..5, sectors in 3usize..8,
+                                                 decoys in any::<bool>(), shifted in any::<bool>()) {
+            let mut rng = Rng(seed | 1);
+            let (mesh, normals) = sphere(rings, sectors, &mut rng);
+            // 0 indices, 1 positions, 2 normals: the truth's pieces.
+            let mut pieces: Vec<(Option<usize>, Vec<u8>)> = vec![
+                (Some(0), index_bytes(&mesh.indices)),
+                (Some(1), positions_bytes(&mesh.positions)),
+                (Some(2), encode(&normals)),
+            ];
+            if decoys {
+                let (other, on) = sphere(rings, sectors, &mut rng);
+                pieces.push((None, index_bytes(&other.indices)));
+                pieces.push((None, positions_bytes(&other.positions)));
+                pieces.push((None, encode(&on)));
+            }
+            if shifted {
+                let mut rot = normals.clone();
+                rot.rotate_left(1);
+                pieces.push((None, encode(&rot)));
+            }
+            let (data, placed) = lay_out(pieces, &mut rng);
+            let mut at = [0usize; 3];
+            for (t, o) in placed {
+                at[t] = o;
+            }
+            match apart(&data, &mesh) {
+                Ok(a) => prop_assert_eq!([a.index_offset, a.position_offset, a.normal_offset], at),
+                Err(e) => prop_assert!(decoys || shifted, "alone among junk: {}", e),
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Nothing placed differs from the truth: the true stream among junk and decoys
@@ -373,29 +835,18 @@ mod tests {
                                                    decoys in 0usize..3, shifted in any::<bool>()) {
             let mut rng = Rng(seed | 1);
             let (mesh, normals) = sphere(rings, sectors, &mut rng);
-            let mut pieces: Vec<(bool, Vec<u8>)> = vec![(true, encode(&normals))];
+            let mut pieces: Vec<(Option<()>, Vec<u8>)> = vec![(Some(()), encode(&normals))];
             for _ in 0..decoys {
                 let (_, other) = sphere(rings, sectors, &mut rng);
-                pieces.push((false, encode(&other)));
+                pieces.push((None, encode(&other)));
             }
             if shifted {
                 let mut rot = normals.clone();
                 rot.rotate_left(1);
-                pieces.push((false, encode(&rot)));
+                pieces.push((None, encode(&rot)));
             }
-            for k in (1..pieces.len()).rev() {
-                pieces.swap(k, rng.below(k + 1));
-            }
-            let mut data = junk(2 * (1 + rng.below(40)), &mut rng);
-            let mut at = 0;
-            for (truth, bytes) in pieces {
-                if truth {
-                    at = data.len();
-                }
-                data.extend(bytes);
-                let n = 2 * (6 + rng.below(30));
-                data.extend(junk(n, &mut rng));
-            }
+            let (data, placed) = lay_out(pieces, &mut rng);
+            let at = placed[0].1;
             match place(&data, &mesh, &[]) {
                 Ok(p) => prop_assert_eq!(p.offset, at),
                 Err(e) => prop_assert!(decoys + usize::from(shifted) > 0, "alone among junk: {}", e),

@@ -45,6 +45,7 @@ mod resolve;
 mod search;
 
 pub use bitmap::*;
+pub(crate) use resolve::HEADER_TRIANGLES;
 use resolve::*;
 pub use search::*;
 
@@ -269,6 +270,8 @@ pub const MAX_CONFLICTS: usize = 1 << 20;
 pub struct Anchored {
     pub results: Vec<Result<Rc<Decoded>, Reason>>,
     pub claims: Vec<Range<usize>>,
+    /// The unit of each claim.
+    pub claim_units: Vec<usize>,
 }
 
 /// Vertex starts where a unit that cannot be decoded may have its block: its declaration
@@ -347,8 +350,10 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             .into_iter()
             .collect();
     claims.retain(|c| !released.contains(c));
+    let claim_units: Vec<usize> = claims.iter().map(|(u, _)| *u).collect();
     let claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
     Anchored {
+        claim_units,
         results: results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))

@@ -80,7 +80,7 @@ impl std::ops::Add for Score {
 
 /// Triangles a block header can read as: its 12 bytes (FORMAT.md §6, the notes' header
 /// before a model's first index buffer; contents unknown) hold two.
-const HEADER_TRIANGLES: u32 = 2;
+pub(crate) const HEADER_TRIANGLES: u32 = 2;
 
 /// The evidence of one claim of `unit` whose block passes the gates or not (`passes`; a
 /// claim below its unit's firmest is never gated, and its evidence is never compared).

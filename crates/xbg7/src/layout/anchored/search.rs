@@ -42,7 +42,7 @@ pub const MAX_PRECEDING: u32 = 1024;
 /// [`MAX_PRECEDING`]. 0 for a window that starts an index buffer; an unknown block header
 /// may read as a few; the suffix of a longer buffer is preceded by all of that buffer's
 /// earlier triangles (a graded form of "cannot be extended backwards", FORMAT.md §6).
-pub(super) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
+pub(crate) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
     let (mut n, mut skipped, mut at) = (0u32, 0usize, w);
     while n < MAX_PRECEDING && at >= 6 {
         at -= 6;
@@ -645,13 +645,13 @@ pub(super) const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
 /// (UVs are in [0, 1], tiled a few times at most; misaligned halves are mostly far out).
 pub(super) const MAX_ABS_TEXCOORD: f32 = 1024.0;
 
-pub(super) fn plausible_position(c: [f32; 3], bound: f64) -> bool {
+pub(crate) fn plausible_position(c: [f32; 3], bound: f64) -> bool {
     c.iter()
         .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
 }
 
 /// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
-pub(super) fn has_area(p: [[f32; 3]; 3]) -> bool {
+pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
     let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
     let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
     let n = [
