@@ -288,9 +288,16 @@ fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
 
 /// Index windows of `i` u16 values `< v` (byte offsets, even) that start with three
 /// distinct indices and reference all `v` vertices, off `taken`: every such window of
-/// every maximal run of values `< v` at least `i` long. `None` when there are more than
-/// [`MAX_APART`].
-fn index_windows(data: &[u8], v: u32, i: usize, taken: &[Range<usize>]) -> Option<Vec<usize>> {
+/// every maximal run of values `< v` at least `i` long. Each window looked at costs `i`
+/// of `budget`; more than [`MAX_APART`] windows, or the budget running out, is
+/// `ambiguous_anchor`.
+fn index_windows(
+    data: &[u8],
+    v: u32,
+    i: usize,
+    taken: &[Range<usize>],
+    budget: &mut usize,
+) -> Result<Vec<usize>, Reason> {
     let n = data.len() / 2;
     let mut out = Vec::new();
     let mut seen = vec![0u64; (v as usize).div_ceil(64)];
@@ -312,6 +319,7 @@ fn index_windows(data: &[u8], v: u32, i: usize, taken: &[Range<usize>]) -> Optio
             if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || overlaps_any(&(2 * w..2 * (w + i)), taken) {
                 continue;
             }
+            *budget = budget.checked_sub(i).ok_or_else(out_of_budget)?;
             seen.iter_mut().for_each(|x| *x = 0);
             for j in w..w + i {
                 let x = u16_at(data, 2 * j) as usize;
@@ -319,14 +327,28 @@ fn index_windows(data: &[u8], v: u32, i: usize, taken: &[Range<usize>]) -> Optio
             }
             if seen.iter().map(|x| x.count_ones()).sum::<u32>() == v {
                 if out.len() == MAX_APART {
-                    return None;
+                    return Err(Reason::new(
+                        Code::AmbiguousAnchor,
+                        format!("more than {MAX_APART} index windows"),
+                    ));
                 }
                 out.push(2 * w);
             }
         }
     }
-    Some(out)
+    Ok(out)
 }
+
+/// Why [`search_apart`] stopped: its work budget ran out.
+fn out_of_budget() -> Reason {
+    Reason::new(
+        Code::AmbiguousAnchor,
+        "the search for buffers apart from the index buffer ran out of its work budget",
+    )
+}
+
+/// Most places for the positions [`search_apart`] looks at; more is `ambiguous_anchor`.
+pub const MAX_POSITION_STARTS: usize = 1 << 16;
 
 /// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
 /// (finite, within `bound`, not a tiny non-zero number: bytes of something else read as
@@ -388,11 +410,16 @@ pub fn search_apart(
 ) -> Result<Apart, Reason> {
     let (vu, iu) = (v as usize, i as usize);
     let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
-    let many = |what: &str| Reason::new(Code::AmbiguousAnchor, format!("more than {MAX_APART} {what}"));
     if vu < 3 || iu < 3 || pdecl.stride == 0 || ndecl.stride == 0 || pmap.position.is_none() || nmap.normal.is_none() {
         return Err(no("nothing to search by".into()));
     }
-    let windows = index_windows(data, v, iu, taken).ok_or_else(|| many("index windows"))?;
+    if vu > 1 << 16 || iu.saturating_mul(2) > data.len() {
+        return Err(no(format!(
+            "{v} vertices / {i} indices do not fit u16 indices in this data section"
+        )));
+    }
+    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
+    let windows = index_windows(data, v, iu, taken, &mut budget)?;
     if windows.is_empty() {
         return Err(no(format!(
             "no window of {i} indices < {v} references all {v} vertices"
@@ -413,12 +440,20 @@ pub fn search_apart(
         let x = pe.ty.decode(&data[at..at + pe.ty.size()]);
         [x[0], x[1], x[2]]
     };
-    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
-    let out_of_budget = || {
-        Reason::new(
-            Code::AmbiguousAnchor,
-            "the search for buffers apart from the index buffer ran out of its work budget",
-        )
+    // Every place for the positions, once (the same list for every window and normals).
+    let position_places: Vec<usize> = if same_stream {
+        Vec::new()
+    } else {
+        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken)
+            .take(MAX_POSITION_STARTS + 1)
+            .collect();
+        if all.len() > MAX_POSITION_STARTS {
+            return Err(Reason::new(
+                Code::AmbiguousAnchor,
+                format!("more than {MAX_POSITION_STARTS} places for the positions"),
+            ));
+        }
+        all
     };
     let mut found: Vec<Apart> = Vec::new();
     let mut failure: Option<Reason> = None;
@@ -432,12 +467,9 @@ pub fn search_apart(
             }
             budget = budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
             let sums = normal_sums(data, c, ndecl, nmap, &tris);
-            let positions: Box<dyn Iterator<Item = usize>> = if same_stream {
-                Box::new(std::iter::once(c))
-            } else {
-                Box::new(position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken))
-            };
-            for q in positions {
+            let here = [c];
+            let positions: &[usize] = if same_stream { &here } else { &position_places };
+            for &q in positions {
                 let pr = q..q + vu * pdecl.stride;
                 if !same_stream
                     && ((pr.start < wr.end && wr.start < pr.end) || (pr.start < nr.end && nr.start < pr.end))
@@ -784,6 +816,20 @@ mod tests {
         assert_eq!((a.index_offset, a.position_offset, a.normal_offset), (i_at, p_at, n_at));
         assert_eq!(a.mesh.positions, mesh.positions);
         assert_eq!(a.mesh.indices, mesh.indices);
+    }
+
+    #[test]
+    fn the_apart_search_is_bounded_on_hostile_input() {
+        let (pd, pm) = position_stream();
+        let (nd, nm) = normal_stream();
+        let cfg = GateConfig::default();
+        // More vertices than u16 indices reach: refused at once, nothing allocated.
+        let e = search_apart(&[0; 64], 4_000_000_000, 6, (&pd, &pm), (&nd, &nm), false, &[], &cfg).unwrap_err();
+        assert_eq!(e.code, Code::NoValidAnchor);
+        // 2 MB of one triangle repeated: every window is one; the search stops at its cap.
+        let data: Vec<u8> = (0..1 << 20).flat_map(|k: u32| ((k % 3) as u16).to_be_bytes()).collect();
+        let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg).unwrap_err();
+        assert_eq!(e.code, Code::AmbiguousAnchor, "{e}");
     }
 
     proptest! {
