@@ -109,17 +109,22 @@ pub fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Conta
     // What a multi-stream resource's other buffers must keep off: every claimed block
     // (with the unit that claimed it: a resource's own claims do not keep it off) and
     // every block placed per record.
-    let mut taken: Vec<(Option<usize>, std::ops::Range<usize>)> = claimed.iter().map(|r| (None, r.clone())).collect();
-    taken.extend(
-        first
-            .claim_units
-            .iter()
-            .map(|&u| Some(u))
-            .zip(first.claims.iter().cloned()),
-    );
+    // (Only built where a resource has several streams: a stage holds many claims.)
+    let multi = parsed.iter().any(|p| matches!(&p.desc, Ok(r) if r.streams.is_some()));
+    let mut taken: Vec<(Option<usize>, std::ops::Range<usize>)> = Vec::new();
+    if multi {
+        taken.extend(claimed.iter().map(|r| (None, r.clone())));
+        taken.extend(
+            first
+                .claim_units
+                .iter()
+                .map(|&u| Some(u))
+                .zip(first.claims.iter().cloned()),
+        );
+    }
     claimed.extend(first.claims);
     let mut per_record = per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
-    for (blocks, p) in per_record.iter().zip(&parsed) {
+    for (blocks, p) in per_record.iter().zip(&parsed).filter(|_| multi) {
         if let (Some(blocks), Ok(r)) = (blocks, &p.desc) {
             taken.extend(blocks.iter().map(|b| (None, b.placement.range(r.d.decl.stride))));
         }
