@@ -22,7 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    has_area, preceding_triangles, tolerant_runs, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    has_area, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT,
+    MIN_RUN_UNITS,
 };
 use crate::decl::Declaration;
 use crate::gates::{self, GateConfig, Measures};
@@ -300,7 +301,7 @@ fn index_windows(
 ) -> Result<Vec<usize>, Reason> {
     let n = data.len() / 2;
     let mut out = Vec::new();
-    let mut seen = vec![0u64; (v as usize).div_ceil(64)];
+    let mut seen = Vec::new();
     let mut k = 0;
     while k < n {
         if u16_at(data, 2 * k) >= v {
@@ -320,12 +321,7 @@ fn index_windows(
                 continue;
             }
             *budget = budget.checked_sub(i).ok_or_else(out_of_budget)?;
-            seen.iter_mut().for_each(|x| *x = 0);
-            for j in w..w + i {
-                let x = u16_at(data, 2 * j) as usize;
-                seen[x / 64] |= 1 << (x % 64);
-            }
-            if seen.iter().map(|x| x.count_ones()).sum::<u32>() == v {
+            if referenced(data, 2 * w, i, v as usize, &mut seen) == v as usize {
                 if out.len() == MAX_APART {
                     return Err(Reason::new(
                         Code::AmbiguousAnchor,

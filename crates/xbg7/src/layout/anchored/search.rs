@@ -194,7 +194,7 @@ impl Windows {
 }
 
 /// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
-pub(super) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
+pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
     seen.clear();
     seen.resize(v.div_ceil(64), 0);
     for c in data[w..w + 2 * i].chunks_exact(2) {
