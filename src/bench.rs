@@ -478,7 +478,9 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
     let bytes = read_one(largest)?;
     let kind = export::kind_of(&name);
     let d = export::decode_container(&bytes, kind, &cfg).map_err(|r| BenchError::Decode(r.to_string()))?;
-    let c = export::parse_container(&bytes).map_err(|r| BenchError::Decode(r.to_string()))?;
+    let c = xbg7::Xpr::parse(&bytes)
+        .map_err(|r| BenchError::Decode(r.to_string()))?
+        .into_container();
     let albedos = xbg7::texture::resource::decode_albedos(&c);
     let side = export::preview_texture_side(kind, &cfg);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -596,11 +598,11 @@ pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, B
     let mut bytes = 0usize;
     for f in walker::discover(disc)? {
         let data = std::fs::read(&f.abs)?;
-        let Ok(c) = export::parse_container(&data) else {
+        let Ok(c) = xbg7::Xpr::parse(&data).map(xbg7::Xpr::into_container) else {
             continue;
         };
         for r in c.resources.iter().filter(|r| r.is(xbg7::container::TAG_TX2D)) {
-            if let (_, Some(img)) = xbg7::texture::resource::decode_resource(r, c.data) {
+            if let Ok(img) = xbg7::texture::resource::decode_resource(r, c.data).result {
                 bytes += img.rgba.len();
                 out.push(raster::Image {
                     width: img.width,

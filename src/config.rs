@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
-use xbg7::decode::DecodeConfig;
-pub use xbg7::decode::StageConfig;
 use xbg7::gates::GateConfig;
+use xbg7::DecodeConfig;
+pub use xbg7::StageConfig;
 use xbg7_gltf::gltf_out::{Axis, SpecularGloss, VertexColor};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

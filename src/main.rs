@@ -682,7 +682,9 @@ fn info(file: &Path, cfg: &Config) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let c = export::parse_container(&bytes).map_err(|r| anyhow::anyhow!("{r}"))?;
+    let c = xbg7::Xpr::parse(&bytes)
+        .map_err(|r| anyhow::anyhow!("{r}"))?
+        .into_container();
     println!(
         "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {} resources",
         file.display(),
@@ -787,8 +789,9 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
     let decoded: Vec<_> = picked.iter().filter_map(|r| r.result.as_ref().ok()).collect();
     // The `_col` albedos, as the export's previews use them (decode_container parsed the
     // same bytes, so the parse cannot fail here).
-    let albedos = export::parse_container(&bytes)
-        .map(|c| {
+    let albedos = xbg7::Xpr::parse(&bytes)
+        .map(|x| {
+            let c = x.into_container();
             let albedos = xbg7::texture::resource::decode_albedos(&c);
             export::prepare_albedos(&albedos, export::preview_texture_side(kind, cfg))
         })

@@ -6,8 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use xbg7::reason::Reason;
-pub use xbg7::record::{Kind, Layout, OtherEntry, Status, TextureEntry};
+use std::fmt;
+use xbg7::container::{Container, TAG_TX2D, TAG_XBG7};
+pub use xbg7::record::{Kind, Layout};
+use xbg7::texture::Reject;
+use xbg7::TextureDecode;
 
 pub const SCHEMA: &str = "xbg7-export.manifest/1";
 
@@ -177,6 +180,253 @@ impl ResourceEntry {
             streams: Vec::new(),
         }
     }
+}
+
+/// A reject code of the manifest: the decoder's ([`xbg7::Code`]) or the exporter's own
+/// ([`ExportCode`]); written as its snake_case name either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Code {
+    Decode(xbg7::Code),
+    Export(ExportCode),
+}
+
+/// The exporter's own reject codes: what happens around the decoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportCode {
+    /// Reading the file, or writing an output, failed.
+    Io,
+    /// A `*.xpr` symbolic link: listed, never followed (its target may be outside the disc).
+    Symlink,
+    /// The exporter itself failed on this container (a bug: a panic caught at the container
+    /// boundary so the batch goes on). Please report it with the file.
+    InternalError,
+}
+
+impl ExportCode {
+    pub const ALL: [ExportCode; 3] = [ExportCode::Io, ExportCode::Symlink, ExportCode::InternalError];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportCode::Io => "io",
+            ExportCode::Symlink => "symlink",
+            ExportCode::InternalError => "internal_error",
+        }
+    }
+}
+
+impl Code {
+    pub const IO: Code = Code::Export(ExportCode::Io);
+    pub const SYMLINK: Code = Code::Export(ExportCode::Symlink);
+    pub const INTERNAL_ERROR: Code = Code::Export(ExportCode::InternalError);
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Decode(c) => c.as_str(),
+            Code::Export(c) => c.as_str(),
+        }
+    }
+}
+
+impl From<xbg7::Code> for Code {
+    fn from(c: xbg7::Code) -> Code {
+        Code::Decode(c)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A reject of the manifest: code + human detail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {detail}")]
+pub struct Reason {
+    pub code: Code,
+    pub detail: String,
+}
+
+impl Reason {
+    pub fn new(code: impl Into<Code>, detail: impl Into<String>) -> Reason {
+        Reason {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+impl From<xbg7::Reason> for Reason {
+    fn from(r: xbg7::Reason) -> Reason {
+        Reason {
+            code: r.code.into(),
+            detail: r.detail,
+        }
+    }
+}
+
+/// A texture reject code of the manifest: the decoder's
+/// ([`xbg7::texture::TextureCode`]) or the exporter's `io` (the PNG was not written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TextureCode {
+    Decode(xbg7::texture::TextureCode),
+    Export(ExportCode),
+}
+
+impl TextureCode {
+    pub const IO: TextureCode = TextureCode::Export(ExportCode::Io);
+
+    /// Every texture code the manifest can hold, the decoder's first.
+    pub fn all() -> impl Iterator<Item = TextureCode> {
+        xbg7::texture::TextureCode::ALL
+            .into_iter()
+            .map(TextureCode::Decode)
+            .chain([TextureCode::IO])
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextureCode::Decode(c) => c.as_str(),
+            TextureCode::Export(c) => c.as_str(),
+        }
+    }
+}
+
+/// A texture reject of the manifest: code + human detail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(deny_unknown_fields)]
+#[error("{}: {detail}", code.as_str())]
+pub struct TextureReason {
+    pub code: TextureCode,
+    pub detail: String,
+}
+
+impl TextureReason {
+    pub fn new(code: TextureCode, detail: impl Into<String>) -> TextureReason {
+        TextureReason {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl From<Reject> for TextureReason {
+    fn from(r: Reject) -> TextureReason {
+        TextureReason::new(TextureCode::Decode(r.code), r.detail)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Decoded,
+    Rejected,
+}
+
+/// One TX2D resource. The fields after `name` are filled by the texture export; a
+/// decode-only listing leaves them out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextureEntry {
+    pub index: u32,
+    pub name: String,
+    /// `decoded` (PNG written) or `rejected` (see `reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<TextureReason>,
+    /// GPU format name (`DXT1`, `8_8_8_8`, …; `unknown_<n>` for an unsupported number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiled: Option<bool>,
+    /// The PNG (relative to OUT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub png: Option<String>,
+    /// The roughness map derived from a `_gls` texture (`output.specular_gloss = "pbr"`),
+    /// relative to OUT: an output of the run like `png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roughness_png: Option<String>,
+    /// BLAKE3 of the decoded base level ([`xbg7::texture::resource::digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl TextureEntry {
+    /// An entry with only the directory index and name.
+    pub fn new(index: u32, name: String) -> TextureEntry {
+        TextureEntry {
+            index,
+            name,
+            status: None,
+            reason: None,
+            format: None,
+            width: None,
+            height: None,
+            tiled: None,
+            png: None,
+            roughness_png: None,
+            digest: None,
+        }
+    }
+
+    /// The entry of a decoded (or rejected) texture: what its header says, its status
+    /// and digest or reason (no outputs yet).
+    pub fn of(t: &TextureDecode) -> TextureEntry {
+        let mut e = TextureEntry::new(t.index, t.name.clone());
+        if let Some(h) = &t.header {
+            e.format = t.format_name();
+            e.width = Some(h.width);
+            e.height = Some(h.height);
+            e.tiled = Some(h.tiled);
+        }
+        match &t.result {
+            Ok(img) => {
+                e.status = Some(Status::Decoded);
+                e.digest = Some(xbg7::texture::resource::digest(img));
+            }
+            Err(reject) => {
+                e.status = Some(Status::Rejected);
+                e.reason = Some(reject.clone().into());
+            }
+        }
+        e
+    }
+}
+
+/// A directory entry that is neither XBG7 nor TX2D (`USER`, `TXCM`, …).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtherEntry {
+    pub index: u32,
+    pub tag: String,
+    pub name: String,
+}
+
+/// A container's TX2D resources (index and name) and its other directory entries
+/// (neither XBG7 nor TX2D), in directory order.
+pub fn directory(c: &Container<'_>) -> (Vec<TextureEntry>, Vec<OtherEntry>) {
+    let mut textures = Vec::new();
+    let mut other = Vec::new();
+    for r in &c.resources {
+        if r.is(TAG_TX2D) {
+            textures.push(TextureEntry::new(r.index, r.name_lossy()));
+        } else if !r.is(TAG_XBG7) {
+            other.push(OtherEntry {
+                index: r.index,
+                tag: r.tag_str(),
+                name: r.name_lossy(),
+            });
+        }
+    }
+    (textures, other)
 }
 
 /// Why bytes are not a `xbg7-export.manifest/1` manifest.

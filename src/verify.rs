@@ -16,14 +16,15 @@
 
 use crate::config::Config;
 use crate::export::{decode_container, kind_of};
+use crate::manifest::TextureEntry;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use xbg7::container::{self, TAG_TX2D};
-use xbg7::decode::SplitKind;
 use xbg7::texture::resource::decode_resource;
+use xbg7::SplitKind;
 use xbg7_synth::truth::{TruthContainer, TruthDisc};
 
 /// How one resource compares with the truth.
@@ -426,7 +427,7 @@ fn check_textures(bytes: &[u8], truth: &TruthContainer, name: &str, report: &mut
     };
     let mut seen = 0;
     for r in c.resources.iter().filter(|r| r.is(TAG_TX2D)) {
-        let (entry, _) = decode_resource(r, c.data);
+        let entry = TextureEntry::of(&decode_resource(r, c.data));
         let want = truth.textures.iter().find(|t| t.index == r.index);
         let format = match (want, &entry.format) {
             (Some(w), _) => w.format.clone(),

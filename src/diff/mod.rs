@@ -21,11 +21,11 @@
 //! Files: `render` (text, Markdown, JSON); this file loads and compares manifests.
 
 use crate::manifest::{self, ContainerEntry, Counts, Kind, Manifest, ResourceEntry, Status};
+use crate::manifest::{Code, Reason};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
-use xbg7::reason::{Code, Reason};
 
 mod render;
 

@@ -257,7 +257,7 @@ pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
 /// extent's), so a file deleted or made unreadable after it was found is an `io` error
 /// with the OS's words, never an empty file.
 pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
-    let cannot = |e: std::io::Error| Reason::new(Code::Io, format!("cannot read: {e}"));
+    let cannot = |e: std::io::Error| Reason::new(Code::IO, format!("cannot read: {e}"));
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
     #[cfg(unix)]
@@ -272,7 +272,7 @@ pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
         None => {
             let m = file.metadata().map_err(cannot)?;
             if !m.is_file() {
-                return Err(Reason::new(Code::Io, "not a regular file any more: not read"));
+                return Err(Reason::new(Code::IO, "not a regular file any more: not read"));
             }
             (0, m.len())
         }
@@ -287,7 +287,7 @@ pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
     buf.truncate(len_usize);
     crate::image::read_exact_at(&file, buf, offset).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => Reason::new(
-            Code::Io,
+            Code::IO,
             format!("the file got shorter while it was read (it had {len} bytes)"),
         ),
         _ => cannot(e),

@@ -25,29 +25,35 @@ pub use previews::{
 };
 use write::export_container;
 pub use write::{grid_file, scene_stem};
-pub use xbg7::decode::{describe_declaration, kind_of, parse_container};
+pub use xbg7::described::describe_declaration;
 
 use crate::config::{Config, Format};
-use crate::manifest::{ContainerEntry, Kind, Layout, Manifest, ResourceEntry, Status};
+use crate::manifest::{directory, ContainerEntry, Kind, Layout, Manifest, ResourceEntry, Status};
+use crate::manifest::{Code, Reason, TextureCode};
 use crate::names;
 use crate::walker::{self, Found};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-use xbg7::container::{self, TAG_TX2D};
-use xbg7::decode::{container_reason, decode_parsed, ContainerDecode, ResourceOutcome};
+use xbg7::container::TAG_TX2D;
 use xbg7::mesh::Mesh;
-use xbg7::reason::{Code, Reason};
 use xbg7::texture::maps::albedo_for;
 use xbg7::texture::resource::Albedos;
+use xbg7::{ContainerDecode, ResourceOutcome, Xpr};
 use xbg7_gltf::gltf_out::{self, GltfOptions, Source};
 use xbg7_gltf::scene;
 use xbg7_preview::{preview, raster};
 
-/// [`xbg7::decode_container`] under a run's configuration (its `[gates]` and `[stage]`).
-pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<ContainerDecode, Reason> {
-    xbg7::decode_container(file, kind, &cfg.decoding())
+/// A container's meshes ([`Xpr::meshes`]) under a run's configuration (its `[gates]` and
+/// `[stage]`), or why the container does not parse.
+pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<ContainerDecode, xbg7::Reason> {
+    Ok(Xpr::parse(file)?.meshes(kind, &cfg.decoding()))
+}
+
+/// The kind of the container at a manifest path (`hidden/resource3d/Stage_S01.xpr`).
+pub fn kind_of(path: &str) -> Kind {
+    Kind::from_file_name(Path::new(path))
 }
 
 /// `--only`: the containers any of its globs matches (case-insensitively), by file name,
@@ -166,11 +172,11 @@ pub fn unwritten(e: &ContainerEntry) -> bool {
     let container = e
         .error
         .as_ref()
-        .is_some_and(|r| r.code == Code::Io && r.detail.starts_with(WRITING_OUTPUTS));
+        .is_some_and(|r| r.code == Code::IO && r.detail.starts_with(WRITING_OUTPUTS));
     let texture = e.textures.iter().any(|t| {
         t.reason
             .as_ref()
-            .is_some_and(|r| r.code == xbg7::texture::TextureCode::Io && r.detail.starts_with(WRITING_PNG))
+            .is_some_and(|r| r.code == TextureCode::IO && r.detail.starts_with(WRITING_PNG))
     });
     container || texture
 }
@@ -522,7 +528,7 @@ fn guarded(f: &Found, work: impl FnOnce() -> ContainerEntry) -> ContainerEntry {
         let mut entry = blank_entry(f);
         entry.size = found_size(f);
         entry.error = Some(Reason::new(
-            Code::InternalError,
+            Code::INTERNAL_ERROR,
             format!("the exporter panicked on this container ({msg}); please report it with the file"),
         ));
         entry
@@ -551,7 +557,7 @@ mod tests {
         assert_eq!(e.path, f.rel);
         assert_eq!(e.kind, Kind::Stage);
         let r = e.error.expect("the panic is recorded");
-        assert_eq!(r.code, Code::InternalError);
+        assert_eq!(r.code, Code::INTERNAL_ERROR);
         assert!(r.detail.contains("index 7 out of range"), "{}", r.detail);
         assert!(e.resources.is_empty());
         // A formatted (String) payload keeps its text too.
@@ -575,7 +581,7 @@ mod tests {
         let e = export_container(&f, "Model", &outputs, &out, &cfg, &ExportOptions::quiet(Some(1), false));
         assert!(!unwritten(&e));
         let r = e.error.expect("an error");
-        assert_eq!(r.code, Code::Io, "{r}");
+        assert_eq!(r.code, Code::IO, "{r}");
         assert!(r.detail.contains("No such file or directory"), "{r}");
     }
 

@@ -14,12 +14,12 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::manifest::{Status, TextureEntry};
+use crate::manifest::{Status, TextureCode, TextureEntry, TextureReason};
 use crate::names;
 use xbg7::container::{Container, Resource, TAG_TX2D};
 use xbg7::texture::maps::{TextureLinks, ALBEDO_SUFFIX, GLOSS_SUFFIX, ROUGHNESS_KEY};
 use xbg7::texture::resource::decode_resource;
-use xbg7::texture::{Image, Reject, TextureCode};
+use xbg7::texture::Image;
 use xbg7_gltf::gltf_out::SpecularGloss;
 
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
@@ -143,8 +143,9 @@ pub fn export_textures_with_albedos<T: Send>(
         .par_iter()
         .zip(files.par_iter())
         .map(|(r, file)| {
-            let (mut e, img) = decode_resource(r, c.data);
-            let Some(img) = img else {
+            let t = decode_resource(r, c.data);
+            let mut e = TextureEntry::of(&t);
+            let Ok(img) = t.result else {
                 return (e, None, None, None);
             };
             // One PNG: written (bytes `None`) or kept in memory.
@@ -178,8 +179,8 @@ pub fn export_textures_with_albedos<T: Send>(
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
-                    e.reason = Some(Reject::new(
-                        TextureCode::Io,
+                    e.reason = Some(TextureReason::new(
+                        TextureCode::IO,
                         format!("{}: {err}", crate::export::WRITING_PNG),
                     ));
                     e.digest = None;

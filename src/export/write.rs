@@ -19,14 +19,14 @@ pub(super) fn export_container(
             .map(|t| t.display().to_string())
             .unwrap_or_default();
         entry.error = Some(Reason::new(
-            Code::Symlink,
+            Code::SYMLINK,
             format!("symbolic link to {target:?} not followed"),
         ));
         return entry;
     }
     if let Some(what) = f.not_a_file {
         // Never opened: opening a FIFO would block the run.
-        entry.error = Some(Reason::new(Code::Io, format!("{what}, not a regular file: not read")));
+        entry.error = Some(Reason::new(Code::IO, format!("{what}, not a regular file: not read")));
         return entry;
     }
     if let Some(present) = f.cut_off {
@@ -34,7 +34,7 @@ pub(super) fn export_container(
         let len = f.extent.map_or(0, |(_, l)| l);
         entry.size = present;
         entry.error = Some(Reason::new(
-            Code::Truncated,
+            xbg7::Code::Truncated,
             format!("the disc image ends {present} bytes into this file of {len} bytes (the image is cut off)"),
         ));
         return entry;
@@ -64,16 +64,16 @@ fn export_bytes(
     opts: &ExportOptions,
 ) -> ContainerEntry {
     let kind = entry.kind;
-    let parsed = match container::parse(bytes) {
-        Ok(c) => c,
+    let xpr = match Xpr::parse(bytes) {
+        Ok(x) => x,
         Err(e) => {
-            entry.error = Some(container_reason(e));
+            entry.error = Some(e.into());
             return entry;
         }
     };
-    let decoded = decode_parsed(&parsed, kind, &cfg.decoding());
-    entry.textures = decoded.textures.clone();
-    entry.other = decoded.other.clone();
+    let parsed = xpr.container();
+    let decoded = xpr.meshes(kind, &cfg.decoding());
+    (entry.textures, entry.other) = directory(parsed);
     let root = OutRoot {
         path: outputs.root(),
         canonical: out_c,
@@ -112,7 +112,7 @@ fn export_bytes(
                         .flatten()
                 };
                 let t = crate::export::textures::export_textures_with_albedos(
-                    &parsed,
+                    parsed,
                     &abs,
                     dir,
                     previews.then_some(&prepare),
@@ -124,7 +124,7 @@ fn export_bytes(
                 (t.links, t.albedos, t.embedded)
             }
             Err(e) => {
-                entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
+                entry.error = Some(Reason::new(Code::IO, format!("{WRITING_OUTPUTS}: {e}")));
                 return entry;
             }
         }
@@ -137,7 +137,7 @@ fn export_bytes(
         embedded: &embedded,
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
-        entry.error = Some(Reason::new(Code::Io, format!("{WRITING_OUTPUTS}: {e}")));
+        entry.error = Some(Reason::new(Code::IO, format!("{WRITING_OUTPUTS}: {e}")));
     }
     entry
 }
@@ -201,7 +201,7 @@ pub(super) fn write_container(
     let make_dir = || root.container_dir(dir).map(|_| ());
     let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
     let files = names::unique_names(&raw);
-    let textures: Vec<String> = d.textures.iter().map(|t| t.name.clone()).collect();
+    let textures: Vec<String> = entry.textures.iter().map(|t| t.name.clone()).collect();
     let gopts = GltfOptions {
         axis: cfg.output.axis,
         vertex_color: cfg.output.vertex_color,
@@ -231,7 +231,7 @@ pub(super) fn write_container(
         let name = String::from_utf8_lossy(&r.name).into_owned();
         let mut e = ResourceEntry::rejected(r.index, name.clone(), None);
         match &r.result {
-            Err(reason) => e.reason = Some(reason.clone()),
+            Err(reason) => e.reason = Some(reason.clone().into()),
             Ok(dr) => {
                 if !made_dir {
                     make_dir()?;
@@ -252,7 +252,7 @@ pub(super) fn write_container(
                 e.spiky = dr.spiky;
                 e.winding = dr.measures.winding_sense().map(str::to_string);
                 e.split = dr.split.map(|k| k.as_str().to_string());
-                e.reason = dr.note.clone();
+                e.reason = dr.note.clone().map(Reason::from);
                 e.streams = dr
                     .streams
                     .iter()
@@ -272,7 +272,7 @@ pub(super) fn write_container(
                 let written = match writer.write(m, file, &src)? {
                     Ok(w) => w,
                     Err(err) => {
-                        let why = Reason::new(Code::InvalidAttribute, err.to_string());
+                        let why = Reason::new(xbg7::Code::InvalidAttribute, err.to_string());
                         entry.resources.push(ResourceEntry::rejected(r.index, name, Some(why)));
                         continue;
                     }

@@ -686,8 +686,8 @@ pub fn render_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::Reason;
     use crate::manifest::{ContainerEntry, Kind, ResourceEntry};
-    use xbg7::reason::{Code, Reason};
 
     fn hostile_manifest() -> Manifest {
         let mut ok = ResourceEntry::rejected(0, "</script><script>alert(1)</script>", None);
@@ -698,7 +698,7 @@ mod tests {
         let bad = ResourceEntry::rejected(
             1,
             "<!--<img src=x onerror=alert(2)>",
-            Some(Reason::new(Code::Truncated, "</script>&<!--")),
+            Some(Reason::new(xbg7::Code::Truncated, "</script>&<!--")),
         );
         Manifest::new(vec![ContainerEntry {
             path: "hidden/resource3d/<i>x</i>.xpr".into(),

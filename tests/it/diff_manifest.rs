@@ -2,12 +2,14 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use xbg7::reason::{Code, Reason};
+use xbg7::Code;
 use xbg7_export::diff::{
     self, Appeared, Change, ContainerDiff, Coverage, Diff, DiffError, ErrorChange, GeometryChanged, ManifestError,
     Moved, NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
 };
-use xbg7_export::manifest::{ContainerEntry, Counts, Kind, Layout, Manifest, ResourceEntry, Status};
+use xbg7_export::manifest::{
+    Code as ManifestCode, ContainerEntry, Counts, Kind, Layout, Manifest, Reason, ResourceEntry, Status,
+};
 
 // ---------------------------------------------------------------------------------------
 // Builders
@@ -42,7 +44,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
     }
 }
 
-fn rej(index: u32, name: &str, code: Code, detail: &str) -> ResourceEntry {
+fn rej(index: u32, name: &str, code: impl Into<ManifestCode>, detail: &str) -> ResourceEntry {
     ResourceEntry::rejected(index, name, Some(Reason::new(code, detail)))
 }
 
@@ -69,14 +71,14 @@ fn cont(path: &str, resources: Vec<ResourceEntry>) -> ContainerEntry {
     }
 }
 
-fn err_cont(path: &str, code: Code, detail: &str) -> ContainerEntry {
+fn err_cont(path: &str, code: impl Into<ManifestCode>, detail: &str) -> ContainerEntry {
     ContainerEntry {
         error: Some(Reason::new(code, detail)),
         ..cont(path, vec![])
     }
 }
 
-fn r(code: Code, detail: &str) -> Reason {
+fn r(code: impl Into<ManifestCode>, detail: &str) -> Reason {
     Reason::new(code, detail)
 }
 
@@ -493,7 +495,10 @@ fn container_error_disappeared_is_a_gain_and_changed_is_a_change() {
 fn containers_added_and_removed() {
     let b = "hidden/resource3d/b.xpr";
     let d = diff::diff(
-        &Manifest::new(vec![cont(A, vec![dec(0, "a0", 1, 8, 12), rej(1, "a1", Code::Io, "x")])]),
+        &Manifest::new(vec![cont(
+            A,
+            vec![dec(0, "a0", 1, 8, 12), rej(1, "a1", ManifestCode::IO, "x")],
+        )]),
         &Manifest::new(vec![cont(b, vec![dec(0, "b0", 1, 8, 12)])]),
     );
     let added = ContainerDiff {
@@ -806,7 +811,7 @@ fn empty_diff_renderings() {
 fn hostile_names_are_escaped() {
     let d = diff::diff(
         &Manifest::new(vec![cont(A, vec![])]),
-        &Manifest::new(vec![cont(A, vec![rej(0, "a`b\x1b[2J\n", Code::Io, "x")])]),
+        &Manifest::new(vec![cont(A, vec![rej(0, "a`b\x1b[2J\n", ManifestCode::IO, "x")])]),
     );
     assert_eq!(
         diff::render_text(&d, false).lines().last().unwrap(),

@@ -113,7 +113,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
         let Ok(d) = export::decode_container(&bytes, c.kind, &cfg) else {
             continue;
         };
-        let parsed = export::parse_container(&bytes).unwrap();
+        let parsed = xbg7::Xpr::parse(&bytes).unwrap().into_container();
         let all = export::prepare_albedos(
             &xbg7::texture::resource::decode_albedos(&parsed),
             export::preview_texture_side(c.kind, &cfg),

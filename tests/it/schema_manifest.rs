@@ -2,22 +2,23 @@
 //!
 //! The schema is hand-written; these tests pin it to the serde shape of `src/manifest.rs`:
 //! a fully populated manifest validates, its key sets equal the schema's `properties`, every
-//! `reason::Code` is listed, and extra fields or wrong enum values are rejected.
+//! reason code (the decoder's and the exporter's) is listed, and extra fields or wrong enum
+//! values are rejected.
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use xbg7::reason::{Code, Reason};
-use xbg7::texture::{Reject as TextureReject, TextureCode};
+use xbg7::Code;
 use xbg7_export::manifest::{
-    ContainerEntry, GridCells, Kind, Layout, Manifest, OtherEntry, ResourceEntry, Status, StreamEntry, TextureEntry,
-    SCHEMA,
+    ContainerEntry, ExportCode, GridCells, Kind, Layout, Manifest, OtherEntry, Reason, ResourceEntry, Status,
+    StreamEntry, TextureCode, TextureEntry, TextureReason, SCHEMA,
 };
 
 const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.schema.json");
 
-/// Every `Code`, in declaration order. `exhaustive` fails to compile when a variant is added
-/// without listing it here (and then in the schema).
-const ALL_CODES: [Code; 29] = [
+/// Every decoder `Code`, in declaration order (the exporter's follow: `ExportCode::ALL`).
+/// `exhaustive` fails to compile when a variant is added without listing it here (and then
+/// in the schema).
+const ALL_CODES: [Code; 26] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
@@ -44,9 +45,6 @@ const ALL_CODES: [Code; 29] = [
     Code::WindingInconsistent,
     Code::VerticesUnreferenced,
     Code::InvalidAttribute,
-    Code::Io,
-    Code::Symlink,
-    Code::InternalError,
 ];
 
 #[allow(dead_code)]
@@ -77,10 +75,7 @@ fn exhaustive(c: Code) -> usize {
         | Code::PositionOutOfBounds
         | Code::WindingInconsistent
         | Code::VerticesUnreferenced
-        | Code::InvalidAttribute
-        | Code::Io
-        | Code::Symlink
-        | Code::InternalError => ALL_CODES.len(),
+        | Code::InvalidAttribute => ALL_CODES.len(),
     }
 }
 
@@ -171,7 +166,10 @@ fn full_container() -> ContainerEntry {
                 index: 0,
                 name: "rou_f001_body_00_col".into(),
                 status: Some(Status::Rejected),
-                reason: Some(TextureReject::new(TextureCode::PackedMipTail, "16×16 base level")),
+                reason: Some(TextureReason::new(
+                    TextureCode::Decode(xbg7::texture::TextureCode::PackedMipTail),
+                    "16×16 base level",
+                )),
                 format: Some("DXT1".into()),
                 width: Some(16),
                 height: Some(16),
@@ -300,11 +298,20 @@ fn schema_properties_equal_serialised_keys() {
 #[test]
 fn schema_lists_every_reason_code() {
     let s = schema();
-    let want: Vec<Value> = ALL_CODES.iter().map(|c| json!(c.as_str())).collect();
+    let names = || {
+        ALL_CODES
+            .iter()
+            .map(|c| c.as_str())
+            .chain(ExportCode::ALL.iter().map(|c| c.as_str()))
+    };
+    let want: Vec<Value> = names().map(|c| json!(c)).collect();
     assert_eq!(s["$defs"]["code"]["enum"], Value::Array(want));
-    let want_keys: BTreeSet<String> = ALL_CODES.iter().map(|c| c.as_str().to_string()).collect();
+    let want_keys: BTreeSet<String> = names().map(str::to_string).collect();
     assert_eq!(schema_props(&s, "/$defs/summary/properties/reasons"), want_keys);
-    assert_eq!(exhaustive(Code::Io), 29);
+    assert_eq!(exhaustive(Code::NotXpr2), 26);
+    for c in ExportCode::ALL {
+        assert_eq!(ser(xbg7_export::manifest::Code::Export(c)), json!(c.as_str()));
+    }
 }
 
 fn ser<T: serde::Serialize>(v: T) -> Value {
@@ -418,12 +425,12 @@ fn missing_required_field_is_rejected() {
 #[test]
 fn schema_lists_every_texture_reason_code() {
     let s = schema();
-    let want: Vec<Value> = TextureCode::ALL.iter().map(|c| json!(c.as_str())).collect();
+    let want: Vec<Value> = TextureCode::all().map(|c| json!(c.as_str())).collect();
     assert_eq!(
         s["$defs"]["texture_reason"]["properties"]["code"]["enum"],
         Value::Array(want)
     );
-    for c in TextureCode::ALL {
+    for c in TextureCode::all() {
         assert_eq!(ser(c), json!(c.as_str()));
     }
     assert_eq!(

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use xbg7::container::{self, TAG_TX2D};
 use xbg7::texture::{self, resource::decode_resource, tiling, Format, Image, TextureCode};
-use xbg7_export::manifest::Status;
+use xbg7_export::manifest::{Status, TextureEntry};
 use xbg7_synth::texture::{
     encode_texture, reference_image, source_image, tiled_block_index, tx2d_descriptor, TexFormat, TexPlan,
 };
@@ -172,12 +172,13 @@ fn the_synthetic_disc_textures_round_trip_from_the_files() {
         assert_eq!(tex.len(), spec.textures.len());
         for r in tex {
             let t = spec.textures.iter().find(|t| t.name.as_bytes() == r.name).unwrap();
-            let (e, img) = decode_resource(r, c.data);
+            let d = decode_resource(r, c.data);
+            let e = TextureEntry::of(&d);
             assert_eq!(e.status, Some(Status::Decoded), "{}: {:?}", t.name, e.reason);
             assert_eq!(e.format.as_deref(), Some(t.format.name()));
             assert_eq!(e.tiled, Some(t.tiled));
             assert_eq!((e.width, e.height), (Some(t.width), Some(t.height)));
-            assert!(pixels(&img.unwrap()) == reference_image(t), "{}", t.name);
+            assert!(pixels(&d.result.unwrap()) == reference_image(t), "{}", t.name);
             seen.insert((t.format.name(), t.tiled));
         }
     }

@@ -6,6 +6,7 @@
 //! allocated from an untrusted count beyond what the header's size allows.
 
 use crate::be::{cstr_at, u32_at};
+use crate::reason::{Code, Reason};
 use thiserror::Error;
 
 /// File offset of the header block (everything in the directory is relative to it).
@@ -27,6 +28,20 @@ pub enum ContainerError {
     DataTruncated { end: usize, len: usize },
     #[error("resource_count {count} does not fit header_size {header_size:#x} (needs 4 + 16·count)")]
     BadCount { count: u32, header_size: u32 },
+}
+
+impl From<ContainerError> for Reason {
+    /// The reject code of a container that does not parse (every variant mapped here).
+    fn from(e: ContainerError) -> Reason {
+        let code = match e {
+            ContainerError::NotXpr2(_) => Code::NotXpr2,
+            ContainerError::TooShort { .. }
+            | ContainerError::HeaderTruncated { .. }
+            | ContainerError::DataTruncated { .. } => Code::Truncated,
+            ContainerError::BadCount { .. } => Code::BadDirectory,
+        };
+        Reason::new(code, e.to_string())
+    }
 }
 
 /// A directory entry's problem (the entry is kept and reported, the rest goes on).

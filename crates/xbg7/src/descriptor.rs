@@ -7,7 +7,7 @@
 
 use crate::be::u32_at;
 use crate::decl::{parse_declaration, DeclError, Declaration};
-use crate::reason::Code;
+use crate::reason::{Code, Reason};
 use thiserror::Error;
 
 /// A `[vtx_count][0][idx_count][tail]` sub-mesh record.
@@ -62,6 +62,12 @@ impl DescriptorError {
                 DeclError::Empty => Code::NoPositionElement,
             },
         }
+    }
+}
+
+impl From<DescriptorError> for Reason {
+    fn from(e: DescriptorError) -> Reason {
+        Reason::new(e.code(), e.to_string())
     }
 }
 

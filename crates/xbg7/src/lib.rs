@@ -2,24 +2,51 @@
 //! images and typed rejects out. No file system, no command line, no randomness: the
 //! exporter (`xbg7-export`) reads the files and writes the outputs.
 //!
-//! Data flow: `container` parses XPR2 → `descriptor` parses each XBG7 (marker, `decl`
-//! declaration, sub-mesh records) → `layout::plan` decides which decoder places which
-//! block: `layout::sequential` the documented first block, `layout::anchored` everything
-//! else by content → `vertex` reads the blocks into a `mesh` → `gates` accept or reject
-//! each decode (`reason` codes). `texture` decodes TX2D resources to RGBA images.
-//! `record` is the vocabulary the decoder shares with the manifest and the generator.
+//! # Getting started
+//!
+//! Parse a container once with [`Xpr::parse`], then decode its meshes (or textures):
+//!
+//! ```
+//! # let file = xbg7_synth::build_file(&xbg7_synth::file_plan(&xbg7_synth::SynthOptions::perfect(1, xbg7_synth::Scale::Demo))[0]);
+//! # let (bytes, path) = (file.bytes, std::path::Path::new(&file.rel_path));
+//! let xpr = xbg7::Xpr::parse(&bytes)?;
+//! for r in xpr.meshes(xbg7::Kind::from_file_name(path), &xbg7::DecodeConfig::default()).resources {
+//!     match &r.result {
+//!         Ok(d) => println!("{}: {} vertices, {} triangles", r.name_lossy(), d.mesh.positions.len(), d.mesh.indices.len() / 3),
+//!         Err(why) => println!("{}: rejected, {why}", r.name_lossy()),
+//!     }
+//! }
+//! # Ok::<(), xbg7::Reason>(())
+//! ```
+//!
+//! Data flow: `container` parses XPR2 → `described` reads each XBG7 descriptor (marker,
+//! `decl` declaration, sub-mesh records) → `layout::plan` decides which decoder places
+//! which block: `layout::sequential` the documented first block, `layout::anchored`
+//! everything else by content → `vertex` reads the blocks into a `mesh`,
+//! `layout::assemble` makes resources of them → `gates` accept or reject each decode
+//! (`reason` codes) → `outcome`. `decode` is the one orchestrator of these rounds.
+//! `texture` decodes TX2D resources to RGBA images. `record` is the vocabulary the
+//! decoder shares with the manifest and the generator.
 
 pub mod be;
+pub mod config;
 pub mod container;
 pub mod decl;
 pub mod decode;
+pub mod described;
 pub mod descriptor;
 pub mod gates;
 pub mod layout;
 pub mod mesh;
+pub mod outcome;
 pub mod reason;
 pub mod record;
 pub mod texture;
 pub mod vertex;
 
-pub use decode::{decode_container, kind_of, parse_container, ContainerDecode, DecodeConfig};
+pub use config::{DecodeConfig, StageConfig};
+pub use decode::Xpr;
+pub use outcome::{ContainerDecode, DecodedResource, ResourceOutcome, SplitKind};
+pub use reason::{Code, Reason};
+pub use record::Kind;
+pub use texture::resource::TextureDecode;

@@ -1,4 +1,5 @@
-//! Reject reason codes: the stable snake_case vocabulary of the manifest.
+//! Reject reason codes: why a container or resource was not decoded, the stable
+//! snake_case vocabulary the exporter's manifest writes (it adds its own for I/O).
 //!
 //! A reason is a code (for scripts and `diff`) plus a human detail. Codes never change
 //! meaning once published; new ones may be added.
@@ -46,12 +47,6 @@ pub enum Code {
     VerticesUnreferenced,
     /// Decoded, but an attribute cannot be written as valid glTF (e.g. non-finite UVs).
     InvalidAttribute,
-    Io,
-    /// A `*.xpr` symbolic link: listed, never followed (its target may be outside the disc).
-    Symlink,
-    /// The exporter itself failed on this container (a bug: a panic caught at the container
-    /// boundary so the batch goes on). Please report it with the file.
-    InternalError,
 }
 
 impl Code {
@@ -83,9 +78,6 @@ impl Code {
             Code::WindingInconsistent => "winding_inconsistent",
             Code::VerticesUnreferenced => "vertices_unreferenced",
             Code::InvalidAttribute => "invalid_attribute",
-            Code::Io => "io",
-            Code::Symlink => "symlink",
-            Code::InternalError => "internal_error",
         }
     }
 }
@@ -130,9 +122,7 @@ mod tests {
             Code::NotXpr2,
             Code::LaterSubmeshUnplaced,
             Code::AmbiguousAnchor,
-            Code::Io,
-            Code::Symlink,
-            Code::InternalError,
+            Code::InvalidAttribute,
         ] {
             let j = serde_json::to_string(&c).unwrap();
             assert_eq!(j, format!("\"{}\"", c.as_str()));

@@ -1,8 +1,8 @@
 //! The vocabulary the decoder shares with the manifest, the report and the generator:
-//! container kinds (and the file names that make a stage), resource statuses and
-//! layouts, the entries of TX2D and other directory resources, names as text.
+//! container kinds (and the file names that make a stage), layouts, names as text.
 
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -12,6 +12,17 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind of the container at `path`, by its file name: `Stage_S*.xpr` (any case)
+    /// is a stage, anything else a model.
+    pub fn from_file_name(path: &Path) -> Kind {
+        let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+        if is_stage_bytes(name) {
+            Kind::Stage
+        } else {
+            Kind::Model
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Model => "model",
@@ -23,10 +34,11 @@ impl Kind {
 /// Whether the file name is a stage container (`Stage_S*.xpr`).
 pub fn is_stage(file_name: &str) -> bool {
     // Bytes, not a `str` slice: byte 7 may fall inside a multi-byte character.
-    file_name
-        .as_bytes()
-        .get(..7)
-        .is_some_and(|p| p.eq_ignore_ascii_case(b"stage_s"))
+    is_stage_bytes(file_name.as_bytes())
+}
+
+fn is_stage_bytes(file_name: &[u8]) -> bool {
+    file_name.get(..7).is_some_and(|p| p.eq_ignore_ascii_case(b"stage_s"))
 }
 
 /// A file name as manifest text: UTF-8 as is, but the escape character `\` as `\\`; every
@@ -51,13 +63,6 @@ pub fn name_text(raw: &[u8]) -> String {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
-    Decoded,
-    Rejected,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// The documented model layout (first block at the data start).
     Sequential,
@@ -75,62 +80,19 @@ impl Layout {
     }
 }
 
-/// One TX2D resource. The fields after `name` are filled by the texture export
-/// (the exporter's texture export); a decode-only listing leaves them out.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TextureEntry {
-    pub index: u32,
-    pub name: String,
-    /// `decoded` (PNG written) or `rejected` (see `reason`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<crate::texture::Reject>,
-    /// GPU format name (`DXT1`, `8_8_8_8`, …; `unknown_<n>` for an unsupported number).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub height: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tiled: Option<bool>,
-    /// The PNG (relative to OUT).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub png: Option<String>,
-    /// The roughness map derived from a `_gls` texture (`output.specular_gloss = "pbr"`),
-    /// relative to OUT: an output of the run like `png`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roughness_png: Option<String>,
-    /// BLAKE3 of the decoded base level (`crate::texture::resource::digest`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl TextureEntry {
-    /// An entry with only the directory index and name.
-    pub fn new(index: u32, name: String) -> TextureEntry {
-        TextureEntry {
-            index,
-            name,
-            status: None,
-            reason: None,
-            format: None,
-            width: None,
-            height: None,
-            tiled: None,
-            png: None,
-            roughness_png: None,
-            digest: None,
-        }
+    #[test]
+    fn the_kind_is_the_file_names_not_the_paths() {
+        let kind = |p: &str| Kind::from_file_name(Path::new(p));
+        assert_eq!(kind("Stage_S01.xpr"), Kind::Stage);
+        assert_eq!(kind("disc/Stage_S01.xpr"), Kind::Stage);
+        assert_eq!(kind("hidden/resource3d/stage_s22.XPR"), Kind::Stage);
+        assert_eq!(kind("Stage_S/f001.xpr"), Kind::Model);
+        assert_eq!(kind("f001.xpr"), Kind::Model);
+        assert_eq!(kind("Stage_"), Kind::Model);
+        assert_eq!(kind(""), Kind::Model);
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OtherEntry {
-    pub index: u32,
-    pub tag: String,
-    pub name: String,
 }

@@ -1,14 +1,15 @@
 //! Layout decoders: where a resource's geometry block sits in the data section.
 //!
-//! `plan` = which decoder places which block of a container (and the assembly of the
-//! placed blocks into resources); `sequential` = the documented model layout (first
+//! `plan` = which decoder places which block of a container; `assemble` = the placed
+//! blocks made into resources; `sequential` = the documented model layout (first
 //! block at the data start); `anchored` = content anchoring for everything without a
 //! stored offset; `records` = which sub-mesh records are real and how one index buffer
 //! splits; `streams` = the buffers of a multi-stream declaration's other streams. Both decoders end in [`decode_block`], which reads a placed block and runs
 //! the hard gates.
 
 pub mod anchored;
-pub mod plan;
+pub(crate) mod assemble;
+pub(crate) mod plan;
 pub mod records;
 pub mod sequential;
 pub mod streams;

@@ -4,7 +4,7 @@
 //!
 //! Owns what happens after the stream holding POSITION has been located with the index
 //! buffer (by [`super::anchored`], as a single-stream block is; see
-//! [`crate::decode::Streams`]): the stream holding NORMAL, when it is another one, is
+//! [`crate::described::Streams`]): the stream holding NORMAL, when it is another one, is
 //! placed by its own content and tied to the located block by the geometry; streams that
 //! hold neither are left out, never filled with guessed bytes.
 //!

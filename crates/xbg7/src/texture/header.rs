@@ -1,6 +1,7 @@
 //! The 52-byte D3DBaseTexture descriptor of a TX2D resource and its GPU texture fetch
 //! constant (FORMAT.md §8): format, endian, size, pitch, tiling, base and mip addresses.
 
+use super::tiling::{self, Endian};
 use super::{Reject, TextureCode};
 
 /// Size of a TX2D descriptor.
@@ -99,29 +100,6 @@ impl Format {
             Format::Argb8888 => 4,
             Format::Dxt1 | Format::Dxt5a | Format::Ctx1 => 8,
             Format::Dxt2_3 | Format::Dxt4_5 | Format::Dxn => 16,
-        }
-    }
-}
-
-/// GPU endian swap mode (fetch constant dword1 bits 6–7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Endian {
-    None,
-    /// Swap the bytes of every u16.
-    E8in16,
-    /// Swap the bytes of every u32.
-    E8in32,
-    /// Swap the two u16 halves of every u32.
-    E16in32,
-}
-
-impl Endian {
-    pub const fn from_bits(v: u32) -> Endian {
-        match v & 3 {
-            0 => Endian::None,
-            1 => Endian::E8in16,
-            2 => Endian::E8in32,
-            _ => Endian::E16in32,
         }
     }
 }
@@ -274,9 +252,9 @@ impl TextureHeader {
             return 0;
         }
         if self.tiled {
-            let log2 = super::tiling::bpb_log2(format.block_bytes());
-            let origin = super::tiling::tiled_offset((wb - 1) & !31, (hb - 1) & !31, pitch, log2) as u64;
-            origin + super::tiling::tile_span(log2) as u64
+            let log2 = tiling::bpb_log2(format.block_bytes());
+            let origin = tiling::tiled_offset((wb - 1) & !31, (hb - 1) & !31, pitch, log2) as u64;
+            origin + tiling::tile_span(log2) as u64
         } else {
             pitch as u64 * (hb as u64 - 1) * bpb + wb as u64 * bpb
         }

@@ -1,5 +1,5 @@
 //! TX2D textures: D3DBaseTexture header and fetch constant (`header`), endian swaps and
-//! Xenos 2D untiling (`tiling`), block decoding (`bcn`), one TX2D resource → its entry
+//! Xenos 2D untiling (`tiling`), block decoding (`bcn`), one TX2D resource → its header
 //! and image (`resource`), and the material-map names materials find their textures by
 //! (`maps`). Writing PNGs is the exporter's (`xbg7_export::export::textures`).
 //!
@@ -17,7 +17,8 @@ pub mod tiling;
 
 use serde::{Deserialize, Serialize};
 
-pub use header::{Endian, Format, TextureHeader};
+pub use header::{Format, TextureHeader};
+pub use tiling::Endian;
 
 /// Why a texture was not decoded (the manifest's `textures[].reason.code`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -36,19 +37,16 @@ pub enum TextureCode {
     PackedMipTail,
     /// The base level's bytes are not inside the data section.
     BadRange,
-    /// Decoded, but the PNG could not be written.
-    Io,
 }
 
 impl TextureCode {
-    pub const ALL: [TextureCode; 7] = [
+    pub const ALL: [TextureCode; 6] = [
         TextureCode::BadDescriptor,
         TextureCode::NotTexture,
         TextureCode::Not2d,
         TextureCode::UnknownFormat,
         TextureCode::PackedMipTail,
         TextureCode::BadRange,
-        TextureCode::Io,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,7 +57,6 @@ impl TextureCode {
             TextureCode::UnknownFormat => "unknown_format",
             TextureCode::PackedMipTail => "packed_mip_tail",
             TextureCode::BadRange => "bad_range",
-            TextureCode::Io => "io",
         }
     }
 }

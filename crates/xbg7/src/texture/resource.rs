@@ -1,12 +1,12 @@
-//! One TX2D resource of a container → its texture entry (format, size, tiled, status,
-//! reason, digest) and decoded image; the `_col` albedos of a container for a preview.
+//! One TX2D resource of a container → what its header says and its decoded image (or
+//! why not), with the image's digest; the `_col` albedos of a container for a preview.
 
 use std::collections::BTreeMap;
 
+use super::header::{self, TextureHeader};
 use super::maps::ALBEDO_SUFFIX;
 use super::{decode, Image, Reject, TextureCode};
 use crate::container::{Container, Resource, TAG_TX2D};
-use crate::record::{Status, TextureEntry};
 
 /// Decoded `_col` images of a container by TX2D name (lossy UTF-8): the albedos the
 /// previews are textured with.
@@ -21,33 +21,39 @@ pub fn digest(img: &Image) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// The manifest entry of one TX2D resource and its decoded image (or the reject).
-pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> (TextureEntry, Option<Image>) {
-    let mut e = TextureEntry::new(r.index, r.name_lossy());
-    let result = match &r.problem {
-        Some(p) => Err(Reject::new(TextureCode::BadDescriptor, p.to_string())),
-        None => decode(r.descriptor, data),
-    };
-    if let Ok(h) = super::header::parse(r.descriptor) {
-        e.format = Some(match h.format {
+/// One TX2D resource decoded: what its header says (when it parses: a rejected texture
+/// may still have one) and its base level as RGBA, or why not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureDecode {
+    pub index: u32,
+    /// The directory name (lossy UTF-8).
+    pub name: String,
+    pub header: Option<TextureHeader>,
+    pub result: Result<Image, Reject>,
+}
+
+impl TextureDecode {
+    /// The GPU format's name (`DXT1`, `8_8_8_8`, …; `unknown_<n>` for a number this
+    /// decoder does not know), when the header parses.
+    pub fn format_name(&self) -> Option<String> {
+        self.header.as_ref().map(|h| match h.format {
             Some(f) => f.name().to_string(),
             None => format!("unknown_{}", h.format_code),
-        });
-        e.width = Some(h.width);
-        e.height = Some(h.height);
-        e.tiled = Some(h.tiled);
+        })
     }
-    match result {
-        Ok((_, img)) => {
-            e.status = Some(Status::Decoded);
-            e.digest = Some(digest(&img));
-            (e, Some(img))
-        }
-        Err(reject) => {
-            e.status = Some(Status::Rejected);
-            e.reason = Some(reject);
-            (e, None)
-        }
+}
+
+/// Decode one TX2D resource of a container whose data section is `data`.
+pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> TextureDecode {
+    let result = match &r.problem {
+        Some(p) => Err(Reject::new(TextureCode::BadDescriptor, p.to_string())),
+        None => decode(r.descriptor, data).map(|(_, img)| img),
+    };
+    TextureDecode {
+        index: r.index,
+        name: r.name_lossy(),
+        header: header::parse(r.descriptor).ok(),
+        result,
     }
 }
 
@@ -56,9 +62,9 @@ pub fn decode_albedos(c: &Container<'_>) -> Albedos {
     c.resources
         .iter()
         .filter(|r| r.is(TAG_TX2D) && r.name_lossy().ends_with(ALBEDO_SUFFIX))
-        .filter_map(|r| match decode_resource(r, c.data) {
-            (e, Some(img)) => Some((e.name, img)),
-            _ => None,
+        .filter_map(|r| {
+            let t = decode_resource(r, c.data);
+            Some((t.name, t.result.ok()?))
         })
         .collect()
 }

@@ -3,7 +3,28 @@
 //! `texture_conversion.cc`, UModel `GetTiledOffset`), split into a per-row and a
 //! per-column part so a row's term is computed once.
 
-use super::header::Endian;
+/// GPU endian swap mode (fetch constant dword1 bits 6–7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Endian {
+    None,
+    /// Swap the bytes of every u16.
+    E8in16,
+    /// Swap the bytes of every u32.
+    E8in32,
+    /// Swap the two u16 halves of every u32.
+    E16in32,
+}
+
+impl Endian {
+    pub const fn from_bits(v: u32) -> Endian {
+        match v & 3 {
+            0 => Endian::None,
+            1 => Endian::E8in16,
+            2 => Endian::E8in32,
+            _ => Endian::E16in32,
+        }
+    }
+}
 
 /// log2 of a block size in bytes (2, 4, 8 or 16).
 pub fn bpb_log2(block_bytes: u32) -> u32 {

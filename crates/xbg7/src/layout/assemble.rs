@@ -1,0 +1,418 @@
+//! Placed blocks made into resources: one block split by the records (in the one order
+//! that fits), several blocks appended in record order, a multi-stream resource's other
+//! streams placed ([`super::streams`]); each gated as a whole and measured into a
+//! [`DecodedResource`]; the materials named from the container's TX2D names.
+
+use super::anchored::owned;
+use super::plan::Plan;
+use super::records::{self, SplitOrder};
+use super::streams::{self, StreamPlacement};
+use super::{split_by_counts, Decoded, Placement};
+use crate::config::DecodeConfig;
+use crate::container::{Container, TAG_TX2D};
+use crate::described::{stream_declaration, Described, Parsed, Streams};
+use crate::descriptor::SubmeshRecord;
+use crate::gates::{self, Measures};
+use crate::mesh::Mesh;
+use crate::outcome::{DecodedResource, ResourceOutcome, SplitKind};
+use crate::reason::{Code, Reason};
+use crate::record::Layout;
+use crate::vertex::append;
+use std::collections::HashSet;
+use std::ops::Range;
+use std::rc::Rc;
+
+/// One resource's outcome from its plan and its placed block(s): `per_record` the blocks
+/// of the second round, `placed` the first round's results by unit, `taken` every claim
+/// with its unit (for a multi-stream resource's other buffers).
+pub(crate) fn resource(
+    data: &[u8],
+    plan: Option<Plan>,
+    desc: &Result<Described, Reason>,
+    per_record: Option<Vec<Rc<Decoded>>>,
+    placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    taken: &[(Option<usize>, Range<usize>)],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    match (plan, desc) {
+        (None, Err(r)) => Err(r.clone()),
+        (Some(_), Ok(r)) if r.undecodable.is_some() => Err(r.undecodable.clone().expect("checked")),
+        (Some(plan), Ok(r)) => match per_record {
+            Some(blocks) => assemble_blocks(
+                blocks.into_iter().map(owned).collect(),
+                r,
+                SplitKind::PerRecordBlocks,
+                cfg,
+            ),
+            None if r.streams.is_some() => multi_stream(data, plan, r, placed, taken, cfg),
+            None => assemble(plan, r, placed, cfg),
+        },
+        _ => unreachable!("a plan exists exactly when the descriptor parsed"),
+    }
+}
+
+/// A multi-stream resource: positions right after an index buffer first, where the
+/// solver gave the resource such a block no other resource claims any byte of (its claim
+/// is no evidence against theirs); apart otherwise, or where the NORMAL stream agrees
+/// with nothing there.
+fn multi_stream(
+    data: &[u8],
+    plan: Plan,
+    r: &Described,
+    placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    taken: &[(Option<usize>, Range<usize>)],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    // Every claimed range but this resource's own.
+    let own = match &plan {
+        Plan::Whole { unit } => Some(*unit),
+        Plan::Sequential { .. } => None,
+    };
+    let taken: Vec<Range<usize>> = taken
+        .iter()
+        .filter(|(u, _)| u.is_none() || *u != own)
+        .map(|(_, r)| r.clone())
+        .collect();
+    let uncontested = |d: &DecodedResource| {
+        let stride = r.locate().0.stride;
+        !d.placements.iter().any(|p| {
+            let b = p.range(stride);
+            taken.iter().any(|t| t.start < b.end && b.start < t.end)
+        })
+    };
+    let located = assemble(plan, r, placed, cfg).and_then(|d| {
+        if uncontested(&d) {
+            Ok(d)
+        } else {
+            Err(Reason::new(
+                Code::NoValidAnchor,
+                "the block after its index buffer is claimed by another resource too",
+            ))
+        }
+    });
+    match located.and_then(|d| place_streams(data, d, r, &taken, cfg)) {
+        Ok(d) => Ok(d),
+        Err(why) => streams_apart(data, r, why, &taken, cfg),
+    }
+}
+
+/// A multi-stream resource's other streams ([`streams`]): the NORMAL stream placed
+/// (the whole mesh gated again), the streams holding neither POSITION nor NORMAL left
+/// out; each stream's place or why not recorded. Single-stream resources pass through.
+fn place_streams(
+    data: &[u8],
+    mut d: DecodedResource,
+    r: &Described,
+    taken: &[Range<usize>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let Some((st, located, lmap)) = &r.streams else {
+        return Ok(d);
+    };
+    let mut normal_at = None;
+    if let Some((k, nd, nmap)) = &st.normal {
+        // Off the resource's own block too.
+        let mut taken = taken.to_vec();
+        taken.extend(d.placements.iter().map(|p| p.range(located.stride)));
+        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, &taken, &cfg.gates)
+            .map_err(|why| Reason::new(why.code, format!("stream {k} (holding the NORMAL): {}", why.detail)))?;
+        d.spiky = gates::spiky(&placed.measures, &cfg.gates);
+        (d.mesh, d.measures) = (placed.mesh, placed.measures);
+        normal_at = Some(placed.offset);
+    }
+    let at = d.placements.first().map(|p| p.vertex_offset);
+    d.streams = stream_list(st, r, located.stride, at, normal_at);
+    Ok(d)
+}
+
+/// Every stream of `st` in stream order: the located one at `located_at`, the NORMAL one
+/// at `normal_at`, the others left out (each with why).
+fn stream_list(
+    st: &Streams,
+    r: &Described,
+    located_stride: usize,
+    located_at: Option<usize>,
+    normal_at: Option<usize>,
+) -> Vec<StreamPlacement> {
+    let mut out = vec![StreamPlacement {
+        stream: st.located,
+        located: true,
+        stride: located_stride,
+        offset: located_at,
+        left_out: None,
+    }];
+    if let Some((k, nd, _)) = &st.normal {
+        out.push(StreamPlacement {
+            stream: *k,
+            located: false,
+            stride: nd.stride,
+            offset: normal_at,
+            left_out: None,
+        });
+    }
+    out.extend(left_out(st, r));
+    out.sort_by_key(|p| p.stream);
+    out
+}
+
+/// The streams of `st` that hold neither POSITION nor NORMAL, each with why it is left out.
+fn left_out<'a>(st: &'a Streams, r: &'a Described) -> impl Iterator<Item = StreamPlacement> + 'a {
+    st.left_out.iter().map(|&(k, stride)| StreamPlacement {
+        stream: k,
+        located: false,
+        stride,
+        offset: None,
+        left_out: Some(streams::left_out_reason(&stream_declaration(&r.d.decl, k))),
+    })
+}
+
+/// A multi-stream resource whose positions were not found right after an index buffer
+/// (`why`): its index buffer, POSITION stream and NORMAL stream searched for each on its
+/// own ([`streams::search_apart`]). Anything else keeps `why`.
+fn streams_apart(
+    data: &[u8],
+    r: &Described,
+    why: Reason,
+    taken: &[Range<usize>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let Some((st, pdecl, pmap)) = &r.streams else {
+        return Err(why);
+    };
+    // Not when another resource may own the block (ambiguity is not absence), nor when
+    // the records are undecided.
+    if matches!(why.code, Code::AmbiguousAnchor | Code::AmbiguousSubmeshRecords) || r.records.len() > 1 {
+        return Err(why);
+    }
+    let (normal, same) = match &st.normal {
+        Some((_, nd, nm)) => ((nd, nm), false),
+        None if pmap.normal.is_some() => ((pdecl, pmap), true),
+        None => return Err(why),
+    };
+    let found = streams::search_apart(
+        data,
+        r.d.vertex_count,
+        r.d.index_count,
+        (pdecl, pmap),
+        normal,
+        same,
+        taken,
+        &cfg.gates,
+    )
+    .map_err(|e| match e.code {
+        Code::NoValidAnchor => Reason::new(
+            why.code,
+            format!("{}; nor with its buffers apart: {}", why.detail, e.detail),
+        ),
+        _ => e,
+    })?;
+    let placement = Placement {
+        index_offset: found.index_offset,
+        index_count: r.d.index_count,
+        vertex_offset: found.position_offset,
+        vertex_count: r.d.vertex_count,
+    };
+    let mut d = assemble_whole(
+        Decoded {
+            placement,
+            mesh: found.mesh,
+            measures: found.measures,
+        },
+        r,
+        cfg,
+    )?;
+    d.streams = stream_list(
+        st,
+        r,
+        pdecl.stride,
+        Some(found.position_offset),
+        Some(found.normal_offset),
+    );
+    Ok(d)
+}
+
+/// Two resources whose buffers were placed on overlapping bytes (a NORMAL stream, or an
+/// index buffer and positions found apart; a block the solver placed is exclusive
+/// already): each buffer has one owner, and which one it is cannot be told, so both are
+/// `ambiguous_anchor`.
+pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
+    let mut placed: Vec<(usize, Range<usize>)> = Vec::new();
+    for (k, o) in resources.iter().enumerate() {
+        let Ok(d) = &o.result else { continue };
+        if d.streams.is_empty() {
+            continue;
+        }
+        let v = d.mesh.positions.len();
+        if let Some(p) = d.placements.first() {
+            placed.push((k, p.index_offset..p.index_offset + 2 * p.index_count as usize));
+        }
+        for p in &d.streams {
+            if let Some(at) = p.offset {
+                placed.push((k, at..at + v * p.stride));
+            }
+        }
+    }
+    let mut losers = std::collections::BTreeSet::new();
+    for (i, (a, ra)) in placed.iter().enumerate() {
+        for (b, rb) in &placed[i + 1..] {
+            if a != b && ra.start < rb.end && rb.start < ra.end {
+                losers.insert(*a);
+                losers.insert(*b);
+            }
+        }
+    }
+    for k in losers {
+        resources[k].result = Err(Reason::new(
+            Code::AmbiguousAnchor,
+            "another resource's buffer was placed on the same bytes",
+        ));
+    }
+}
+
+fn take(placed: &mut [Option<Result<Rc<Decoded>, Reason>>], u: usize) -> Result<Decoded, Reason> {
+    placed[u]
+        .take()
+        .unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit taken twice")))
+        .map(owned)
+}
+
+fn assemble(
+    plan: Plan,
+    r: &Described,
+    placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    match plan {
+        Plan::Sequential { blocks } => assemble_blocks(blocks?, r, SplitKind::Records, cfg),
+        Plan::Whole { unit } => assemble_whole(take(placed, unit)?, r, cfg),
+    }
+}
+
+/// A resource of one block: its index buffer split by the records when their counts add
+/// up to it (in the one order that fits, or one primitive when none does).
+fn assemble_whole(b: Decoded, r: &Described, cfg: &DecodeConfig) -> Result<DecodedResource, Reason> {
+    let mut mesh = b.mesh;
+    let mut split = None;
+    // The records split the one index buffer when their counts add up to it.
+    let total = |rs: &[SubmeshRecord]| rs.iter().map(|x| x.idx_count as u64).sum::<u64>();
+    let runs: Vec<Vec<SubmeshRecord>> = r
+        .records
+        .iter()
+        .filter(|rs| !rs.is_empty() && total(rs) == mesh.indices.len() as u64)
+        .cloned()
+        .collect();
+    let mut note = None;
+    if runs.len() > 1 || runs.first().is_some_and(|rs| rs.len() >= 2) {
+        match records::order_split_any(&mesh.indices, &runs) {
+            Ok((counts, order)) if counts.len() >= 2 => {
+                split_by_counts(&mut mesh, &counts);
+                split = Some(match order {
+                    SplitOrder::Records => SplitKind::Records,
+                    SplitOrder::Inferred => SplitKind::InferredOrder,
+                });
+            }
+            Ok(_) => {}
+            // The block is the marker's and passed the gates; only where its
+            // sub-meshes begin is unknown: one primitive, and the reason.
+            Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
+        }
+    } else if r.records.len() > 1 {
+        return Err(records::ambiguous(&r.records, r.d.index_count));
+    }
+    let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
+    d.note = note;
+    Ok(d)
+}
+
+/// A resource of several blocks, in record order (one primitive each).
+fn assemble_blocks(
+    blocks: Vec<Decoded>,
+    r: &Described,
+    kind: SplitKind,
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let layout = if kind == SplitKind::PerRecordBlocks {
+        Layout::Anchored
+    } else {
+        Layout::Sequential
+    };
+    let mut blocks = blocks.into_iter();
+    let first = blocks.next().expect("a sequence starts with its first block");
+    let mut mesh = first.mesh;
+    let mut placements = vec![first.placement];
+    for b in blocks {
+        placements.push(b.placement);
+        append(&mut mesh, b.mesh);
+    }
+    let split = (placements.len() > 1).then_some(kind);
+    // A mesh assembled from several blocks must pass the gates as a whole too.
+    let measures = if placements.len() > 1 {
+        let all = gates::measure(&mesh);
+        gates::verdict(&all, &cfg.gates)?;
+        all
+    } else {
+        first.measures
+    };
+    finish(mesh, layout, placements, measures, split, r, cfg)
+}
+
+fn finish(
+    mesh: Mesh,
+    layout: Layout,
+    placements: Vec<Placement>,
+    measures: Measures,
+    split: Option<SplitKind>,
+    r: &Described,
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let extent = mesh
+        .bbox()
+        .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
+        .unwrap_or(0.0);
+    Ok(DecodedResource {
+        skybox: extent > cfg.stage.skybox_extent,
+        spiky: gates::spiky(&measures, &cfg.gates),
+        mesh,
+        layout,
+        placements,
+        decl: r.d.decl.clone(),
+        measures,
+        split,
+        note: None,
+        streams: Vec::new(),
+    })
+}
+
+/// Name each decoded resource's materials from the container's TX2D names
+/// ([`name_materials`]).
+pub(crate) fn name_all_materials(c: &Container<'_>, resources: &mut [ResourceOutcome], parsed: &[Parsed<'_>]) {
+    let names: Vec<String> = c
+        .resources
+        .iter()
+        .filter(|r| r.is(TAG_TX2D))
+        .map(|r| r.name_lossy())
+        .collect();
+    let materials: HashSet<&str> = names.iter().map(String::as_str).collect();
+    for (o, p) in resources.iter_mut().zip(parsed) {
+        if let (Ok(dr), Ok(r)) = (&mut o.result, &p.desc) {
+            name_materials(&mut dr.mesh, &r.d.strings, &materials);
+        }
+    }
+}
+
+/// Name each primitive's material from the descriptor strings that are TX2D names:
+/// the `_col` (albedo) names in order when there is one per primitive, else the first.
+fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &HashSet<&str>) {
+    // A set, not a list: a hostile file may pair a huge descriptor with a huge directory.
+    let known: Vec<&String> = strings.iter().filter(|s| textures.contains(s.as_str())).collect();
+    let col: Vec<&String> = known.iter().copied().filter(|s| s.ends_with("_col")).collect();
+    let pick = if col.is_empty() { &known } else { &col };
+    let n = mesh.primitives.len();
+    for (k, p) in mesh.primitives.iter_mut().enumerate() {
+        p.material = if pick.len() == n {
+            Some(pick[k].clone())
+        } else {
+            pick.first().map(|s| s.to_string())
+        };
+    }
+}
