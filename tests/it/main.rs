@@ -10,6 +10,7 @@ mod pyramid;
 #[path = "../../crates/xbg7-preview/tests/it/shapes.rs"]
 mod shapes;
 
+mod architecture;
 mod bench_noisy;
 mod diff_demo;
 mod diff_manifest;
