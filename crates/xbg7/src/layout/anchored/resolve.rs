@@ -1,6 +1,6 @@
 //! One block, one owner, decided for the whole container at once.
 //!
-//! Every unit (decodable or not) brings its claims ([`Cand`]); only its *firmest* take
+//! Every unit (decodable or not) brings its claims ([`Claim`]); only its *firmest* take
 //! part (gates passed if any passes, then fewest stray slots: [`firm`]). Two claims of
 //! different units **conflict** when their byte ranges overlap (byte-identical duplicates
 //! aside). An *assignment* gives each unit at most one of its claims, no two in conflict.
@@ -20,12 +20,22 @@
 //! against a sibling that would read the same bytes. docs/architecture.md, rule 5, states
 //! the criterion and its argument.
 
-use super::*;
+use super::super::{Decoded, Placement};
+use super::claim::{identical, no_candidate, overlaps, Block, Claim, Reading, Unit};
+use super::search::{
+    count_unit_normals, leading_degenerate, preceding_triangles, referenced, stray_slots, window_valid, Windows,
+};
+use crate::decl::{Declaration, Element};
+use crate::gates::GateConfig;
+use crate::reason::{Code, Reason};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
 
 /// The evidence of an assignment, compared lexicographically, each a sum over its claims:
 /// units placed; blocks that pass the gates; fewest stray slots ([`stray_slots`]); fewest
-/// edge triangles ([`Cand::preceding`]) past a block header's two; fewest declared normals
-/// that are not unit; window strength ([`Cand::strength`], header-blind likewise: see
+/// edge triangles ([`Claim::preceding`]) past a block header's two; fewest declared normals
+/// that are not unit; window strength ([`Claim::strength`], header-blind likewise: see
 /// [`score`]). For an undecodable unit the reading's measures (gates,
 /// stray slots, normals) are neutral; without a NORMAL, stray slots and normals are 0
 /// (such units are pinned by stricter window checks instead).
@@ -84,7 +94,7 @@ pub(crate) const HEADER_TRIANGLES: u32 = 2;
 
 /// The evidence of one claim of `unit` whose block passes the gates or not (`passes`; a
 /// claim below its unit's firmest is never gated, and its evidence is never compared).
-fn score(c: &Cand, unit: &Unit<'_>, passes: bool) -> Score {
+fn score(c: &Claim, unit: &Unit<'_>, passes: bool) -> Score {
     // An undecodable unit's reading (its declaration may not describe the bytes) is no
     // evidence either way: neutral, like its gates.
     let non_unit = match unit.map.normal {
@@ -109,7 +119,7 @@ fn score(c: &Cand, unit: &Unit<'_>, passes: bool) -> Score {
 /// and the gating stops at the first count where one passes: a claim below that is never
 /// read (most claims are another resource's block, and reading one is most of the cost).
 /// Every claim of an undecodable unit is equally firm and none is read.
-fn firmest(data: &[u8], cs: &[Cand], unit: &Unit<'_>) -> Vec<bool> {
+fn firmest(data: &[u8], cs: &[Claim], unit: &Unit<'_>) -> Vec<bool> {
     if !unit.decodable {
         return vec![true; cs.len()];
     }
@@ -127,14 +137,14 @@ fn firmest(data: &[u8], cs: &[Cand], unit: &Unit<'_>) -> Vec<bool> {
 }
 
 /// Do the `V` normals `e` of a buffer at vertex start `p` lie inside the data?
-fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &crate::decl::Element) -> bool {
+fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &Element) -> bool {
     let s = unit.decl.stride;
     p + unit.vertex_count as usize * s <= data.len() && e.offset as usize + e.ty.size() <= s
 }
 
 /// How many of a decodable claim's declared normals are unit (0 without a NORMAL, or for
 /// an undecodable unit, whose reading is no evidence).
-fn unit_normals(data: &[u8], c: &Cand, unit: &Unit<'_>) -> u32 {
+fn unit_normals(data: &[u8], c: &Claim, unit: &Unit<'_>) -> u32 {
     let p = c.range.start + 2 * unit.index_count as usize;
     match unit.map.normal {
         Some(e) if unit.decodable && normals_fit(data, p, unit, &e) => {
@@ -167,12 +177,12 @@ pub(super) fn real_start_indices(data: &[u8], w: usize) -> bool {
 pub(super) fn structural_claims(
     data: &[u8],
     units: &[Unit<'_>],
-    cands: &[Vec<Cand>],
+    claims: &[Vec<Claim>],
     starts: &[(usize, usize, usize)],
     cfg: &GateConfig,
     windows: &mut Windows,
     seen: &mut Vec<u64>,
-) -> Vec<(usize, Cand)> {
+) -> Vec<(usize, Claim)> {
     let mut counts: Vec<(u32, u32, usize)> = units
         .iter()
         .enumerate()
@@ -182,14 +192,14 @@ pub(super) fn structural_claims(
     let undecodable: Vec<usize> = (0..units.len()).filter(|&u| !units[u].decodable).collect();
     let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
     let mut readings: HashMap<usize, Rc<Reading>> = HashMap::new();
-    let mut out: Vec<(usize, Cand)> = Vec::new();
+    let mut out: Vec<(usize, Claim)> = Vec::new();
     let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
     // The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
     // `windows`: the shared cache of backward maxima, for the few thousand vertex starts
     // every unit asks about; `None` for the millions of undecodable starts, each asked
     // once (caching them cost more than reading their windows).
     let mut try_claim =
-        |u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>, out: &mut Vec<(usize, Cand)>| {
+        |u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>, out: &mut Vec<(usize, Claim)>| {
             let other = &units[u2];
             let (i2, v2) = (other.index_count, other.vertex_count);
             let iu = i2 as usize;
@@ -206,7 +216,7 @@ pub(super) fn structural_claims(
             }
             let w2 = p - 2 * iu;
             if !real_start_indices(data, w2)
-                || cands[u2].iter().any(|x| x.range.start == w2)
+                || claims[u2].iter().any(|x| x.range.start == w2)
                 || (referenced(data, w2, iu, v2 as usize, seen) as f64) < cfg.min_referenced_fraction * v2 as f64
                 || !done.insert((u2, w2))
             {
@@ -235,7 +245,7 @@ pub(super) fn structural_claims(
             });
             out.push((
                 u2,
-                Cand {
+                Claim {
                     range: w2..end.max(p),
                     block: Block::read(pl, how),
                     strength: 2 * u8::from(preceding == 0) + 1,
@@ -256,7 +266,7 @@ pub(super) fn structural_claims(
     }
     for (u, unit) in units.iter().enumerate() {
         let i = unit.index_count as usize;
-        for c in &cands[u] {
+        for c in &claims[u] {
             let p = c.range.start + 2 * i;
             for &u2 in &undecodable {
                 if u2 != u {
@@ -279,6 +289,11 @@ pub(super) fn structural_claims(
     out
 }
 
+/// Most pairs of conflicting claims one container may hold; beyond it every unit with a
+/// claim is `ambiguous_anchor` (a real disc has a handful; the bound keeps hostile input
+/// linear).
+pub const MAX_CONFLICTS: usize = 1 << 20;
+
 /// Most twins (units with the same counts and declaration) whose identical claims
 /// conflict in the search; a larger group shares its copies there.
 pub const TWINS_APART: usize = 8;
@@ -299,7 +314,7 @@ pub const CONTAINER_BUDGET: usize = 1 << 24;
 /// the container's flat claim list, strongest first.
 struct Component {
     units: Vec<usize>,
-    cands: Vec<Vec<usize>>,
+    claims: Vec<Vec<usize>>,
 }
 
 /// The search over one component: branch and bound that splits the remaining units into
@@ -329,7 +344,7 @@ struct Search<'a> {
 struct OutOfBudget;
 
 /// An assignment of some of a component's units: its value and `(local unit, claim)`.
-type Found = (Score, Vec<(usize, usize)>);
+type Assignment = (Score, Vec<(usize, usize)>);
 
 impl Search<'_> {
     fn tick(&mut self, work: usize) -> Result<(), OutOfBudget> {
@@ -343,7 +358,7 @@ impl Search<'_> {
 
     /// The allowed claims of local unit `u`, best first.
     fn open(&self, u: usize) -> impl Iterator<Item = usize> + '_ {
-        self.comp.cands[u].iter().copied().filter(|&c| self.allowed(c))
+        self.comp.claims[u].iter().copied().filter(|&c| self.allowed(c))
     }
 
     /// The parts of `units` no open claim joins (in the order of their first unit), each
@@ -359,7 +374,7 @@ impl Search<'_> {
         let mut degree: Vec<usize> = vec![0; units.len()];
         let mut work = 0usize;
         for (i, &u) in units.iter().enumerate() {
-            for &c in &self.comp.cands[u] {
+            for &c in &self.comp.claims[u] {
                 if !self.allowed(c) {
                     continue;
                 }
@@ -417,7 +432,7 @@ impl Search<'_> {
 
     /// The best assignment of `units` worth at least `need` (with [`Self::first`], the
     /// first one found), or `None` when there is none.
-    fn solve(&mut self, units: &[usize], need: Score) -> Result<Option<Found>, OutOfBudget> {
+    fn solve(&mut self, units: &[usize], need: Score) -> Result<Option<Assignment>, OutOfBudget> {
         self.tick(1)?;
         if let [u] = *units {
             // One unit alone: its best open claim (a claim always beats none).
@@ -435,7 +450,7 @@ impl Search<'_> {
             if rest < need {
                 return Ok(None);
             }
-            let mut got: Found = (Score::default(), Vec::new());
+            let mut got: Assignment = (Score::default(), Vec::new());
             for ((part, _), b) in parts.iter().zip(bounds) {
                 rest = rest - b;
                 let Some((v, mut picks)) = self.solve(part, need - got.0 - rest)? else {
@@ -453,7 +468,7 @@ impl Search<'_> {
         let rest: Vec<usize> = part.iter().copied().filter(|x| x != u).collect();
         let choices: Vec<usize> = self.open(*u).collect();
         let mut need = need;
-        let mut best: Option<Found> = None;
+        let mut best: Option<Assignment> = None;
         for c in choices.into_iter().map(Some).chain([None]) {
             let v = c.map_or(Score::default(), |c| self.value[c]);
             if let Some(c) = c {
@@ -544,7 +559,7 @@ fn incumbent(
         !conflicts[c].iter().any(|y| owner.contains_key(y))
     };
     let mut pick: Vec<Option<usize>> = vec![None; n];
-    for (k, (p, cs)) in pick.iter_mut().zip(&comp.cands).enumerate() {
+    for (k, (p, cs)) in pick.iter_mut().zip(&comp.claims).enumerate() {
         if let Some(&c) = cs.iter().find(|&&c| free(&owner, c, steps)) {
             *p = Some(c);
             owner.insert(c, k);
@@ -555,7 +570,7 @@ fn incumbent(
     while improved && *steps > 0 {
         improved = false;
         for k in 0..n {
-            for &c in &comp.cands[k] {
+            for &c in &comp.claims[k] {
                 if *steps == 0 || value[c] <= val(pick[k]) {
                     break;
                 }
@@ -574,7 +589,7 @@ fn incumbent(
                 owner.insert(c, k);
                 let mut after = value[c];
                 for &j in &pushed {
-                    if let Some(&x) = comp.cands[j].iter().find(|&&x| free(&owner, x, steps)) {
+                    if let Some(&x) = comp.claims[j].iter().find(|&&x| free(&owner, x, steps)) {
                         pick[j] = Some(x);
                         owner.insert(x, j);
                         after = after + value[x];
@@ -611,21 +626,21 @@ fn incumbent(
 fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor: Score, steps: &mut usize) {
     loop {
         let best: Vec<Score> = comp
-            .cands
+            .claims
             .iter()
             .map(|cs| cs.first().map_or(Score::default(), |&c| value[c]))
             .collect();
         let total = best.iter().fold(Score::default(), |a, &b| a + b);
         let unit_of: HashMap<usize, usize> = comp
-            .cands
+            .claims
             .iter()
             .enumerate()
             .flat_map(|(k, cs)| cs.iter().map(move |&c| (c, k)))
             .collect();
         let mut removed = false;
-        for k in 0..comp.cands.len() {
-            let mut keep: Vec<usize> = Vec::with_capacity(comp.cands[k].len());
-            for &c in &comp.cands[k] {
+        for k in 0..comp.claims.len() {
+            let mut keep: Vec<usize> = Vec::with_capacity(comp.claims[k].len());
+            for &c in &comp.claims[k] {
                 *steps = steps.saturating_sub(conflicts[c].len() + 1);
                 // Units whose best claim `c` takes away, and what they keep at best.
                 let mut hit: Vec<usize> = conflicts[c]
@@ -633,7 +648,7 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
                     .filter_map(|y| unit_of.get(y).copied())
                     .filter(|&j| {
                         j != k
-                            && comp.cands[j]
+                            && comp.claims[j]
                                 .first()
                                 .is_some_and(|f| conflicts[c].binary_search(f).is_ok())
                     })
@@ -644,7 +659,7 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
                 // total that holds it.)
                 let mut ub = total - best[k] + value[c];
                 for &j in &hit {
-                    let left = comp.cands[j]
+                    let left = comp.claims[j]
                         .iter()
                         .find(|x| conflicts[c].binary_search(x).is_err())
                         .map_or(Score::default(), |&x| value[x]);
@@ -656,7 +671,7 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
                     keep.push(c);
                 }
             }
-            comp.cands[k] = keep;
+            comp.claims[k] = keep;
         }
         if !removed || *steps == 0 {
             return;
@@ -670,8 +685,8 @@ fn probe(comp: &mut Component, value: &[Score], conflicts: &[Vec<usize>], floor:
 /// only when they are identical duplicates (which do not conflict; a point takes as
 /// many as overlap there). So a maximum matching of units to points, each point taking
 /// at most its capacity, bounds the units placed (bipartite matching, augmenting paths).
-fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
-    let mut all: Vec<usize> = cands.iter().flatten().copied().collect();
+fn most_placed(claims: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shared: &[u32]) -> u32 {
+    let mut all: Vec<usize> = claims.iter().flatten().copied().collect();
     all.sort_by_key(|&x| (range(x).end, range(x).start));
     let mut points: Vec<usize> = Vec::new();
     for &x in &all {
@@ -688,14 +703,14 @@ fn most_placed(cands: &[Vec<usize>], range: impl Fn(usize) -> Range<usize>, shar
     // the last (every point of a later one lies after its end). Each gives a bound.
     [false, true]
         .into_iter()
-        .map(|last| matched(cands, &range, shared, &points, last))
+        .map(|last| matched(claims, &range, shared, &points, last))
         .min()
         .unwrap_or(0)
 }
 
 /// [`most_placed`]'s matching with one mapping of claims to points.
 fn matched(
-    cands: &[Vec<usize>],
+    claims: &[Vec<usize>],
     range: &impl Fn(usize) -> Range<usize>,
     shared: &[u32],
     points: &[usize],
@@ -703,8 +718,8 @@ fn matched(
 ) -> u32 {
     // Capacity per point: one, plus the duplicates any claim through it may share with.
     let mut cap: Vec<u32> = vec![1; points.len()];
-    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(cands.len());
-    for cs in cands {
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(claims.len());
+    for cs in claims {
         let mut e: Vec<usize> = Vec::new();
         for &x in cs {
             let r = range(x);
@@ -746,7 +761,7 @@ fn matched(
     }
     let mut placed = 0u32;
     let mut seen = vec![false; points.len()];
-    for u in 0..cands.len() {
+    for u in 0..claims.len() {
         seen.iter_mut().for_each(|x| *x = false);
         if augment(u, &edges, &cap, &mut held, &mut seen) {
             placed += 1;
@@ -1136,10 +1151,10 @@ impl Nested<'_> {
 /// unit's result is its one block: decoded when it passes the gates, else rejected with
 /// that gate's code. Returns the claims `(unit, range)` a unit let go of for the block it
 /// was given: they are no evidence that anyone owns those bytes.
-pub(super) fn resolve(
+pub(super) fn assign_owners(
     data: &[u8],
     units: &[Unit<'_>],
-    cands: &mut [Vec<Cand>],
+    claims: &mut [Vec<Claim>],
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
@@ -1149,7 +1164,7 @@ pub(super) fn resolve(
     // A claim below its unit's firmest is never gated; it counts as failing, which can
     // only move it among the claims that take no part.
     let mut firm_claims: Vec<Vec<bool>> = vec![Vec::new(); units.len()];
-    for (u, cs) in cands.iter_mut().enumerate() {
+    for (u, cs) in claims.iter_mut().enumerate() {
         if results[u].is_some() {
             continue;
         }
@@ -1157,7 +1172,7 @@ pub(super) fn resolve(
         for (c, _) in cs.iter_mut().zip(&firm).filter(|(_, f)| **f) {
             c.unit_normals = unit_normals(data, c, &units[u]);
         }
-        let mut keyed: Vec<(Score, bool, Cand)> = std::mem::take(cs)
+        let mut keyed: Vec<(Score, bool, Claim)> = std::mem::take(cs)
             .into_iter()
             .zip(firm)
             .map(|(c, f)| (score(&c, &units[u], c.passes() == Some(true)), f, c))
@@ -1167,11 +1182,11 @@ pub(super) fn resolve(
     }
     let mut flat: Vec<(usize, usize)> = (0..units.len())
         .filter(|&u| results[u].is_none())
-        .flat_map(|u| (0..cands[u].len()).map(move |k| (u, k)))
+        .flat_map(|u| (0..claims[u].len()).map(move |k| (u, k)))
         .collect();
-    let cand = |f: (usize, usize)| &cands[f.0][f.1];
+    let claim = |f: (usize, usize)| &claims[f.0][f.1];
     let mut by_start: Vec<usize> = (0..flat.len()).collect();
-    by_start.sort_by_key(|&x| (cand(flat[x]).range.start, x));
+    by_start.sort_by_key(|&x| (claim(flat[x]).range.start, x));
     // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
     // Per claim: how many claims of other units overlap it without conflict (identical
@@ -1188,9 +1203,9 @@ pub(super) fn resolve(
         .collect();
     let mut pairs = 0usize;
     'sweep: for (n, &a) in by_start.iter().enumerate() {
-        let ra = &cand(flat[a]).range;
+        let ra = &claim(flat[a]).range;
         for &b in &by_start[n + 1..] {
-            let rb = &cand(flat[b]).range;
+            let rb = &claim(flat[b]).range;
             if rb.start >= ra.end {
                 break;
             }
@@ -1229,7 +1244,7 @@ pub(super) fn resolve(
     }
     let value: Vec<Score> = flat
         .iter()
-        .map(|&(u, k)| score(&cands[u][k], &units[u], cands[u][k].passes() == Some(true)))
+        .map(|&(u, k)| score(&claims[u][k], &units[u], claims[u][k].passes() == Some(true)))
         .collect();
     let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     for (x, &(u, _)) in flat.iter().enumerate() {
@@ -1239,7 +1254,7 @@ pub(super) fn resolve(
     // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
     let firmest_flat: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
     let mut alive = firmest_flat.clone();
-    let end_of = |x: usize| cand(flat[x]).range.start + 2 * units[flat[x].0].index_count as usize;
+    let end_of = |x: usize| claim(flat[x]).range.start + 2 * units[flat[x].0].index_count as usize;
     let usable = usable_claims(units, &|x| flat[x].0, &value, &firmest_flat, &end_of);
     // The usable claims by the vertex start their window ends at (for the nested-window
     // checks after the search).
@@ -1271,10 +1286,10 @@ pub(super) fn resolve(
         let r = root(&mut parent, u);
         let comp = comps.entry(r).or_insert_with(|| Component {
             units: Vec::new(),
-            cands: Vec::new(),
+            claims: Vec::new(),
         });
         comp.units.push(u);
-        comp.cands
+        comp.claims
             .push(by_unit[u].iter().copied().filter(|&x| alive[x]).collect());
     }
     // Units whose best claim carries the most evidence first: the first assignment the
@@ -1300,7 +1315,7 @@ pub(super) fn resolve(
         // Within a unit, of equally good claims the one that takes the fewest other units'
         // best claims first, then the fewest claims at all (it leaves the most room to
         // the rest, so the first assignment the search meets is usually the best).
-        for cs in &mut comp.cands {
+        for cs in &mut comp.claims {
             cs.sort_by(|&a, &b| {
                 value[b]
                     .cmp(&value[a])
@@ -1310,13 +1325,13 @@ pub(super) fn resolve(
             });
         }
         let mut order: Vec<usize> = (0..comp.units.len()).collect();
-        let best = |k: usize| comp.cands[k].first().map(|&x| value[x]).unwrap_or_default();
+        let best = |k: usize| comp.claims[k].first().map(|&x| value[x]).unwrap_or_default();
         order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
         comp.units = order.iter().map(|&k| comp.units[k]).collect();
-        comp.cands = order.iter().map(|&k| std::mem::take(&mut comp.cands[k])).collect();
+        comp.claims = order.iter().map(|&k| std::mem::take(&mut comp.claims[k])).collect();
     }
     let describe = |x: usize| {
-        let (u, c) = (flat[x].0, cand(flat[x]));
+        let (u, c) = (flat[x].0, claim(flat[x]));
         format!(
             "{:#x} (a block of {} vertices / {} indices)",
             c.range.start, units[u].vertex_count, units[u].index_count
@@ -1324,7 +1339,7 @@ pub(super) fn resolve(
     };
     let mut blocked = vec![0u32; flat.len()];
     let mut unit_of = vec![usize::MAX; flat.len()];
-    let ranges: Vec<Range<usize>> = flat.iter().map(|&f| cand(f).range.clone()).collect();
+    let ranges: Vec<Range<usize>> = flat.iter().map(|&f| claim(f).range.clone()).collect();
     // Blocks already given to a unit: duplicates (which never conflict, so may sit in
     // components of their own) take the identical copies in turn.
     let mut taken: BTreeSet<usize> = BTreeSet::new();
@@ -1340,7 +1355,7 @@ pub(super) fn resolve(
         }
         let comp = &*comp;
         let n = comp.units.len();
-        for (k, cs) in comp.cands.iter().enumerate() {
+        for (k, cs) in comp.claims.iter().enumerate() {
             for &x in cs {
                 unit_of[x] = k;
             }
@@ -1368,7 +1383,7 @@ pub(super) fn resolve(
         };
         let everyone: Vec<usize> = (0..n).collect();
         let first = search.solve(&everyone, floor);
-        let picks = |found: &Found| {
+        let picks = |found: &Assignment| {
             let mut pick: Vec<Option<usize>> = vec![None; n];
             for &(k, c) in &found.1 {
                 pick[k] = Some(c);
@@ -1386,14 +1401,14 @@ pub(super) fn resolve(
             for (k, &u) in comp.units.iter().enumerate() {
                 let Some(c) = pick[k] else {
                     // Unplaced in the best assignment: every fit is another unit's.
-                    let rival = comp.cands[k]
+                    let rival = comp.claims[k]
                         .iter()
                         .find_map(|&x| conflicts[x].iter().find(|y| pick.contains(&Some(**y))).copied());
                     verdicts.push(Err(match rival {
                         Some(y) => format!(
                             "every block that fits ({} from {:#x}) belongs to another resource, e.g. {}",
-                            cands[u].len(),
-                            cand(flat[comp.cands[k][0]]).range.start,
+                            claims[u].len(),
+                            claim(flat[comp.claims[k][0]]).range.start,
                             describe(y)
                         ),
                         None => "no assignment of the container's blocks gives it one".to_string(),
@@ -1408,16 +1423,16 @@ pub(super) fn resolve(
                 // is another answer; one with it unplaced and a twin on its bytes is not.
                 let same_bytes = |x: usize| {
                     let (j, _) = flat[x];
-                    identical(data, &cand(flat[x]).range, &cand(flat[c]).range, &units[j], &units[u])
+                    identical(data, &claim(flat[x]).range, &claim(flat[c]).range, &units[j], &units[u])
                 };
                 let all: Vec<usize> = comp
-                    .cands
+                    .claims
                     .iter()
                     .flatten()
                     .copied()
                     .filter(|&x| same_bytes(x))
                     .collect();
-                if n == 1 && comp.cands[k].iter().all(|&x| same_bytes(x)) {
+                if n == 1 && comp.claims[k].iter().all(|&x| same_bytes(x)) {
                     verdicts.push(Ok(c));
                     continue;
                 }
@@ -1466,7 +1481,7 @@ pub(super) fn resolve(
                             None => {
                                 let rival = conflicts[c]
                                     .iter()
-                                    .find(|y| comp.cands.iter().flatten().any(|z| z == *y));
+                                    .find(|y| comp.claims.iter().flatten().any(|z| z == *y));
                                 format!(
                                     "its block {} is as well explained by another resource's claim{}",
                                     describe(c),
@@ -1481,7 +1496,7 @@ pub(super) fn resolve(
         }
         container_steps -= COMPONENT_BUDGET.min(container_steps) - search.steps;
         blocked = std::mem::take(&mut search.blocked);
-        for &x in comp.cands.iter().flatten() {
+        for &x in comp.claims.iter().flatten() {
             unit_of[x] = usize::MAX;
         }
         if out_of_budget {
@@ -1550,10 +1565,10 @@ pub(super) fn resolve(
         in_order.sort_by_key(|&k| comp.units[k]);
         for k in in_order {
             let Ok(c) = &mut verdicts[k] else { continue };
-            let start = |x: usize| cand(flat[x]).range.start;
-            let free = comp.cands[k].iter().copied().filter(|&x| {
+            let start = |x: usize| claim(flat[x]).range.start;
+            let free = comp.claims[k].iter().copied().filter(|&x| {
                 !taken.contains(&start(x))
-                    && data[cand(flat[x]).range.clone()] == data[cand(flat[*c]).range.clone()]
+                    && data[claim(flat[x]).range.clone()] == data[claim(flat[*c]).range.clone()]
                     && !conflicts[x].iter().any(|&y| {
                         // (A twin's copy is dealt here too: in order, one each.)
                         let twin = identical(data, &ranges[y], &ranges[x], &units[flat[y].0], &units[flat[x].0]);
@@ -1570,14 +1585,14 @@ pub(super) fn resolve(
             let u = comp.units[k];
             results[u] = Some(match v {
                 Ok(c) => {
-                    let range = &cand(flat[c]).range;
+                    let range = &claim(flat[c]).range;
                     released.extend(
-                        cands[u]
+                        claims[u]
                             .iter()
                             .filter(|x| x.range != *range)
                             .map(|x| (u, x.range.clone())),
                     );
-                    cand(flat[c])
+                    claim(flat[c])
                         .result(data)
                         .as_ref()
                         .map(Rc::clone)
