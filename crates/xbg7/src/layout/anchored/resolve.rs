@@ -19,6 +19,12 @@
 //! ([`structural_claims`]), so an owner the exporter cannot decode still holds its block
 //! against a sibling that would read the same bytes. docs/architecture.md, rule 5, states
 //! the criterion and its argument.
+//!
+//! [`assign_owners`] runs the phases in order: each unit's claims ranked
+//! ([`rank_claims`]), the conflicting pairs swept ([`conflicting_pairs`]), the evidence
+//! and reductions ([`Owners::new`]), the components formed and ordered, each reduced and
+//! searched with its verdicts ([`Owners::search_components`]), nested windows rejected,
+//! twins sharing a block, and the results recorded ([`Owners::record`]).
 
 use super::super::{Decoded, Placement};
 use super::claim::{identical, no_candidate, overlaps, Block, Claim, Reading, Unit};
@@ -895,7 +901,7 @@ const TRADE_STEPS: usize = 1 << 14;
 impl Nested<'_> {
     /// The vertex start where claim `x`'s index window ends.
     fn end(&self, x: usize) -> usize {
-        self.ranges[x].start + 2 * self.units[(self.owner)(x)].index_count as usize
+        window_end(&self.ranges[x], &self.units[(self.owner)(x)])
     }
 
     /// Does claim `x` (of another unit) hold a window of unit `s` ending where its own
@@ -1158,11 +1164,51 @@ pub(super) fn assign_owners(
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
 ) -> Vec<(usize, Range<usize>)> {
-    let mut released: Vec<(usize, Range<usize>)> = Vec::new();
-    // Each unit's claims strongest first (then by offset), so the search meets the best
-    // assignment early and its first optimum is the canonical one.
-    // A claim below its unit's firmest is never gated; it counts as failing, which can
-    // only move it among the claims that take no part.
+    let firm_claims = rank_claims(data, units, claims, results);
+    let claims: &[Vec<Claim>] = claims;
+    let flat: Vec<(usize, usize)> = (0..units.len())
+        .filter(|&u| results[u].is_none())
+        .flat_map(|u| (0..claims[u].len()).map(move |k| (u, k)))
+        .collect();
+    let Some(sweep) = conflicting_pairs(data, units, claims, &flat) else {
+        for &(u, _) in &flat {
+            results[u].get_or_insert_with(|| {
+                Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!("more than {MAX_CONFLICTS} conflicting claims in this data section"),
+                ))
+            });
+        }
+        return Vec::new();
+    };
+    let mut container_steps = CONTAINER_BUDGET;
+    let owners = Owners::new(data, units, claims, flat, sweep, &firm_claims, &mut container_steps);
+    let mut comps = owners.components(results);
+    owners.order_for_search(&mut comps);
+    let mut decided = owners.search_components(&mut comps, results, &mut container_steps);
+    owners.reject_nested(&comps, &mut decided);
+    owners.share_twins(&comps, &mut decided);
+    let released = owners.record(&comps, decided, results);
+    for u in 0..units.len() {
+        if results[u].is_none() {
+            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
+        }
+    }
+    released
+}
+
+/// Each unit's claims strongest first (then by offset), so the search meets the best
+/// assignment early and its first optimum is the canonical one; returns, per unit and in
+/// that order, which claims are its firmest ([`firmest`]; their normals are counted
+/// here). A claim below its unit's firmest is never gated; it counts as failing, which
+/// can only move it among the claims that take no part. Units with a result already are
+/// left as they are.
+fn rank_claims(
+    data: &[u8],
+    units: &[Unit<'_>],
+    claims: &mut [Vec<Claim>],
+    results: &[Option<Result<Rc<Decoded>, Reason>>],
+) -> Vec<Vec<bool>> {
     let mut firm_claims: Vec<Vec<bool>> = vec![Vec::new(); units.len()];
     for (u, cs) in claims.iter_mut().enumerate() {
         if results[u].is_some() {
@@ -1180,17 +1226,25 @@ pub(super) fn assign_owners(
         keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.range.start.cmp(&b.2.range.start)));
         (firm_claims[u], *cs) = keyed.into_iter().map(|(_, f, c)| (f, c)).unzip();
     }
-    let mut flat: Vec<(usize, usize)> = (0..units.len())
-        .filter(|&u| results[u].is_none())
-        .flat_map(|u| (0..claims[u].len()).map(move |k| (u, k)))
-        .collect();
+    firm_claims
+}
+
+/// What the conflict sweep finds, per claim of the flat list.
+struct Sweep {
+    /// The claims of other units it conflicts with (sorted).
+    conflicts: Vec<Vec<usize>>,
+    /// How many claims of other units overlap it without conflict (identical
+    /// duplicates), for the capacity of the placement bound's points.
+    shared: Vec<u32>,
+}
+
+/// The conflicting pairs among the claims `flat` lists (`(unit, claim)`), by a sweep over
+/// their sorted starts ([`Sweep`]); `None` past [`MAX_CONFLICTS`] pairs.
+fn conflicting_pairs(data: &[u8], units: &[Unit<'_>], claims: &[Vec<Claim>], flat: &[(usize, usize)]) -> Option<Sweep> {
     let claim = |f: (usize, usize)| &claims[f.0][f.1];
     let mut by_start: Vec<usize> = (0..flat.len()).collect();
     by_start.sort_by_key(|&x| (claim(flat[x]).range.start, x));
-    // Conflicting pairs, by a sweep over the sorted starts.
     let mut conflicts: Vec<Vec<usize>> = vec![Vec::new(); flat.len()];
-    // Per claim: how many claims of other units overlap it without conflict (identical
-    // duplicates), for the capacity of the placement bound's points.
     let mut shared: Vec<u32> = vec![0; flat.len()];
     // Per unit: how many units share its counts and declaration (itself included).
     let mut groups: HashMap<(u32, u32, &Declaration), usize> = HashMap::new();
@@ -1231,382 +1285,534 @@ pub(super) fn assign_owners(
     for cs in &mut conflicts {
         cs.sort_unstable();
     }
-    if pairs > MAX_CONFLICTS {
-        for &(u, _) in &flat {
-            results[u].get_or_insert_with(|| {
-                Err(Reason::new(
-                    Code::AmbiguousAnchor,
-                    format!("more than {MAX_CONFLICTS} conflicting claims in this data section"),
-                ))
-            });
+    (pairs <= MAX_CONFLICTS).then_some(Sweep { conflicts, shared })
+}
+
+/// The vertex start where the index window of a claim at `range` of `unit` ends.
+fn window_end(range: &Range<usize>, unit: &Unit<'_>) -> usize {
+    range.start + 2 * unit.index_count as usize
+}
+
+/// The container's claims that take part in the resolution, as flat ids (`x`), and what
+/// every phase after the conflict sweep reads: the evidence, the conflicts left after
+/// the reductions, and which claims are firmest, usable and alive.
+struct Owners<'a, 'u> {
+    data: &'a [u8],
+    units: &'a [Unit<'u>],
+    claims: &'a [Vec<Claim>],
+    /// Per claim: `(unit, index into the unit's claims)`.
+    flat: Vec<(usize, usize)>,
+    ranges: Vec<Range<usize>>,
+    /// Per claim: the claims of other units it conflicts with and that are still alive
+    /// (sorted).
+    conflicts: Vec<Vec<usize>>,
+    /// Per claim: identical duplicates overlapping it ([`most_placed`]'s capacities).
+    shared: Vec<u32>,
+    /// The evidence of each claim.
+    value: Vec<Score>,
+    /// Per unit: its claims, in its order.
+    by_unit: Vec<Vec<usize>>,
+    /// Whether each claim is among its unit's firmest ([`firmest`]).
+    firmest: Vec<bool>,
+    /// Whether each claim may be its unit's block ([`usable_claims`]).
+    usable: Vec<bool>,
+    /// The usable claims by the vertex start their window ends at (for the nested-window
+    /// checks after the search).
+    ending_at: HashMap<usize, Vec<usize>>,
+    /// Whether each claim survived the reductions ([`dominated_removed`],
+    /// [`clear_winners`]).
+    alive: Vec<bool>,
+}
+
+impl<'a, 'u> Owners<'a, 'u> {
+    /// The evidence and the reductions over the swept claims: a unit is placed only
+    /// where it reads as firmly as anywhere ([`firm`]); dominated claims and those that
+    /// lose to a clear winner drop out (`container_steps` pays for the first).
+    fn new(
+        data: &'a [u8],
+        units: &'a [Unit<'u>],
+        claims: &'a [Vec<Claim>],
+        flat: Vec<(usize, usize)>,
+        Sweep { conflicts, shared }: Sweep,
+        firm_claims: &[Vec<bool>],
+        container_steps: &mut usize,
+    ) -> Self {
+        let value: Vec<Score> = flat
+            .iter()
+            .map(|&(u, k)| score(&claims[u][k], &units[u], claims[u][k].passes() == Some(true)))
+            .collect();
+        let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+        for (x, &(u, _)) in flat.iter().enumerate() {
+            by_unit[u].push(x);
         }
-        return released;
+        let firmest: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
+        let mut alive = firmest.clone();
+        let ranges: Vec<Range<usize>> = flat.iter().map(|&(u, k)| claims[u][k].range.clone()).collect();
+        let end_of = |x: usize| window_end(&ranges[x], &units[flat[x].0]);
+        let usable = usable_claims(units, &|x| flat[x].0, &value, &firmest, &end_of);
+        let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
+        for x in (0..flat.len()).filter(|&x| usable[x]) {
+            ending_at.entry(end_of(x)).or_default().push(x);
+        }
+        dominated_removed(&by_unit, &value, &conflicts, &mut alive, container_steps);
+        clear_winners(&by_unit, &value, &conflicts, &mut alive);
+        let conflicts: Vec<Vec<usize>> = conflicts
+            .iter()
+            .map(|cs| cs.iter().copied().filter(|&y| alive[y]).collect())
+            .collect();
+        Owners {
+            data,
+            units,
+            claims,
+            flat,
+            ranges,
+            conflicts,
+            shared,
+            value,
+            by_unit,
+            firmest,
+            usable,
+            ending_at,
+            alive,
+        }
     }
-    let value: Vec<Score> = flat
-        .iter()
-        .map(|&(u, k)| score(&claims[u][k], &units[u], claims[u][k].passes() == Some(true)))
-        .collect();
-    let mut by_unit: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
-    for (x, &(u, _)) in flat.iter().enumerate() {
-        by_unit[u].push(x);
+
+    /// The claim a flat id stands for.
+    fn claim(&self, x: usize) -> &'a Claim {
+        let (u, k) = self.flat[x];
+        &self.claims[u][k]
     }
-    let mut container_steps = CONTAINER_BUDGET;
-    // A unit is placed only where it reads as firmly as anywhere ([`firm`]).
-    let firmest_flat: Vec<bool> = flat.iter().map(|&(u, k)| firm_claims[u][k]).collect();
-    let mut alive = firmest_flat.clone();
-    let end_of = |x: usize| claim(flat[x]).range.start + 2 * units[flat[x].0].index_count as usize;
-    let usable = usable_claims(units, &|x| flat[x].0, &value, &firmest_flat, &end_of);
-    // The usable claims by the vertex start their window ends at (for the nested-window
-    // checks after the search).
-    let mut ending_at: HashMap<usize, Vec<usize>> = HashMap::new();
-    for x in (0..flat.len()).filter(|&x| usable[x]) {
-        ending_at.entry(end_of(x)).or_default().push(x);
-    }
-    dominated_removed(&by_unit, &value, &conflicts, &mut alive, &mut container_steps);
-    clear_winners(&by_unit, &value, &conflicts, &mut alive);
-    let conflicts: Vec<Vec<usize>> = conflicts
-        .iter()
-        .map(|cs| cs.iter().copied().filter(|&y| alive[y]).collect())
-        .collect();
-    // Components: units joined by a conflict between their remaining claims.
-    let mut parent: Vec<usize> = (0..units.len()).collect();
-    for (a, cs) in conflicts.iter().enumerate() {
-        for &b in cs.iter().filter(|_| alive[a]) {
-            let (ra, rb) = (root(&mut parent, flat[a].0), root(&mut parent, flat[b].0));
-            if ra != rb {
-                parent[ra.max(rb)] = ra.min(rb);
+
+    /// Components: units joined by a conflict between their remaining claims, keyed by
+    /// their root unit; each unit with its alive claims (units with a result already,
+    /// or without claims, take no part).
+    fn components(&self, results: &[Option<Result<Rc<Decoded>, Reason>>]) -> BTreeMap<usize, Component> {
+        let (flat, alive) = (&self.flat, &self.alive);
+        let mut parent: Vec<usize> = (0..self.units.len()).collect();
+        for (a, cs) in self.conflicts.iter().enumerate() {
+            for &b in cs.iter().filter(|_| alive[a]) {
+                let (ra, rb) = (root(&mut parent, flat[a].0), root(&mut parent, flat[b].0));
+                if ra != rb {
+                    parent[ra.max(rb)] = ra.min(rb);
+                }
             }
         }
-    }
-    let mut comps: BTreeMap<usize, Component> = BTreeMap::new();
-    for u in 0..units.len() {
-        if results[u].is_some() || by_unit[u].is_empty() {
-            continue;
-        }
-        let r = root(&mut parent, u);
-        let comp = comps.entry(r).or_insert_with(|| Component {
-            units: Vec::new(),
-            claims: Vec::new(),
-        });
-        comp.units.push(u);
-        comp.claims
-            .push(by_unit[u].iter().copied().filter(|&x| alive[x]).collect());
-    }
-    // Units whose best claim carries the most evidence first: the first assignment the
-    // search meets then gives every unit its own block wherever the evidence says so,
-    // and most alternatives are cut by the bound at once.
-    let unit_best: Vec<Score> = by_unit
-        .iter()
-        .map(|xs| {
-            xs.iter()
-                .filter(|&&x| alive[x])
-                .map(|&x| value[x])
-                .max()
-                .unwrap_or_default()
-        })
-        .collect();
-    let takes_best = |x: usize| {
-        conflicts[x]
-            .iter()
-            .filter(|&&y| value[y] == unit_best[flat[y].0])
-            .count()
-    };
-    for comp in comps.values_mut() {
-        // Within a unit, of equally good claims the one that takes the fewest other units'
-        // best claims first, then the fewest claims at all (it leaves the most room to
-        // the rest, so the first assignment the search meets is usually the best).
-        for cs in &mut comp.claims {
-            cs.sort_by(|&a, &b| {
-                value[b]
-                    .cmp(&value[a])
-                    .then(takes_best(a).cmp(&takes_best(b)))
-                    .then(conflicts[a].len().cmp(&conflicts[b].len()))
-                    .then(a.cmp(&b))
+        let mut comps: BTreeMap<usize, Component> = BTreeMap::new();
+        for (u, result) in results.iter().enumerate().take(self.units.len()) {
+            if result.is_some() || self.by_unit[u].is_empty() {
+                continue;
+            }
+            let r = root(&mut parent, u);
+            let comp = comps.entry(r).or_insert_with(|| Component {
+                units: Vec::new(),
+                claims: Vec::new(),
             });
+            comp.units.push(u);
+            comp.claims
+                .push(self.by_unit[u].iter().copied().filter(|&x| alive[x]).collect());
         }
-        let mut order: Vec<usize> = (0..comp.units.len()).collect();
-        let best = |k: usize| comp.claims[k].first().map(|&x| value[x]).unwrap_or_default();
-        order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
-        comp.units = order.iter().map(|&k| comp.units[k]).collect();
-        comp.claims = order.iter().map(|&k| std::mem::take(&mut comp.claims[k])).collect();
+        comps
     }
-    let describe = |x: usize| {
-        let (u, c) = (flat[x].0, claim(flat[x]));
+
+    /// Units whose best claim carries the most evidence first: the first assignment the
+    /// search meets then gives every unit its own block wherever the evidence says so,
+    /// and most alternatives are cut by the bound at once.
+    fn order_for_search(&self, comps: &mut BTreeMap<usize, Component>) {
+        let (value, conflicts) = (&self.value, &self.conflicts);
+        let unit_best: Vec<Score> = self
+            .by_unit
+            .iter()
+            .map(|xs| {
+                xs.iter()
+                    .filter(|&&x| self.alive[x])
+                    .map(|&x| value[x])
+                    .max()
+                    .unwrap_or_default()
+            })
+            .collect();
+        let takes_best = |x: usize| {
+            conflicts[x]
+                .iter()
+                .filter(|&&y| value[y] == unit_best[self.flat[y].0])
+                .count()
+        };
+        for comp in comps.values_mut() {
+            // Within a unit, of equally good claims the one that takes the fewest other units'
+            // best claims first, then the fewest claims at all (it leaves the most room to
+            // the rest, so the first assignment the search meets is usually the best).
+            for cs in &mut comp.claims {
+                cs.sort_by(|&a, &b| {
+                    value[b]
+                        .cmp(&value[a])
+                        .then(takes_best(a).cmp(&takes_best(b)))
+                        .then(conflicts[a].len().cmp(&conflicts[b].len()))
+                        .then(a.cmp(&b))
+                });
+            }
+            let mut order: Vec<usize> = (0..comp.units.len()).collect();
+            let best = |k: usize| comp.claims[k].first().map(|&x| value[x]).unwrap_or_default();
+            order.sort_by(|&a, &b| best(b).cmp(&best(a)).then(a.cmp(&b)));
+            comp.units = order.iter().map(|&k| comp.units[k]).collect();
+            comp.claims = order.iter().map(|&k| std::mem::take(&mut comp.claims[k])).collect();
+        }
+    }
+
+    /// A claim as a rejection names it: its offset and its unit's counts.
+    fn describe(&self, x: usize) -> String {
+        let (u, c) = (self.flat[x].0, self.claim(x));
         format!(
             "{:#x} (a block of {} vertices / {} indices)",
-            c.range.start, units[u].vertex_count, units[u].index_count
+            c.range.start, self.units[u].vertex_count, self.units[u].index_count
         )
-    };
-    let mut blocked = vec![0u32; flat.len()];
-    let mut unit_of = vec![usize::MAX; flat.len()];
-    let ranges: Vec<Range<usize>> = flat.iter().map(|&f| claim(f).range.clone()).collect();
-    // Blocks already given to a unit: duplicates (which never conflict, so may sit in
-    // components of their own) take the identical copies in turn.
-    let mut taken: BTreeSet<usize> = BTreeSet::new();
-    // Per searched component: its verdict per unit (a claim, or why none) and the best
-    // assignment the search found.
-    let mut decided: Vec<Decided> = Vec::new();
-    for (&key, comp) in comps.iter_mut() {
+    }
+
+    /// Searches every component (reduced first: [`incumbent`], [`probe`]) and returns,
+    /// per component searched to the end, its verdicts and best assignment; a
+    /// component whose search runs out of its budget has its units rejected in
+    /// `results` instead. `container_steps` pays for every search.
+    fn search_components(
+        &self,
+        comps: &mut BTreeMap<usize, Component>,
+        results: &mut [Option<Result<Rc<Decoded>, Reason>>],
+        container_steps: &mut usize,
+    ) -> Vec<Decided> {
+        let mut blocked = vec![0u32; self.flat.len()];
+        let mut unit_of = vec![usize::MAX; self.flat.len()];
+        // Per searched component: its verdict per unit (a claim, or why none) and the best
+        // assignment the search found.
+        let mut decided: Vec<Decided> = Vec::new();
+        for (&key, comp) in comps.iter_mut() {
+            let (inc_value, inc_pick) = self.reduce(comp);
+            let comp = &*comp;
+            let n = comp.units.len();
+            for (k, cs) in comp.claims.iter().enumerate() {
+                for &x in cs {
+                    unit_of[x] = k;
+                }
+            }
+            // The incumbent's value is a floor the search must reach (probing removed no
+            // claim of an assignment that good, so the incumbent is still one of them).
+            let floor = if inc_pick.iter().all(|p| p.is_none_or(|c| unit_of[c] != usize::MAX)) {
+                inc_value
+            } else {
+                Score::default()
+            };
+            let mut search = Search {
+                comp,
+                value: &self.value,
+                conflicts: &self.conflicts,
+                unit_of: &unit_of,
+                shared: &self.shared,
+                ranges: &self.ranges,
+                steps: COMPONENT_BUDGET.min(*container_steps),
+                blocked: std::mem::take(&mut blocked),
+                first: false,
+                mark: vec![0; n],
+                slot: vec![0; n],
+                calls: 0,
+            };
+            let everyone: Vec<usize> = (0..n).collect();
+            let first = search.solve(&everyone, floor);
+            let pick = match &first {
+                Ok(Some(found)) => picks(n, found),
+                _ => vec![None; n],
+            };
+            let verdicts = match &first {
+                Ok(Some(found)) => self.verdicts(&mut search, &everyone, &pick, found.0),
+                Ok(None) => Ok(Vec::new()),
+                Err(OutOfBudget) => Err(OutOfBudget),
+            };
+            *container_steps -= COMPONENT_BUDGET.min(*container_steps) - search.steps;
+            blocked = std::mem::take(&mut search.blocked);
+            for &x in comp.claims.iter().flatten() {
+                unit_of[x] = usize::MAX;
+            }
+            let Ok(verdicts) = verdicts else {
+                for &u in &comp.units {
+                    results[u] = Some(Err(Reason::new(
+                        Code::AmbiguousAnchor,
+                        format!(
+                            "its claims conflict with {} other resource(s)' and the ownership search \
+                             ran out of its budget",
+                            n - 1
+                        ),
+                    )));
+                }
+                continue;
+            };
+            decided.push((key, verdicts, pick));
+        }
+        decided
+    }
+
+    /// A good assignment of `comp` found fast ([`incumbent`]), and `comp` with the claims
+    /// no assignment as good holds removed ([`probe`]); each under its own budget.
+    fn reduce(&self, comp: &mut Component) -> (Score, Vec<Option<usize>>) {
         let mut reduce_steps = REDUCE_BUDGET;
-        let (inc_value, inc_pick) = incumbent(comp, &value, &conflicts, &mut reduce_steps);
+        let (inc_value, inc_pick) = incumbent(comp, &self.value, &self.conflicts, &mut reduce_steps);
         let mut reduce_steps = REDUCE_BUDGET;
         if comp.units.len() > 1 {
-            probe(comp, &value, &conflicts, inc_value, &mut reduce_steps);
+            probe(comp, &self.value, &self.conflicts, inc_value, &mut reduce_steps);
         }
-        let comp = &*comp;
-        let n = comp.units.len();
-        for (k, cs) in comp.claims.iter().enumerate() {
-            for &x in cs {
-                unit_of[x] = k;
-            }
-        }
-        // The incumbent's value is a floor the search must reach (probing removed no
-        // claim of an assignment that good, so the incumbent is still one of them).
-        let floor = if inc_pick.iter().all(|p| p.is_none_or(|c| unit_of[c] != usize::MAX)) {
-            inc_value
-        } else {
-            Score::default()
-        };
-        let mut search = Search {
-            comp,
-            value: &value,
-            conflicts: &conflicts,
-            unit_of: &unit_of,
-            shared: &shared,
-            ranges: &ranges,
-            steps: COMPONENT_BUDGET.min(container_steps),
-            blocked: std::mem::take(&mut blocked),
-            first: false,
-            mark: vec![0; n],
-            slot: vec![0; n],
-            calls: 0,
-        };
-        let everyone: Vec<usize> = (0..n).collect();
-        let first = search.solve(&everyone, floor);
-        let picks = |found: &Assignment| {
-            let mut pick: Vec<Option<usize>> = vec![None; n];
-            for &(k, c) in &found.1 {
-                pick[k] = Some(c);
-            }
-            pick
-        };
-        let pick = match &first {
-            Ok(Some(found)) => picks(found),
-            _ => vec![None; n],
-        };
-        let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(n);
-        let mut out_of_budget = first.is_err();
-        if let Ok(Some(found)) = &first {
-            let opt = found.0;
-            for (k, &u) in comp.units.iter().enumerate() {
-                let Some(c) = pick[k] else {
-                    // Unplaced in the best assignment: every fit is another unit's.
-                    let rival = comp.claims[k]
-                        .iter()
-                        .find_map(|&x| conflicts[x].iter().find(|y| pick.contains(&Some(**y))).copied());
-                    verdicts.push(Err(match rival {
-                        Some(y) => format!(
-                            "every block that fits ({} from {:#x}) belongs to another resource, e.g. {}",
-                            claims[u].len(),
-                            claim(flat[comp.claims[k][0]]).range.start,
-                            describe(y)
-                        ),
-                        None => "no assignment of the container's blocks gives it one".to_string(),
-                    }));
-                    continue;
-                };
-                // Unique when no assignment as good gives it other bytes (or none). First
-                // its bytes, wherever they lie, are forbidden to it and to its twins (a
-                // byte-identical copy, or a twin taking them, is no other answer). Then,
-                // where it has twins, to it alone: two units with the same counts whose
-                // blocks differ (a body's records) may take each other's, and that exchange
-                // is another answer; one with it unplaced and a twin on its bytes is not.
-                let same_bytes = |x: usize| {
-                    let (j, _) = flat[x];
-                    identical(data, &claim(flat[x]).range, &claim(flat[c]).range, &units[j], &units[u])
-                };
-                let all: Vec<usize> = comp
-                    .claims
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&x| same_bytes(x))
-                    .collect();
-                if n == 1 && comp.claims[k].iter().all(|&x| same_bytes(x)) {
-                    verdicts.push(Ok(c));
-                    continue;
-                }
-                let own: Vec<usize> = all.iter().copied().filter(|&x| flat[x].0 == u).collect();
-                let passes: Vec<&Vec<usize>> = if own.len() < all.len() {
-                    vec![&all, &own]
-                } else {
-                    vec![&all]
-                };
-                let mut r: Result<Option<Vec<Option<usize>>>, OutOfBudget> = Ok(None);
-                for (pass, forbidden) in passes.into_iter().enumerate() {
-                    for &x in forbidden {
-                        search.blocked[x] += 1;
-                    }
-                    search.first = true;
-                    let found = search.solve(&everyone, opt);
-                    search.first = false;
-                    for &x in forbidden {
-                        search.blocked[x] -= 1;
-                    }
-                    match found.map(|f| f.map(|f| picks(&f))) {
-                        Err(e) => {
-                            r = Err(e);
-                            break;
-                        }
-                        Ok(Some(alt)) if pass == 0 || alt[k].is_some() => {
-                            r = Ok(Some(alt));
-                            break;
-                        }
-                        Ok(_) => {}
-                    }
-                }
-                match r {
-                    Err(OutOfBudget) => {
-                        out_of_budget = true;
-                        break;
-                    }
-                    Ok(Some(alt)) => {
-                        let alt = alt[k];
-                        verdicts.push(Err(match alt {
-                            Some(y) => format!(
-                                "two assignments of the container's blocks fit equally well: {} or {}",
-                                describe(c),
-                                describe(y)
-                            ),
-                            None => {
-                                let rival = conflicts[c]
-                                    .iter()
-                                    .find(|y| comp.claims.iter().flatten().any(|z| z == *y));
-                                format!(
-                                    "its block {} is as well explained by another resource's claim{}",
-                                    describe(c),
-                                    rival.map(|y| format!(" at {}", describe(*y))).unwrap_or_default()
-                                )
-                            }
-                        }))
-                    }
-                    Ok(None) => verdicts.push(Ok(c)),
-                }
-            }
-        }
-        container_steps -= COMPONENT_BUDGET.min(container_steps) - search.steps;
-        blocked = std::mem::take(&mut search.blocked);
-        for &x in comp.claims.iter().flatten() {
-            unit_of[x] = usize::MAX;
-        }
-        if out_of_budget {
-            for &u in &comp.units {
-                results[u] = Some(Err(Reason::new(
-                    Code::AmbiguousAnchor,
-                    format!(
-                        "its claims conflict with {} other resource(s)' and the ownership search \
-                         ran out of its budget",
-                        n - 1
-                    ),
-                )));
-            }
-            continue;
-        }
-        decided.push((key, verdicts, pick));
+        (inc_value, inc_pick)
     }
-    let owner = |x: usize| flat[x].0;
-    let nested = Nested {
-        data,
-        units,
-        owner: &owner,
-        ranges: &ranges,
-        value: &value,
-        firmest: &firmest_flat,
-        usable: &usable,
-    };
-    nested.reject(&by_unit, &ending_at, &comps, &mut decided, &describe);
-    // A unit that no best assignment places, with a twin that is decoded (same counts,
-    // declaration and bytes: one resource listed twice), shares the twin's block: the
-    // search deals each copy to one unit, and when the copies run out FORMAT.md allows
-    // two resources one block if their bytes are identical. (Sharing inside the search
-    // would let twins leave a copy free for another unit's misreading of it.)
-    let decoded_at: Vec<(usize, usize)> = decided
-        .iter()
-        .flat_map(|(key, verdicts, _)| {
-            comps[key]
-                .units
+
+    /// Every unit's verdict in the component `search` is over, given the best assignment
+    /// it found (`pick`, worth `opt`): its claim where every assignment as good gives it
+    /// the same bytes, else why not; in unit order, up to a search that runs out of its
+    /// budget.
+    fn verdicts(
+        &self,
+        search: &mut Search<'_>,
+        everyone: &[usize],
+        pick: &[Option<usize>],
+        opt: Score,
+    ) -> Result<Vec<Result<usize, String>>, OutOfBudget> {
+        let mut verdicts: Vec<Result<usize, String>> = Vec::with_capacity(pick.len());
+        for k in 0..search.comp.units.len() {
+            verdicts.push(self.verdict(search, everyone, pick, opt, k)?);
+        }
+        Ok(verdicts)
+    }
+
+    /// The verdict on local unit `k` of the searched component (see [`Self::verdicts`]).
+    fn verdict(
+        &self,
+        search: &mut Search<'_>,
+        everyone: &[usize],
+        pick: &[Option<usize>],
+        opt: Score,
+        k: usize,
+    ) -> Result<Result<usize, String>, OutOfBudget> {
+        let (comp, conflicts, flat) = (search.comp, &self.conflicts, &self.flat);
+        let (n, u) = (comp.units.len(), comp.units[k]);
+        let Some(c) = pick[k] else {
+            // Unplaced in the best assignment: every fit is another unit's.
+            let rival = comp.claims[k]
                 .iter()
-                .zip(verdicts)
-                .filter_map(|(&u, v)| v.as_ref().ok().map(|&c| (u, c)))
-        })
-        .collect();
-    for (key, verdicts, pick) in &mut decided {
-        for (k, v) in verdicts.iter_mut().enumerate().filter(|(k, _)| pick[*k].is_none()) {
-            let u = comps[key].units[k];
-            let twin = decoded_at.iter().find_map(|&(j, c)| {
-                by_unit[u]
-                    .iter()
-                    .copied()
-                    .find(|&x| j != u && identical(data, &ranges[x], &ranges[c], &units[u], &units[j]))
-            });
-            if let Some(x) = twin {
-                *v = Ok(x);
-            }
+                .find_map(|&x| conflicts[x].iter().find(|y| pick.contains(&Some(**y))).copied());
+            return Ok(Err(match rival {
+                Some(y) => format!(
+                    "every block that fits ({} from {:#x}) belongs to another resource, e.g. {}",
+                    self.claims[u].len(),
+                    self.claim(comp.claims[k][0]).range.start,
+                    self.describe(y)
+                ),
+                None => "no assignment of the container's blocks gives it one".to_string(),
+            }));
+        };
+        // Unique when no assignment as good gives it other bytes (or none). First
+        // its bytes, wherever they lie, are forbidden to it and to its twins (a
+        // byte-identical copy, or a twin taking them, is no other answer). Then,
+        // where it has twins, to it alone: two units with the same counts whose
+        // blocks differ (a body's records) may take each other's, and that exchange
+        // is another answer; one with it unplaced and a twin on its bytes is not.
+        let same_bytes = |x: usize| {
+            let (j, _) = flat[x];
+            identical(
+                self.data,
+                &self.claim(x).range,
+                &self.claim(c).range,
+                &self.units[j],
+                &self.units[u],
+            )
+        };
+        let all: Vec<usize> = comp
+            .claims
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&x| same_bytes(x))
+            .collect();
+        if n == 1 && comp.claims[k].iter().all(|&x| same_bytes(x)) {
+            return Ok(Ok(c));
         }
-    }
-    for (key, mut verdicts, _) in decided {
-        let comp = &comps[&key];
-        // Byte-identical blocks of duplicates are shared out in order (any choice gives
-        // the same geometry): in the order the container lists the units, each the first
-        // copy left; a unit keeps its pick where no other is free.
-        let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
-        // In the order the container lists the units.
-        let mut in_order: Vec<usize> = (0..verdicts.len()).collect();
-        in_order.sort_by_key(|&k| comp.units[k]);
-        for k in in_order {
-            let Ok(c) = &mut verdicts[k] else { continue };
-            let start = |x: usize| claim(flat[x]).range.start;
-            let free = comp.claims[k].iter().copied().filter(|&x| {
-                !taken.contains(&start(x))
-                    && data[claim(flat[x]).range.clone()] == data[claim(flat[*c]).range.clone()]
-                    && !conflicts[x].iter().any(|&y| {
-                        // (A twin's copy is dealt here too: in order, one each.)
-                        let twin = identical(data, &ranges[y], &ranges[x], &units[flat[y].0], &units[flat[x].0]);
-                        chosen.contains(&y) && y != *c && !twin
-                    })
-            });
-            let free = free.min_by_key(|&x| start(x));
-            if let Some(x) = free {
-                *c = x;
-            }
-            taken.insert(start(*c));
-        }
-        for (k, v) in verdicts.into_iter().enumerate() {
-            let u = comp.units[k];
-            results[u] = Some(match v {
-                Ok(c) => {
-                    let range = &claim(flat[c]).range;
-                    released.extend(
-                        claims[u]
-                            .iter()
-                            .filter(|x| x.range != *range)
-                            .map(|x| (u, x.range.clone())),
-                    );
-                    claim(flat[c])
-                        .result(data)
-                        .as_ref()
-                        .map(Rc::clone)
-                        .map_err(Reason::clone)
+        let own: Vec<usize> = all.iter().copied().filter(|&x| flat[x].0 == u).collect();
+        Ok(match other_answer(search, everyone, &all, &own, opt, k)? {
+            Some(alt) => Err(match alt[k] {
+                Some(y) => format!(
+                    "two assignments of the container's blocks fit equally well: {} or {}",
+                    self.describe(c),
+                    self.describe(y)
+                ),
+                None => {
+                    let rival = conflicts[c]
+                        .iter()
+                        .find(|y| comp.claims.iter().flatten().any(|z| z == *y));
+                    format!(
+                        "its block {} is as well explained by another resource's claim{}",
+                        self.describe(c),
+                        rival.map(|y| format!(" at {}", self.describe(*y))).unwrap_or_default()
+                    )
                 }
-                Err(why) => Err(Reason::new(Code::AmbiguousAnchor, why)),
-            });
+            }),
+            None => Ok(c),
+        })
+    }
+
+    /// Rejects the units placed on nested windows the bytes cannot tell apart
+    /// ([`Nested::reject`]).
+    fn reject_nested(&self, comps: &BTreeMap<usize, Component>, decided: &mut [Decided]) {
+        let owner = |x: usize| self.flat[x].0;
+        let nested = Nested {
+            data: self.data,
+            units: self.units,
+            owner: &owner,
+            ranges: &self.ranges,
+            value: &self.value,
+            firmest: &self.firmest,
+            usable: &self.usable,
+        };
+        nested.reject(&self.by_unit, &self.ending_at, comps, decided, &|x| self.describe(x));
+    }
+
+    /// A unit that no best assignment places, with a twin that is decoded (same counts,
+    /// declaration and bytes: one resource listed twice), shares the twin's block: the
+    /// search deals each copy to one unit, and when the copies run out FORMAT.md allows
+    /// two resources one block if their bytes are identical. (Sharing inside the search
+    /// would let twins leave a copy free for another unit's misreading of it.)
+    fn share_twins(&self, comps: &BTreeMap<usize, Component>, decided: &mut [Decided]) {
+        let (data, units, ranges) = (self.data, self.units, &self.ranges);
+        let decoded_at: Vec<(usize, usize)> = decided
+            .iter()
+            .flat_map(|(key, verdicts, _)| {
+                comps[key]
+                    .units
+                    .iter()
+                    .zip(verdicts)
+                    .filter_map(|(&u, v)| v.as_ref().ok().map(|&c| (u, c)))
+            })
+            .collect();
+        for (key, verdicts, pick) in decided {
+            for (k, v) in verdicts.iter_mut().enumerate().filter(|(k, _)| pick[*k].is_none()) {
+                let u = comps[key].units[k];
+                let twin = decoded_at.iter().find_map(|&(j, c)| {
+                    self.by_unit[u]
+                        .iter()
+                        .copied()
+                        .find(|&x| j != u && identical(data, &ranges[x], &ranges[c], &units[u], &units[j]))
+                });
+                if let Some(x) = twin {
+                    *v = Ok(x);
+                }
+            }
         }
     }
-    for u in 0..units.len() {
-        if results[u].is_none() {
-            results[u] = Some(Err(no_candidate(&units[u], None, &failures[u])));
+
+    /// Writes each decided unit's result: byte-identical blocks of duplicates are shared
+    /// out first (any choice gives the same geometry: in the order the container lists
+    /// the units, each the first copy left; a unit keeps its pick where no other is
+    /// free), then a placed unit gets its block's reading and lets go of its other
+    /// claims, which are returned as `(unit, range)`.
+    fn record(
+        &self,
+        comps: &BTreeMap<usize, Component>,
+        decided: Vec<Decided>,
+        results: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    ) -> Vec<(usize, Range<usize>)> {
+        let (data, units, ranges, conflicts, flat) = (self.data, self.units, &self.ranges, &self.conflicts, &self.flat);
+        let mut released: Vec<(usize, Range<usize>)> = Vec::new();
+        // Blocks already given to a unit: duplicates (which never conflict, so may sit in
+        // components of their own) take the identical copies in turn.
+        let mut taken: BTreeSet<usize> = BTreeSet::new();
+        for (key, mut verdicts, _) in decided {
+            let comp = &comps[&key];
+            let chosen: BTreeSet<usize> = verdicts.iter().filter_map(|v| v.as_ref().ok().copied()).collect();
+            // In the order the container lists the units.
+            let mut in_order: Vec<usize> = (0..verdicts.len()).collect();
+            in_order.sort_by_key(|&k| comp.units[k]);
+            for k in in_order {
+                let Ok(c) = &mut verdicts[k] else { continue };
+                let start = |x: usize| self.claim(x).range.start;
+                let free = comp.claims[k].iter().copied().filter(|&x| {
+                    !taken.contains(&start(x))
+                        && data[self.claim(x).range.clone()] == data[self.claim(*c).range.clone()]
+                        && !conflicts[x].iter().any(|&y| {
+                            // (A twin's copy is dealt here too: in order, one each.)
+                            let twin = identical(data, &ranges[y], &ranges[x], &units[flat[y].0], &units[flat[x].0]);
+                            chosen.contains(&y) && y != *c && !twin
+                        })
+                });
+                let free = free.min_by_key(|&x| start(x));
+                if let Some(x) = free {
+                    *c = x;
+                }
+                taken.insert(start(*c));
+            }
+            for (k, v) in verdicts.into_iter().enumerate() {
+                let u = comp.units[k];
+                results[u] = Some(match v {
+                    Ok(c) => {
+                        let range = &self.claim(c).range;
+                        released.extend(
+                            self.claims[u]
+                                .iter()
+                                .filter(|x| x.range != *range)
+                                .map(|x| (u, x.range.clone())),
+                        );
+                        self.claim(c)
+                            .result(data)
+                            .as_ref()
+                            .map(Rc::clone)
+                            .map_err(Reason::clone)
+                    }
+                    Err(why) => Err(Reason::new(Code::AmbiguousAnchor, why)),
+                });
+            }
+        }
+        released
+    }
+}
+
+/// Another assignment worth `opt` (the best) for the searched component, as picks per
+/// local unit: first with the claims `all` (local unit `k`'s bytes, wherever they lie)
+/// forbidden; then, when `own` (those of `k`'s own) is fewer, with only `own` forbidden,
+/// where only an assignment that places `k` counts. `None` when there is none.
+fn other_answer(
+    search: &mut Search<'_>,
+    everyone: &[usize],
+    all: &[usize],
+    own: &[usize],
+    opt: Score,
+    k: usize,
+) -> Result<Option<Vec<Option<usize>>>, OutOfBudget> {
+    let n = search.comp.units.len();
+    let passes: Vec<&[usize]> = if own.len() < all.len() {
+        vec![all, own]
+    } else {
+        vec![all]
+    };
+    let mut r: Result<Option<Vec<Option<usize>>>, OutOfBudget> = Ok(None);
+    for (pass, forbidden) in passes.into_iter().enumerate() {
+        for &x in forbidden {
+            search.blocked[x] += 1;
+        }
+        search.first = true;
+        let found = search.solve(everyone, opt);
+        search.first = false;
+        for &x in forbidden {
+            search.blocked[x] -= 1;
+        }
+        match found.map(|f| f.map(|f| picks(n, &f))) {
+            Err(e) => {
+                r = Err(e);
+                break;
+            }
+            Ok(Some(alt)) if pass == 0 || alt[k].is_some() => {
+                r = Ok(Some(alt));
+                break;
+            }
+            Ok(_) => {}
         }
     }
-    flat.clear();
-    released
+    r
+}
+
+/// The picks of an assignment of a component's `n` units, per local unit.
+fn picks(n: usize, found: &Assignment) -> Vec<Option<usize>> {
+    let mut pick: Vec<Option<usize>> = vec![None; n];
+    for &(k, c) in &found.1 {
+        pick[k] = Some(c);
+    }
+    pick
 }
