@@ -189,110 +189,147 @@ pub(super) fn structural_claims(
     windows: &mut Windows,
     seen: &mut Vec<u64>,
 ) -> Vec<(usize, Claim)> {
-    let mut counts: Vec<(u32, u32, usize)> = units
-        .iter()
-        .enumerate()
-        .map(|(u, x)| (x.index_count, x.vertex_count, u))
-        .collect();
-    counts.sort_unstable();
-    let undecodable: Vec<usize> = (0..units.len()).filter(|&u| !units[u].decodable).collect();
-    let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
-    let mut readings: HashMap<usize, Rc<Reading>> = HashMap::new();
-    let mut out: Vec<(usize, Claim)> = Vec::new();
-    let mut done: BTreeSet<(usize, usize)> = BTreeSet::new();
-    // The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
-    // `windows`: the shared cache of backward maxima, for the few thousand vertex starts
-    // every unit asks about; `None` for the millions of undecodable starts, each asked
-    // once (caching them cost more than reading their windows).
-    let mut try_claim =
-        |u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>, out: &mut Vec<(usize, Claim)>| {
-            let other = &units[u2];
-            let (i2, v2) = (other.index_count, other.vertex_count);
-            let iu = i2 as usize;
-            // A decodable resource without a NORMAL is pinned by its own, stricter window
-            // search (every vertex referenced, plausible vertices): nothing to add.
-            if (other.decodable && other.map.normal.is_none())
-                || 2 * iu > p
-                || !match windows {
-                    Some(windows) => windows.valid(data, p, iu, v2),
-                    None => window_valid(data, p - 2 * iu, iu, v2),
+    let mut finder = WindowClaims {
+        data,
+        units,
+        claims,
+        cfg,
+        readings: HashMap::new(),
+        out: Vec::new(),
+        done: BTreeSet::new(),
+    };
+    finder.at_run_starts(starts, seen);
+    finder.at_claims(windows, seen);
+    finder.out
+}
+
+/// The state [`structural_claims`] shares between its two passes: what it reads, the
+/// claims found so far, and the places already tried.
+struct WindowClaims<'a, 'u> {
+    data: &'a [u8],
+    units: &'a [Unit<'u>],
+    claims: &'a [Vec<Claim>],
+    cfg: &'a GateConfig,
+    /// How each unit's claimed blocks are read, made on its first claim here.
+    readings: HashMap<usize, Rc<Reading>>,
+    out: Vec<(usize, Claim)>,
+    /// `(unit, window)` places already claimed here.
+    done: BTreeSet<(usize, usize)>,
+}
+
+impl WindowClaims<'_, '_> {
+    /// The undecodable units' claims at the starts of unit-normal runs at their stride
+    /// (`starts`, see [`structural_claims`]).
+    fn at_run_starts(&mut self, starts: &[(usize, usize, usize)], seen: &mut Vec<u64>) {
+        let data = self.data;
+        for &(u2, q, width) in starts {
+            let v2 = self.units[u2].vertex_count;
+            for p in (q.saturating_sub(width)..=q).rev() {
+                // Most starts fail at the index value next to them: no call for those.
+                if p >= 2 && u32::from(u16::from_be_bytes([data[p - 2], data[p - 1]])) < v2 {
+                    self.try_claim(u2, p, None, seen);
                 }
-            {
-                return;
             }
-            let w2 = p - 2 * iu;
-            if !real_start_indices(data, w2)
-                || claims[u2].iter().any(|x| x.range.start == w2)
-                || (referenced(data, w2, iu, v2 as usize, seen) as f64) < cfg.min_referenced_fraction * v2 as f64
-                || !done.insert((u2, w2))
-            {
-                return;
+        }
+    }
+
+    /// At the vertex start of every claim: the undecodable units' claims, and, where the
+    /// claim's window extends backwards, the longer lists' claims.
+    fn at_claims(&mut self, windows: &mut Windows, seen: &mut Vec<u64>) {
+        let (data, units) = (self.data, self.units);
+        let mut counts: Vec<(u32, u32, usize)> = units
+            .iter()
+            .enumerate()
+            .map(|(u, x)| (x.index_count, x.vertex_count, u))
+            .collect();
+        counts.sort_unstable();
+        let undecodable: Vec<usize> = (0..units.len()).filter(|&u| !units[u].decodable).collect();
+        let max_v = counts.iter().map(|c| c.1).max().unwrap_or(0);
+        for (u, unit) in units.iter().enumerate() {
+            let i = unit.index_count as usize;
+            for c in &self.claims[u] {
+                let p = c.range.start + 2 * i;
+                for &u2 in &undecodable {
+                    if u2 != u {
+                        self.try_claim(u2, p, Some(&mut *windows), seen);
+                    }
+                }
+                if c.strength >= 2 {
+                    continue;
+                }
+                // Longer windows, shortest first; once a value no resource's vertex count
+                // allows is among them, no longer window is valid either.
+                for &(i2, _, u2) in &counts[counts.partition_point(|x| x.0 as usize <= i)..] {
+                    if 2 * i2 as usize > p || !windows.valid(data, p, i2 as usize, max_v) {
+                        break;
+                    }
+                    self.try_claim(u2, p, Some(&mut *windows), seen);
+                }
             }
-            let s2 = other.decl.stride;
-            let end = (p + v2 as usize * s2).min(data.len());
-            let pl = Placement {
-                index_offset: w2,
-                index_count: i2,
-                vertex_offset: p,
-                vertex_count: v2,
-            };
-            let preceding = preceding_triangles(data, w2, v2, |_| true)
-                + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
-            let stray = match other.map.normal {
-                Some(e) if other.decodable && normals_fit(data, p, other, &e) => stray_slots(data, p, s2, &e, seen, v2),
-                _ => 0,
-            };
-            let how = readings.entry(u2).or_insert_with(|| {
-                Rc::new(Reading {
-                    decl: other.decl.clone(),
-                    map: other.map.clone(),
-                    cfg: cfg.clone(),
-                })
-            });
-            out.push((
-                u2,
-                Claim {
-                    range: w2..end.max(p),
-                    block: Block::read(pl, how),
-                    strength: 2 * u8::from(preceding == 0) + 1,
-                    preceding,
-                    stray,
-                    unit_normals: 0,
-                },
-            ));
+        }
+    }
+
+    /// The claim of unit `u2` whose window ends at vertex start `p`, if its counts fit there.
+    /// `windows`: the shared cache of backward maxima, for the few thousand vertex starts
+    /// every unit asks about; `None` for the millions of undecodable starts, each asked
+    /// once (caching them cost more than reading their windows).
+    fn try_claim(&mut self, u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>) {
+        let (data, cfg) = (self.data, self.cfg);
+        let other = &self.units[u2];
+        let (i2, v2) = (other.index_count, other.vertex_count);
+        let iu = i2 as usize;
+        // A decodable resource without a NORMAL is pinned by its own, stricter window
+        // search (every vertex referenced, plausible vertices): nothing to add.
+        if (other.decodable && other.map.normal.is_none())
+            || 2 * iu > p
+            || !match windows {
+                Some(windows) => windows.valid(data, p, iu, v2),
+                None => window_valid(data, p - 2 * iu, iu, v2),
+            }
+        {
+            return;
+        }
+        let w2 = p - 2 * iu;
+        if !real_start_indices(data, w2)
+            || self.claims[u2].iter().any(|x| x.range.start == w2)
+            || (referenced(data, w2, iu, v2 as usize, seen) as f64) < cfg.min_referenced_fraction * v2 as f64
+            || !self.done.insert((u2, w2))
+        {
+            return;
+        }
+        let s2 = other.decl.stride;
+        let end = (p + v2 as usize * s2).min(data.len());
+        let pl = Placement {
+            index_offset: w2,
+            index_count: i2,
+            vertex_offset: p,
+            vertex_count: v2,
         };
-    for &(u2, q, width) in starts {
-        let v2 = units[u2].vertex_count;
-        for p in (q.saturating_sub(width)..=q).rev() {
-            // Most starts fail at the index value next to them: no call for those.
-            if p >= 2 && u32::from(u16::from_be_bytes([data[p - 2], data[p - 1]])) < v2 {
-                try_claim(u2, p, None, seen, &mut out);
-            }
-        }
+        let preceding = preceding_triangles(data, w2, v2, |_| true)
+            + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
+        let stray = match other.map.normal {
+            Some(e) if other.decodable && normals_fit(data, p, other, &e) => stray_slots(data, p, s2, &e, seen, v2),
+            _ => 0,
+        };
+        let how = self.readings.entry(u2).or_insert_with(|| {
+            Rc::new(Reading {
+                decl: other.decl.clone(),
+                map: other.map.clone(),
+                cfg: cfg.clone(),
+            })
+        });
+        self.out.push((
+            u2,
+            Claim {
+                range: w2..end.max(p),
+                block: Block::read(pl, how),
+                strength: 2 * u8::from(preceding == 0) + 1,
+                preceding,
+                stray,
+                unit_normals: 0,
+            },
+        ));
     }
-    for (u, unit) in units.iter().enumerate() {
-        let i = unit.index_count as usize;
-        for c in &claims[u] {
-            let p = c.range.start + 2 * i;
-            for &u2 in &undecodable {
-                if u2 != u {
-                    try_claim(u2, p, Some(&mut *windows), seen, &mut out);
-                }
-            }
-            if c.strength >= 2 {
-                continue;
-            }
-            // Longer windows, shortest first; once a value no resource's vertex count
-            // allows is among them, no longer window is valid either.
-            for &(i2, _, u2) in &counts[counts.partition_point(|x| x.0 as usize <= i)..] {
-                if 2 * i2 as usize > p || !windows.valid(data, p, i2 as usize, max_v) {
-                    break;
-                }
-                try_claim(u2, p, Some(&mut *windows), seen, &mut out);
-            }
-        }
-    }
-    out
 }
 
 /// Most pairs of conflicting claims one container may hold; beyond it every unit with a
@@ -892,6 +929,41 @@ fn window(v: Score) -> Window {
     Window(v.placed, v.preceding, v.strength)
 }
 
+/// Can the trade's moving units add window evidence `need` to `have`, no two of their
+/// claims overlapping ([`Nested::trade_explains_as_well`])? Exhaustive from option list
+/// `k` on (a unit takes one of its `options` or none; `look` gives a claim's range and
+/// evidence); stops once it reaches `need`, or when the steps run out (then the trade
+/// counts as possible).
+fn reaches(
+    k: usize,
+    have: Window,
+    need: Window,
+    options: &[Vec<usize>],
+    taken: &mut Vec<usize>,
+    look: &dyn Fn(usize) -> (Range<usize>, Window),
+    steps: &mut usize,
+) -> bool {
+    if have >= need || *steps == 0 {
+        return true;
+    }
+    if k == options.len() {
+        return false;
+    }
+    *steps -= 1;
+    for &z in &options[k] {
+        let (rz, wz) = look(z);
+        if taken.iter().all(|&t| !overlaps(&look(t).0, &rz)) {
+            taken.push(z);
+            let found = reaches(k + 1, have.add(wz), need, options, taken, look, steps);
+            taken.pop();
+            if found {
+                return true;
+            }
+        }
+    }
+    reaches(k + 1, have, need, options, taken, look, steps)
+}
+
 /// Most units and claims per unit the trade test ([`Nested::trade_explains_as_well`]) tries;
 /// past them (or its steps), the trade is taken as possible: the nested unit is rejected.
 const TRADE_UNITS: usize = 8;
@@ -944,11 +1016,44 @@ impl Nested<'_> {
         placed: &BTreeMap<usize, usize>,
         by_unit: &[Vec<usize>],
     ) -> bool {
+        let Some(pool) = self.moving_units(l, x, y, placed, by_unit) else {
+            return true;
+        };
+        let Some(options) = self.trade_options(l, x, &pool, placed, by_unit) else {
+            return true;
+        };
+        let before = pool
+            .iter()
+            .filter_map(|u| placed.get(u))
+            .map(|&c| window(self.value[c]))
+            .fold(window(self.value[y]), Window::add);
+        let look = |c: usize| (self.ranges[c].clone(), window(self.value[c]));
+        let mut steps = TRADE_STEPS;
+        reaches(
+            0,
+            window(self.value[x]),
+            before,
+            &options,
+            &mut Vec::new(),
+            &look,
+            &mut steps,
+        )
+    }
+
+    /// The units that move when unit `l` is held at `x` instead of `y` (see
+    /// [`Self::trade_explains_as_well`]): those whose blocks `x` overlaps, the unplaced
+    /// ones with a claim on `y`'s bytes, and, until none is added, the placed ones whose
+    /// blocks a usable claim of a moving unit overlaps. `None` past [`TRADE_UNITS`].
+    fn moving_units(
+        &self,
+        l: usize,
+        x: usize,
+        y: usize,
+        placed: &BTreeMap<usize, usize>,
+        by_unit: &[Vec<usize>],
+    ) -> Option<Vec<usize>> {
         let r = |c: usize| &self.ranges[c];
         let usable = |z: usize| self.usable[z];
-        // The units that move: those whose blocks `x` overlaps, the unplaced ones with a
-        // claim on `y`'s bytes, and, until none is added, the placed ones whose blocks a
-        // usable claim of a moving unit overlaps.
         let mut pool: Vec<usize> = placed
             .iter()
             .filter(|&(&u, &c)| u != l && overlaps(r(c), r(x)))
@@ -961,7 +1066,7 @@ impl Nested<'_> {
         let mut next = 0;
         while next < pool.len() {
             if pool.len() > TRADE_UNITS {
-                return true;
+                return None;
             }
             let u = pool[next];
             next += 1;
@@ -978,8 +1083,23 @@ impl Nested<'_> {
             }
         }
         if pool.len() > TRADE_UNITS {
-            return true;
+            return None;
         }
+        Some(pool)
+    }
+
+    /// Per moving unit of `pool`, its usable claims that overlap no block kept (those of
+    /// the units that stay, and `x`, where unit `l` is held). `None` past
+    /// [`TRADE_CLAIMS`] for one unit.
+    fn trade_options(
+        &self,
+        l: usize,
+        x: usize,
+        pool: &[usize],
+        placed: &BTreeMap<usize, usize>,
+        by_unit: &[Vec<usize>],
+    ) -> Option<Vec<Vec<usize>>> {
+        let r = |c: usize| &self.ranges[c];
         let kept: Vec<usize> = placed
             .iter()
             .filter(|&(u, _)| *u != l && !pool.contains(u))
@@ -992,61 +1112,14 @@ impl Nested<'_> {
                 by_unit[u]
                     .iter()
                     .copied()
-                    .filter(|&z| usable(z) && !kept.iter().any(|&k| overlaps(r(z), r(k))))
+                    .filter(|&z| self.usable[z] && !kept.iter().any(|&k| overlaps(r(z), r(k))))
                     .collect::<Vec<usize>>()
             })
             .collect();
         if options.iter().any(|o| o.len() > TRADE_CLAIMS) {
-            return true;
+            return None;
         }
-        // The best window evidence the pool can add, no two of its claims overlapping
-        // (exhaustive: a unit takes one of its options or none); stops once it reaches
-        // `need`, or when the steps run out (then the trade counts as possible).
-        fn best(
-            k: usize,
-            have: Window,
-            need: Window,
-            options: &[Vec<usize>],
-            taken: &mut Vec<usize>,
-            look: &dyn Fn(usize) -> (Range<usize>, Window),
-            steps: &mut usize,
-        ) -> bool {
-            if have >= need || *steps == 0 {
-                return true;
-            }
-            if k == options.len() {
-                return false;
-            }
-            *steps -= 1;
-            for &z in &options[k] {
-                let (rz, wz) = look(z);
-                if taken.iter().all(|&t| !overlaps(&look(t).0, &rz)) {
-                    taken.push(z);
-                    let found = best(k + 1, have.add(wz), need, options, taken, look, steps);
-                    taken.pop();
-                    if found {
-                        return true;
-                    }
-                }
-            }
-            best(k + 1, have, need, options, taken, look, steps)
-        }
-        let before = pool
-            .iter()
-            .filter_map(|u| placed.get(u))
-            .map(|&c| window(self.value[c]))
-            .fold(window(self.value[y]), Window::add);
-        let look = |c: usize| (self.ranges[c].clone(), window(self.value[c]));
-        let mut steps = TRADE_STEPS;
-        best(
-            0,
-            window(self.value[x]),
-            before,
-            &options,
-            &mut Vec::new(),
-            &look,
-            &mut steps,
-        )
+        Some(options)
     }
 
     /// A unit given a block whose window is the tail of another unit's claim there (its
