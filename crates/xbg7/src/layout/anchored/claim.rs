@@ -47,13 +47,13 @@ pub(super) struct Claim {
     /// triangle). A preference, not a proof (FORMAT.md §6).
     pub(super) strength: u8,
     /// Triangles at the window's edge that do not belong where a list starts: real
-    /// triangles before it that read as the same list ([`preceding_triangles`](super::search::preceding_triangles)) and
-    /// degenerate ones opening it ([`leading_degenerate`](super::search::leading_degenerate)); 0 at the start of a buffer.
+    /// triangles before it that read as the same list (`search::preceding_triangles`) and
+    /// degenerate ones opening it (`search::leading_degenerate`); 0 at the start of a buffer.
     pub(super) preceding: u32,
-    /// Vertex slots referenced by no index whose normal is not unit ([`stray_slots`](super::search::stray_slots)).
+    /// Vertex slots referenced by no index whose normal is not unit (`search::stray_slots`).
     pub(super) stray: u32,
     /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL),
-    /// counted by the resolution for the claims that take part ([`assign_owners`](super::resolve::assign_owners)'s firmest of
+    /// counted by the resolution for the claims that take part (`resolve::assign_owners`'s firmest of
     /// their unit) only: 0 until then.
     pub(super) unit_normals: u32,
 }
@@ -124,7 +124,7 @@ impl Block {
 }
 
 /// Whether two byte ranges share a byte.
-pub(super) fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+pub(crate) fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 

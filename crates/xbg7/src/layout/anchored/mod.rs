@@ -31,7 +31,7 @@ use super::Decoded;
 use crate::gates::GateConfig;
 use crate::reason::{Code, Reason};
 use bitmap::tolerant_runs_by_offset;
-use claim::{no_candidate, overlaps, Claim};
+use claim::{no_candidate, Claim};
 use resolve::{assign_owners, structural_claims};
 use std::ops::Range;
 use std::rc::Rc;
@@ -46,9 +46,10 @@ mod resolve;
 mod search;
 
 pub use bitmap::{runs, tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
+pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use resolve::HEADER_TRIANGLES;
-pub(crate) use search::{has_area, plausible_position, preceding_triangles, referenced};
+pub(crate) use search::{element3, has_area, plausible_position, preceding_triangles, referenced};
 pub use search::{Scanner, MAX_LEADING_NON_UNIT};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after

@@ -94,7 +94,7 @@ pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32
 /// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
 /// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
 #[inline]
-pub(super) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
+pub(crate) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
     let at = p + k as usize * s + e.offset as usize;
     let c = e.ty.decode(&data[at..at + e.ty.size()]);
     [c[0], c[1], c[2]]
@@ -553,43 +553,12 @@ impl<'d> Scanner<'d> {
                 if p + v * s > data.len() {
                     break; // every later window of this run ends past the data too
                 }
-                let pos = |k: u32| -> [f32; 3] {
-                    let at = p + k as usize * s + pe.offset as usize;
-                    let c = pe.ty.decode(&data[at..at + pe.ty.size()]);
-                    [c[0], c[1], c[2]]
-                };
-                let real = |t: [u32; 3]| {
-                    let ps = t.map(pos);
-                    ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
-                };
-                // The suffix of a longer index buffer (or a window inside one).
-                if w >= a + 3 {
-                    let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
-                    if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
-                        continue;
-                    }
-                }
-                if !real([t0, t1, t2])
-                    || !plausible_position(pos(0), cfg.max_abs_coordinate)
-                    || !plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
-                {
+                if !opens_block(data, a, w, p, &pe, unit, cfg) {
                     continue;
                 }
                 self.spend(2 * i + v * s, unit)?;
-                seen.iter_mut().for_each(|x| *x = 0);
-                for k in w..w + i {
-                    let x = idx(k) as usize;
-                    seen[x / 64] |= 1 << (x % 64);
-                }
-                let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
-                let verdict = if referenced < v {
-                    Err(Reason::new(
-                        Code::VerticesUnreferenced,
-                        format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
-                    ))
-                } else {
-                    plausible_vertices(data, p, unit, cfg)
-                };
+                let verdict =
+                    references_all(data, w, i, v, &mut seen).and_then(|()| plausible_vertices(data, p, unit, cfg));
                 let pl = Placement {
                     index_offset: 2 * w,
                     index_count: unit.index_count,
@@ -638,6 +607,51 @@ impl<'d> Scanner<'d> {
                 ),
             )
         })?;
+        Ok(())
+    }
+}
+
+/// The no-normal search's cheap checks of the window at u16 `w` of the index run that
+/// starts at u16 `a` (its first triangle already three distinct indices), before the
+/// vertices at `p`: the window is no suffix of a longer list (the triangle before it, in
+/// the run, is distinct or has no area), its first triangle is real (plausible positions
+/// with area) and the first and last vertices' positions are plausible.
+fn opens_block(data: &[u8], a: usize, w: usize, p: usize, pe: &Element, unit: &Unit<'_>, cfg: &GateConfig) -> bool {
+    let s = unit.decl.stride;
+    let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+    let pos = |k: u32| element3(data, p, s, pe, k);
+    let real = |t: [u32; 3]| {
+        let ps = t.map(pos);
+        ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
+    };
+    // The suffix of a longer index buffer (or a window inside one).
+    if w >= a + 3 {
+        let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
+        if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
+            return false;
+        }
+    }
+    real([idx(w), idx(w + 1), idx(w + 2)])
+        && plausible_position(pos(0), cfg.max_abs_coordinate)
+        && plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
+}
+
+/// Does the window of `i` u16 values at u16 `w` reference all `v` vertices (`seen`: a
+/// scratch bitset of `v` bits)? A NORMAL-less block must.
+fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut [u64]) -> Result<(), Reason> {
+    let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+    seen.iter_mut().for_each(|x| *x = 0);
+    for k in w..w + i {
+        let x = idx(k) as usize;
+        seen[x / 64] |= 1 << (x % 64);
+    }
+    let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+    if referenced < v {
+        Err(Reason::new(
+            Code::VerticesUnreferenced,
+            format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
+        ))
+    } else {
         Ok(())
     }
 }
