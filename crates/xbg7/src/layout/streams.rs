@@ -22,10 +22,10 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    has_area, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT,
-    MIN_RUN_UNITS,
+    element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES,
+    MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
-use crate::decl::Declaration;
+use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
 use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
@@ -93,11 +93,7 @@ fn sample_triangles(indices: impl Iterator<Item = u32>) -> Vec<[u32; 3]> {
 /// Per sample triangle, the sum of its vertices' NORMALs in the buffer at `c`.
 fn normal_sums(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, tris: &[[u32; 3]]) -> Vec<[f32; 3]> {
     let ne = map.normal.expect("a NORMAL stream");
-    let at = |k: u32| {
-        let a = c + k as usize * decl.stride + ne.offset as usize;
-        let x = ne.ty.decode(&data[a..a + ne.ty.size()]);
-        [x[0], x[1], x[2]]
-    };
+    let at = |k: u32| element3(data, c, decl.stride, &ne, k);
     tris.iter()
         .map(|t| {
             let n = t.map(at);
@@ -184,7 +180,7 @@ pub fn place_normal_stream(
     let s = decl.stride;
     let free: Vec<usize> = candidate_starts(data, decl, map, v)
         .into_iter()
-        .filter(|&c| !taken.iter().any(|t| t.start < c + v * s && c < t.end))
+        .filter(|&c| !overlaps_any(&(c..c + v * s), taken))
         .collect();
     let unit_normals = |c: usize| unit_normal_count(data, c, decl, map, v);
     let tris = sample_triangles(mesh.indices.iter().copied());
@@ -283,8 +279,9 @@ fn u16_at(data: &[u8], at: usize) -> u32 {
     u16::from_be_bytes([data[at], data[at + 1]]) as u32
 }
 
+/// Whether `r` shares a byte with any of `taken`.
 fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
-    taken.iter().any(|t| t.start < r.end && r.start < t.end)
+    taken.iter().any(|t| overlaps(t, r))
 }
 
 /// Index windows of `i` u16 values `< v` (byte offsets, even) that start with three
@@ -431,11 +428,6 @@ pub fn search_apart(
         ));
     }
     let pe = pmap.position.expect("checked");
-    let pos_at = |q: usize, k: u32| -> [f32; 3] {
-        let at = q + k as usize * pdecl.stride + pe.offset as usize;
-        let x = pe.ty.decode(&data[at..at + pe.ty.size()]);
-        [x[0], x[1], x[2]]
-    };
     // Every place for the positions, once (the same list for every window and normals).
     let position_places: Vec<usize> = if same_stream {
         Vec::new()
@@ -451,113 +443,179 @@ pub fn search_apart(
         }
         all
     };
-    let mut found: Vec<Apart> = Vec::new();
-    let mut failure: Option<Reason> = None;
+    let mut search = ApartSearch {
+        data,
+        v,
+        i,
+        positions: (pdecl, pmap, pe),
+        normals: (ndecl, nmap),
+        same_stream,
+        cfg,
+        budget,
+        found: Vec::new(),
+        failure: None,
+    };
     for &w in &windows {
+        search.at_window(w, &normals, &position_places)?;
+    }
+    search.best()
+}
+
+/// The state [`search_apart`] shares between its loops over index windows, NORMAL
+/// places and position places: what it reads, its work budget, the combinations that
+/// pass the gates and the first reason one did not.
+struct ApartSearch<'a> {
+    data: &'a [u8],
+    v: u32,
+    i: u32,
+    /// The stream holding POSITION, and its POSITION element.
+    positions: (&'a Declaration, &'a AttributeMap, Element),
+    /// The stream holding NORMAL.
+    normals: (&'a Declaration, &'a AttributeMap),
+    same_stream: bool,
+    cfg: &'a GateConfig,
+    budget: usize,
+    found: Vec<Apart>,
+    failure: Option<Reason>,
+}
+
+impl ApartSearch<'_> {
+    /// Every NORMAL place (`normals`) off the index window at `w`, with every position
+    /// place (`position_places`, or the NORMAL place itself when one stream holds both)
+    /// off both: each pays its sample triangles from the budget and is tried.
+    fn at_window(&mut self, w: usize, normals: &[usize], position_places: &[usize]) -> Result<(), Reason> {
+        let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
+        let (pdecl, _, _) = self.positions;
+        let (ndecl, nmap) = self.normals;
         let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
         let wr = w..w + 2 * iu;
-        for &c in &normals {
+        for &c in normals {
             let nr = c..c + vu * ndecl.stride;
-            if nr.start < wr.end && wr.start < nr.end {
+            if overlaps(&nr, &wr) {
                 continue;
             }
-            budget = budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
+            self.budget = self.budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
             let sums = normal_sums(data, c, ndecl, nmap, &tris);
             let here = [c];
-            let positions: &[usize] = if same_stream { &here } else { &position_places };
+            let positions: &[usize] = if self.same_stream { &here } else { position_places };
             for &q in positions {
                 let pr = q..q + vu * pdecl.stride;
-                if !same_stream
-                    && ((pr.start < wr.end && wr.start < pr.end) || (pr.start < nr.end && nr.start < pr.end))
-                {
+                if !self.same_stream && (overlaps(&pr, &wr) || overlaps(&pr, &nr)) {
                     continue;
                 }
-                budget = budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
-                // A sample of the faces first (most places fail it), then the whole mesh.
-                if !sample_agrees(
-                    tris.iter().map(|t| t.map(|k| pos_at(q, k))),
-                    &sums,
-                    cfg.min_winding_consistency,
-                ) {
-                    continue;
-                }
-                // A window inside a longer list (more real triangles before it than a
-                // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
-                let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
-                if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
-                    continue;
-                }
-                // The whole mesh, gated.
-                let p = super::Placement {
-                    index_offset: w,
-                    index_count: i,
-                    vertex_offset: q,
-                    vertex_count: v,
-                };
-                let mesh = match super::read_block(data, p, pdecl, pmap) {
-                    Ok(m) => m,
-                    Err(why) => {
-                        failure = failure.or(Some(why));
-                        continue;
-                    }
-                };
-                let mesh = if same_stream {
-                    mesh
-                } else {
-                    let Some(attrs) = read_attributes(data, c, vu, ndecl, nmap) else {
-                        continue;
-                    };
-                    merge(mesh, attrs, pmap, nmap)
-                };
-                let measures = gates::measure(&mesh);
-                match gates::verdict(&measures, cfg) {
-                    Ok(()) => {
-                        if found.len() == MAX_PASSING {
-                            return Err(Reason::new(
-                                Code::AmbiguousAnchor,
-                                format!("more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"),
-                            ));
-                        }
-                        found.push(Apart {
-                            index_offset: w,
-                            position_offset: q,
-                            normal_offset: c,
-                            mesh,
-                            measures,
-                        })
-                    }
-                    Err(why) => failure = failure.or(Some(why)),
-                }
+                self.budget = self.budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
+                self.try_combination(w, &tris, &sums, c, q)?;
             }
         }
+        Ok(())
     }
-    // As for a NORMAL stream next to located positions: the most unit normals, if no
-    // other has as many.
-    let units = |a: &Apart| unit_normal_count(data, a.normal_offset, ndecl, nmap, vu);
-    let best = found.iter().map(units).max();
-    let mut top: Vec<Apart> = found.into_iter().filter(|a| Some(units(a)) == best).collect();
-    match top.len() {
-        1 => Ok(top.pop().expect("one")),
-        0 => Err(no(match failure {
-            Some(why) => format!(
-                "no index window, position and NORMAL buffers pass the gates together ({}: {})",
-                why.code, why.detail
-            ),
-            None => "no index window, position and NORMAL buffers agree (faces against normals)".to_string(),
-        })),
-        n => Err(Reason::new(
-            Code::AmbiguousAnchor,
-            format!(
-                "{n} index, position and NORMAL buffers pass the gates equally (indices at {:#x} and {:#x}, \
-                 positions at {:#x} and {:#x}, normals at {:#x} and {:#x})",
-                top[0].index_offset,
-                top[1].index_offset,
-                top[0].position_offset,
-                top[1].position_offset,
-                top[0].normal_offset,
-                top[1].normal_offset
-            ),
-        )),
+
+    /// The index window at `w` with the NORMALs at `c` (`sums`: theirs over the sample
+    /// `tris`) and the positions at `q`: the sample's faces against the normals first
+    /// (most places fail it), no suffix of a longer list, then the whole mesh read and
+    /// gated; a passing one is kept, more than [`MAX_PASSING`] is `ambiguous_anchor`.
+    fn try_combination(
+        &mut self,
+        w: usize,
+        tris: &[[u32; 3]],
+        sums: &[[f32; 3]],
+        c: usize,
+        q: usize,
+    ) -> Result<(), Reason> {
+        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
+        let (pdecl, pmap, pe) = self.positions;
+        let (ndecl, nmap) = self.normals;
+        let pos_at = |q: usize, k: u32| element3(data, q, pdecl.stride, &pe, k);
+        // A sample of the faces first (most places fail it), then the whole mesh.
+        if !sample_agrees(
+            tris.iter().map(|t| t.map(|k| pos_at(q, k))),
+            sums,
+            cfg.min_winding_consistency,
+        ) {
+            return Ok(());
+        }
+        // A window inside a longer list (more real triangles before it than a
+        // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+        let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
+        if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
+            return Ok(());
+        }
+        // The whole mesh, gated.
+        let p = super::Placement {
+            index_offset: w,
+            index_count: i,
+            vertex_offset: q,
+            vertex_count: v,
+        };
+        let mesh = match super::read_block(data, p, pdecl, pmap) {
+            Ok(m) => m,
+            Err(why) => {
+                self.failure = self.failure.take().or(Some(why));
+                return Ok(());
+            }
+        };
+        let mesh = if self.same_stream {
+            mesh
+        } else {
+            let Some(attrs) = read_attributes(data, c, v as usize, ndecl, nmap) else {
+                return Ok(());
+            };
+            merge(mesh, attrs, pmap, nmap)
+        };
+        let measures = gates::measure(&mesh);
+        match gates::verdict(&measures, cfg) {
+            Ok(()) => {
+                if self.found.len() == MAX_PASSING {
+                    return Err(Reason::new(
+                        Code::AmbiguousAnchor,
+                        format!("more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"),
+                    ));
+                }
+                self.found.push(Apart {
+                    index_offset: w,
+                    position_offset: q,
+                    normal_offset: c,
+                    mesh,
+                    measures,
+                })
+            }
+            Err(why) => self.failure = self.failure.take().or(Some(why)),
+        }
+        Ok(())
+    }
+
+    /// As for a NORMAL stream next to located positions: of the combinations that pass,
+    /// the one with the most unit normals, if no other has as many.
+    fn best(self) -> Result<Apart, Reason> {
+        let (data, vu) = (self.data, self.v as usize);
+        let (ndecl, nmap) = self.normals;
+        let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
+        let units = |a: &Apart| unit_normal_count(data, a.normal_offset, ndecl, nmap, vu);
+        let best = self.found.iter().map(units).max();
+        let mut top: Vec<Apart> = self.found.into_iter().filter(|a| Some(units(a)) == best).collect();
+        match top.len() {
+            1 => Ok(top.pop().expect("one")),
+            0 => Err(no(match self.failure {
+                Some(why) => format!(
+                    "no index window, position and NORMAL buffers pass the gates together ({}: {})",
+                    why.code, why.detail
+                ),
+                None => "no index window, position and NORMAL buffers agree (faces against normals)".to_string(),
+            })),
+            n => Err(Reason::new(
+                Code::AmbiguousAnchor,
+                format!(
+                    "{n} index, position and NORMAL buffers pass the gates equally (indices at {:#x} and {:#x}, \
+                     positions at {:#x} and {:#x}, normals at {:#x} and {:#x})",
+                    top[0].index_offset,
+                    top[1].index_offset,
+                    top[0].position_offset,
+                    top[1].position_offset,
+                    top[0].normal_offset,
+                    top[1].normal_offset
+                ),
+            )),
+        }
     }
 }
 

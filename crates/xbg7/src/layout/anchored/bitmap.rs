@@ -2,7 +2,7 @@
 //! unit-normal bitmap per (normal type, byte parity) and its maximal and tolerant runs
 //! per stride; the maximal runs of u16 values `< V` (the no-normal search's windows).
 
-use super::*;
+use crate::decl::{is_unit_normal, unit_tolerance, DeclType};
 
 /// A bitmap of "unit normal decodes here" over offsets `2k + parity`.
 pub struct UnitBitmap {

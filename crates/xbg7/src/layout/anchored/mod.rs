@@ -9,12 +9,12 @@
 //! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
 //!    a real triangle, and the decoded block must pass every hard gate.
 //! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
-//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`]); a window
+//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`](bitmap::index_runs)); a window
 //!    must start with a real triangle, not extend backwards by one, reference all `V`
 //!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
 //!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
-//!    work budget per data section ([`NO_NORMAL_BUDGET`]).
-//! 5. **One owner per block, decided for the container at once** ([`resolve`]): every
+//!    work budget per data section ([`NO_NORMAL_BUDGET`](search::NO_NORMAL_BUDGET)).
+//! 5. **One owner per block, decided for the container at once** ([`assign_owners`]): every
 //!    unit's claims, those of undecodable units included, plus the claims the index
 //!    windows give ([`structural_claims`]); an assignment gives each unit at most one
 //!    claim, no two overlapping (byte-identical duplicates aside); the assignments that
@@ -22,21 +22,22 @@
 //!    conflict component, and a unit is placed only when every one of them gives it the
 //!    same bytes — otherwise `ambiguous_anchor`, never a guess.
 //!
-//! Files: `bitmap` (steps 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]:
-//! steps 3–4), `resolve` (step 5); this file holds the units, their claims, and
-//! [`anchor`] / [`next_after`], which run them.
+//! Files: `claim` (the [`Unit`]s and their claims, shared by the steps), `bitmap` (steps
+//! 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]: steps 3–4), `resolve`
+//! (step 5); this file is the facade: [`anchor`] / [`next_after`], which run them, and
+//! the outcome [`Anchored`].
 
-use super::{decode_block, gate_block, read_block, vertices_past_end, Decoded, Placement};
-use crate::decl::{is_unit_normal, per_common_type, unit_tolerance, DeclType, Declaration};
-use crate::gates::{degenerate_by, GateConfig};
+use super::Decoded;
+use crate::gates::GateConfig;
 use crate::reason::{Code, Reason};
-use crate::vertex::vertices_fit;
-use crate::vertex::AttributeMap;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use bitmap::tolerant_runs_by_offset;
+use claim::{no_candidate, Claim};
+use resolve::{assign_owners, structural_claims};
 use std::ops::Range;
 use std::rc::Rc;
 
 mod bitmap;
+mod claim;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
@@ -44,178 +45,12 @@ pub(crate) mod pyramid;
 mod resolve;
 mod search;
 
-pub use bitmap::*;
+pub use bitmap::{runs, tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
+pub(crate) use claim::overlaps;
+pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use resolve::HEADER_TRIANGLES;
-use resolve::*;
-pub use search::*;
-
-/// Most candidate blocks one unit may keep for global resolution; more is
-/// `ambiguous_anchor` (a real disc has a handful; a hostile file could otherwise make
-/// every one of thousands of resources hold thousands of candidates).
-pub const MAX_CANDIDATES: usize = 512;
-
-/// One thing to place: a resource's block, or one sub-mesh record's block.
-#[derive(Clone, Copy, Debug)]
-pub struct Unit<'a> {
-    pub decl: &'a Declaration,
-    pub map: &'a AttributeMap,
-    pub vertex_count: u32,
-    pub index_count: u32,
-    /// Whether the resource can be decoded at all (an undecodable one still claims its
-    /// block; whether its reading passes the gates is no evidence either way).
-    pub decodable: bool,
-}
-
-/// A claim: a place where the unit's block can be, by structure (an index window of
-/// `I` values `< V` that references at least [`CLAIM_MIN_REFERENCED`] of the `V`
-/// vertices, before a vertex run), whether or not the block there passes the gates.
-/// A claim that fails the gates still owns its bytes: a block belongs to its owner
-/// whether or not the owner decodes (FORMAT.md §6).
-#[derive(Clone, Debug)]
-struct Cand {
-    range: Range<usize>,
-    /// The gated block, or why the block here fails the gates, gated on first use (most
-    /// claims lose to another before anyone asks). Shared: the same block is a claim of
-    /// every unit with the same counts.
-    block: Rc<Block>,
-    /// How much the window looks like the start of a real index buffer:
-    /// 2 × (cannot be extended backwards by a real triangle) + (starts with a real
-    /// triangle). A preference, not a proof (FORMAT.md §6).
-    strength: u8,
-    /// Triangles at the window's edge that do not belong where a list starts: real
-    /// triangles before it that read as the same list ([`preceding_triangles`]) and
-    /// degenerate ones opening it ([`leading_degenerate`]); 0 at the start of a buffer.
-    preceding: u32,
-    /// Vertex slots referenced by no index whose normal is not unit ([`stray_slots`]).
-    stray: u32,
-    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL),
-    /// counted by the resolution for the claims that take part ([`resolve`]'s firmest of
-    /// their unit) only: 0 until then.
-    unit_normals: u32,
-}
-
-impl Cand {
-    /// The block gated (read from `data`, the section it was claimed in, on first use).
-    fn result(&self, data: &[u8]) -> &Result<Rc<Decoded>, Reason> {
-        self.block.result(data)
-    }
-
-    fn ok(&self, data: &[u8]) -> Option<&Decoded> {
-        self.result(data).as_ref().ok().map(|d| d.as_ref())
-    }
-
-    /// Whether the block passed the gates, if it has been gated.
-    fn passes(&self) -> Option<bool> {
-        self.block.result.get().map(|r| r.is_ok())
-    }
-}
-
-/// How one search's claimed blocks are read and gated: the declaration, its attribute
-/// map and the gates (one per search, shared by its claims).
-#[derive(Debug)]
-struct Reading {
-    decl: Declaration,
-    map: AttributeMap,
-    cfg: GateConfig,
-}
-
-/// What a claimed block needs to be read and gated: its place and how.
-#[derive(Debug)]
-struct Pending {
-    pl: Placement,
-    how: Rc<Reading>,
-}
-
-/// A block at a claim's place, read and gated when its result is first asked for.
-#[derive(Debug)]
-struct Block {
-    pending: std::cell::RefCell<Option<Pending>>,
-    result: std::cell::OnceCell<Result<Rc<Decoded>, Reason>>,
-}
-
-impl Block {
-    fn gated(d: Decoded) -> Rc<Block> {
-        Rc::new(Block {
-            pending: std::cell::RefCell::new(None),
-            result: Ok(Rc::new(d)).into(),
-        })
-    }
-
-    fn read(pl: Placement, how: &Rc<Reading>) -> Rc<Block> {
-        Rc::new(Block {
-            pending: std::cell::RefCell::new(Some(Pending { pl, how: how.clone() })),
-            result: std::cell::OnceCell::new(),
-        })
-    }
-
-    fn result(&self, data: &[u8]) -> &Result<Rc<Decoded>, Reason> {
-        self.result.get_or_init(|| match self.pending.borrow_mut().take() {
-            Some(Pending { pl, how }) => read_block(data, pl, &how.decl, &how.map)
-                .and_then(|mesh| gate_block(pl, mesh, &how.cfg))
-                .map(Rc::new),
-            // Unreachable: a block is built either gated or pending, and gated once.
-            None => Err(Reason::new(Code::NoValidAnchor, "internal: block gated twice")),
-        })
-    }
-}
-
-fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
-    a.start < b.end && b.start < a.end
-}
-
-/// Same counts, same declaration, same bytes: a duplicate may share or mirror it.
-fn identical(data: &[u8], a: &Range<usize>, b: &Range<usize>, ua: &Unit, ub: &Unit) -> bool {
-    ua.vertex_count == ub.vertex_count
-        && ua.index_count == ub.index_count
-        && ua.decl == ub.decl
-        && data[a.clone()] == data[b.clone()]
-}
-
-/// What the pinning of one unit found.
-#[derive(Default)]
-struct Found {
-    cands: Vec<Cand>,
-    /// Windows with plausible indices whose block failed a gate.
-    failures: Vec<(usize, Reason)>,
-}
-
-/// Why nothing was placed. When every window with plausible indices failed the same
-/// gate, that gate's code is the reason (e.g. `position_out_of_bounds`); otherwise
-/// `no_valid_anchor` with a summary.
-fn no_candidate(unit: &Unit<'_>, after: Option<usize>, failures: &[(usize, Reason)]) -> Reason {
-    let place = after.map(|a| format!(" after {a:#x}")).unwrap_or_default();
-    let what = format!(
-        "{} vertices (stride {}) preceded by {} valid indices{place}",
-        unit.vertex_count, unit.decl.stride, unit.index_count
-    );
-    match failures {
-        [] if unit.map.normal.is_none() => Reason::new(
-            Code::NoAnchorElement,
-            format!("no NORMAL element, and no index window fits a block of {what}"),
-        ),
-        [] => Reason::new(Code::NoValidAnchor, format!("no vertex run of {what}")),
-        [(at, first), rest @ ..] if rest.iter().all(|(_, r)| r.code == first.code) => Reason::new(
-            first.code,
-            format!(
-                "{} block(s) of {what} fail this gate; at {at:#x}: {}",
-                failures.len(),
-                first.detail
-            ),
-        ),
-        _ => {
-            let codes: BTreeSet<&str> = failures.iter().map(|(_, r)| r.code.as_str()).collect();
-            let codes: Vec<&str> = codes.into_iter().collect();
-            Reason::new(
-                Code::NoValidAnchor,
-                format!(
-                    "{} block(s) of {what} fail the gates ({})",
-                    failures.len(),
-                    codes.join(", ")
-                ),
-            )
-        }
-    }
-}
+pub(crate) use search::{element3, has_area, plausible_position, preceding_triangles, referenced};
+pub use search::{Scanner, MAX_LEADING_NON_UNIT};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
 /// `min_offset` (exact-end candidates first). Used for later sub-meshes of the
@@ -229,20 +64,20 @@ pub fn next_after(
 ) -> Result<Decoded, Reason> {
     let all = scanner.cached(unit, cfg)?;
     // Sorted by start: skip to `min_offset` (a model may chain thousands of records).
-    let from = all.cands.partition_point(|c| c.range.start < min_offset);
+    let from = all.claims.partition_point(|c| c.range.start < min_offset);
     let data = scanner.data;
-    let free = |c: &&Cand| c.ok(data).is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
+    let free = |c: &&Claim| c.ok(data).is_some() && !claimed.iter().any(|r| overlaps(r, &c.range));
     // The first gated block after the previous one; a window that looks like the start of
     // an index buffer before one that does not (e.g. the block read one stride early).
-    let pick = all.cands[from..]
+    let pick = all.claims[from..]
         .iter()
         .filter(free)
         .find(|c| c.strength == 3)
-        .or_else(|| all.cands[from..].iter().find(free));
+        .or_else(|| all.claims[from..].iter().find(free));
     pick.and_then(|c| c.ok(data)).cloned().ok_or_else(|| {
         let mut failures: Vec<(usize, Reason)> = all.failures.iter().filter(|f| f.0 >= min_offset).cloned().collect();
         failures.extend(
-            all.cands[from..]
+            all.claims[from..]
                 .iter()
                 .filter_map(|c| c.result(data).as_ref().err().map(|r| (c.range.start, r.clone()))),
         );
@@ -256,11 +91,6 @@ pub fn next_after(
 pub fn owned(d: Rc<Decoded>) -> Decoded {
     Rc::try_unwrap(d).unwrap_or_else(|d| Decoded::clone(&d))
 }
-
-/// Most pairs of conflicting claims one container may hold; beyond it every unit with a
-/// claim is `ambiguous_anchor` (a real disc has a handful; the bound keeps hostile input
-/// linear).
-pub const MAX_CONFLICTS: usize = 1 << 20;
 
 /// The outcome of [`anchor`]: one result per unit, and every byte range any unit claimed
 /// (so a later search can keep off blocks that have an owner, decodable or not) but for
@@ -314,17 +144,17 @@ fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usi
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
 pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
     let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
-    let mut cands: Vec<Vec<Cand>> = vec![Vec::new(); units.len()];
+    let mut claims: Vec<Vec<Claim>> = vec![Vec::new(); units.len()];
     let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
     for (u, unit) in units.iter().enumerate() {
         match scanner.candidates(unit, claimed, cfg) {
-            Ok(f) if f.cands.len() > MAX_CANDIDATES => {
+            Ok(f) if f.claims.len() > MAX_CANDIDATES => {
                 results[u] = Some(Err(Reason::new(
                     Code::AmbiguousAnchor,
                     format!("more than {MAX_CANDIDATES} blocks validate"),
                 )))
             }
-            Ok(f) => (cands[u], failures[u]) = (f.cands, f.failures),
+            Ok(f) => (claims[u], failures[u]) = (f.claims, f.failures),
             Err(r) => results[u] = Some(Err(r)),
         }
     }
@@ -332,26 +162,26 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
     for (u, c) in structural_claims(
         scanner.data,
         units,
-        &cands,
+        &claims,
         &starts,
         cfg,
         &mut scanner.windows,
         &mut scanner.seen,
     ) {
-        cands[u].push(c);
+        claims[u].push(c);
     }
-    let mut claims: Vec<(usize, Range<usize>)> = cands
+    let mut held: Vec<(usize, Range<usize>)> = claims
         .iter()
         .enumerate()
         .flat_map(|(u, cs)| cs.iter().map(move |c| (u, c.range.clone())))
         .collect();
     let released: std::collections::HashSet<(usize, Range<usize>)> =
-        resolve(scanner.data, units, &mut cands, &failures, &mut results)
+        assign_owners(scanner.data, units, &mut claims, &failures, &mut results)
             .into_iter()
             .collect();
-    claims.retain(|c| !released.contains(c));
-    let claim_units: Vec<usize> = claims.iter().map(|(u, _)| *u).collect();
-    let claims: Vec<Range<usize>> = claims.into_iter().map(|(_, r)| r).collect();
+    held.retain(|c| !released.contains(c));
+    let claim_units: Vec<usize> = held.iter().map(|(u, _)| *u).collect();
+    let claims: Vec<Range<usize>> = held.into_iter().map(|(_, r)| r).collect();
     Anchored {
         claim_units,
         results: results
@@ -364,9 +194,12 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
 
 #[cfg(test)]
 mod tests {
+    use super::bitmap::{half_square, index_runs, pack_bits, IndexMaxima, TolerantRun, GROUP, MAX_RUN_GAP};
     use super::pyramid::{indices, vertices, DECL_WORDS, PYR_IDX, PYR_POS};
+    use super::search::{window_valid, Windows, HALF_UNIT_MIN_COMPONENT};
     use super::*;
-    use crate::decl::parse_declaration;
+    use crate::decl::{is_unit_normal, parse_declaration, unit_tolerance, DeclType, Declaration};
+    use crate::vertex::AttributeMap;
 
     /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20).
     fn decl() -> Declaration {

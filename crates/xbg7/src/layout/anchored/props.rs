@@ -12,9 +12,16 @@
 //! architecture.md, rule 5, "what stays open").
 
 use super::pyramid::{cone, indices, DECL_WORDS};
-use super::*;
+use super::{anchor, Anchored, Scanner, Unit};
 use crate::decl::parse_declaration;
+use crate::decl::Declaration;
+use crate::gates::GateConfig;
+use crate::reason::Code;
+use crate::vertex::AttributeMap;
 use proptest::prelude::*;
+
+/// The stride of both declarations of [`decls`] (the bytes of one vertex).
+const STRIDE: usize = 20;
 
 /// `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4` (stride 20), and an undecodable declaration
 /// of the same stride that does not describe those bytes: `POSITION@0 SHORT4N` (scale
@@ -191,7 +198,7 @@ proptest! {
             if let (Ok(x), true) = (result, b.decodable) {
                 // Its block, or bytes identical to it (a header that reads as the first
                 // triangle of a list can make a neighbour's block a byte-identical copy).
-                let len = 2 * b.index_count as usize + 20 * b.vertex_count as usize;
+                let len = 2 * b.index_count as usize + STRIDE * b.vertex_count as usize;
                 let bytes = |at: usize| data.get(at..at + len);
                 let at = x.placement.index_offset;
                 prop_assert!(

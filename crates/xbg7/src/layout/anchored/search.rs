@@ -3,7 +3,16 @@
 //! vertex run, the no-normal search under its work budget, the plausibility checks of a
 //! block found without normals, and the evidence of a claim (edge triangles, stray slots).
 
-use super::*;
+use super::super::{decode_block, vertices_past_end, Placement};
+use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, MIN_RUN_UNITS};
+use super::claim::{overlaps, Block, Claim, Located, Reading, Unit, MAX_CANDIDATES};
+use crate::decl::{per_common_type, unit_tolerance, DeclType, Declaration, Element};
+use crate::gates::{degenerate_by, GateConfig};
+use crate::reason::{Code, Reason};
+use crate::vertex::vertices_fit;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
 
 /// Vertex-buffer starts tried before a run start, one stride each: the first normals of
 /// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
@@ -75,7 +84,7 @@ pub(super) fn leading_degenerate(data: &[u8], w: usize, i: usize, degenerate: im
 }
 
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
-/// positions `pos` reads (see [`Cand::strength`]).
+/// positions `pos` reads (see [`Claim::strength`]).
 pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
     let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
     let real_start = i >= 3 && !degenerate_by(pos, [idx(0), idx(1), idx(2)]);
@@ -85,7 +94,7 @@ pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32
 /// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
 /// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
 #[inline]
-pub(super) fn element3(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, k: u32) -> [f32; 3] {
+pub(crate) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
     let at = p + k as usize * s + e.offset as usize;
     let c = e.ty.decode(&data[at..at + e.ty.size()]);
     [c[0], c[1], c[2]]
@@ -209,14 +218,14 @@ pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut V
 /// gates' `min_referenced_fraction` of the vertices (a block that fails another gate is
 /// still its owner's) and the block lies inside the data. A window whose
 /// indices are valid but which is no claim is recorded in `failures`.
-pub(super) fn claim(
+pub(super) fn pin(
     data: &[u8],
     p: usize,
     unit: &Unit<'_>,
     cfg: &GateConfig,
     seen: &mut Vec<u64>,
     failures: &mut Vec<(usize, Reason)>,
-) -> Option<Claim> {
+) -> Option<Pinned> {
     let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
     let w = p.checked_sub(2 * i)?;
     debug_assert!(window_valid(data, w, i, unit.vertex_count));
@@ -257,7 +266,7 @@ pub(super) fn claim(
         Some(e) => stray_slots(data, p, s, &e, seen, unit.vertex_count),
         None => 0,
     };
-    Some(Claim {
+    Some(Pinned {
         pl,
         strength,
         preceding,
@@ -270,7 +279,7 @@ pub(super) fn claim(
 /// reading that runs past its block (or starts before it) takes in such slots; the
 /// owner's reading of its own block has none (its unreferenced vertices, if any, are
 /// still vertices with unit normals, and its imperfect normals are referenced).
-pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, seen: &[u64], v: u32) -> u32 {
+pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[u64], v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let size = e.ty.size();
@@ -288,7 +297,7 @@ pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &crate::decl::Elem
 /// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
 /// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
 /// normal types get a loop of their own ([`per_common_type`]).
-pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::decl::Element, v: u32) -> u32 {
+pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &Element, v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
@@ -303,16 +312,16 @@ pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &crate::dec
 
 /// A claim not yet read nor gated ([`Block`] reads and gates on first use, for the
 /// claims that survive the resolution).
-pub(super) struct Claim {
+pub(super) struct Pinned {
     pl: Placement,
     strength: u8,
     preceding: u32,
     stray: u32,
 }
 
-impl Claim {
-    pub(super) fn gate(self, stride: usize, how: &Rc<Reading>) -> Cand {
-        Cand {
+impl Pinned {
+    pub(super) fn into_claim(self, stride: usize, how: &Rc<Reading>) -> Claim {
+        Claim {
             range: self.pl.range(stride),
             block: Block::read(self.pl, how),
             strength: self.strength,
@@ -355,7 +364,7 @@ pub struct Scanner<'d> {
     pub(super) runs: BTreeMap<RunsKey, Vec<(TolerantRun, Heads)>>,
     /// Tolerant runs per (normal type, byte parity, stride), whatever the normal offset.
     pub(super) runs_by_offset: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
-    pub(super) cands: HashMap<(Declaration, u32, u32), Rc<Found>>,
+    pub(super) located: HashMap<(Declaration, u32, u32), Rc<Located>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
     pub(super) budget: usize,
@@ -375,7 +384,7 @@ impl<'d> Scanner<'d> {
             bitmaps: BTreeMap::new(),
             runs: BTreeMap::new(),
             runs_by_offset: BTreeMap::new(),
-            cands: HashMap::new(),
+            located: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
             seen: Vec::new(),
             windows: Windows::default(),
@@ -391,11 +400,11 @@ impl<'d> Scanner<'d> {
         unit: &Unit<'_>,
         claimed: &[Range<usize>],
         cfg: &GateConfig,
-    ) -> Result<Found, Reason> {
+    ) -> Result<Located, Reason> {
         let all = self.cached(unit, cfg)?;
-        Ok(Found {
-            cands: all
-                .cands
+        Ok(Located {
+            claims: all
+                .claims
                 .iter()
                 .filter(|c| !claimed.iter().any(|r| overlaps(r, &c.range)))
                 .cloned()
@@ -406,18 +415,18 @@ impl<'d> Scanner<'d> {
 
     /// Every gated candidate block of `unit` (sorted by offset) and the failures, searched
     /// once per (declaration, counts).
-    pub(super) fn cached(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Rc<Found>, Reason> {
+    pub(super) fn cached(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Rc<Located>, Reason> {
         let key = (unit.decl.clone(), unit.vertex_count, unit.index_count);
-        if let Some(c) = self.cands.get(&key) {
+        if let Some(c) = self.located.get(&key) {
             return Ok(c.clone());
         }
         let c = Rc::new(self.search(unit, cfg)?);
-        self.cands.insert(key, c.clone());
+        self.located.insert(key, c.clone());
         Ok(c)
     }
 
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
-    pub(super) fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+    pub(super) fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Located, Reason> {
         let data = self.data;
         let Some(ne) = unit.map.normal else {
             return self.search_no_normal(unit, cfg);
@@ -439,8 +448,8 @@ impl<'d> Scanner<'d> {
             .entry((bm_key.0, bm_key.1, s, no))
             .or_insert_with(|| with_extra(by_offset, |q0| heads(data, q0, no, s)));
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
-        let mut found = Found::default();
-        let mut claims: Vec<Claim> = Vec::new();
+        let mut found = Located::default();
+        let mut pinned: Vec<Pinned> = Vec::new();
         // An end-aligned window covers the xyz of the run's slot before it whenever
         // `s − no ≤ 2I`; with FLOAT16_4 normals and `V ≤ HALF_UNIT_MIN_COMPONENT` that
         // slot holds an index `≥ V`, so the window cannot pass: skip it unread.
@@ -476,26 +485,26 @@ impl<'d> Scanner<'d> {
                 if head >= unit.vertex_count || !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
-                claims.extend(claim(data, p, unit, cfg, &mut seen, &mut found.failures));
+                pinned.extend(pin(data, p, unit, cfg, &mut seen, &mut found.failures));
                 break;
             }
             // End-aligned: junk before the buffer may decode as unit normals too.
             if l > v && !end_aligned_hopeless {
                 let p = q0 + (l - v) * s - no;
                 if windows.valid(data, p, i, unit.vertex_count) {
-                    claims.extend(claim(data, p, unit, cfg, &mut seen, &mut found.failures));
+                    pinned.extend(pin(data, p, unit, cfg, &mut seen, &mut found.failures));
                 }
             }
         }
         self.seen = seen;
-        claims.sort_by_key(|c| c.pl.index_offset);
-        claims.dedup_by_key(|c| c.pl.index_offset);
+        pinned.sort_by_key(|c| c.pl.index_offset);
+        pinned.dedup_by_key(|c| c.pl.index_offset);
         let how = Rc::new(Reading {
             decl: unit.decl.clone(),
             map: unit.map.clone(),
             cfg: cfg.clone(),
         });
-        found.cands = claims.into_iter().map(|c| c.gate(s, &how)).collect();
+        found.claims = pinned.into_iter().map(|c| c.into_claim(s, &how)).collect();
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
@@ -508,7 +517,7 @@ impl<'d> Scanner<'d> {
     /// u16 values `< V` (one O(file) pass per distinct (V, I)); each window costs O(1)
     /// until it passes the cheap checks, and the whole search of a data section is bounded
     /// by a work budget — running out rejects the unit (never a partial answer).
-    pub(super) fn search_no_normal(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Found, Reason> {
+    pub(super) fn search_no_normal(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Located, Reason> {
         let data = self.data;
         let no_element = |why: &str| {
             Reason::new(
@@ -531,7 +540,7 @@ impl<'d> Scanner<'d> {
             .maxima
             .get_or_insert_with(|| IndexMaxima::build(data))
             .runs(data, unit.vertex_count, i);
-        let mut found = Found::default();
+        let mut found = Located::default();
         let mut seen = vec![0u64; v.div_ceil(64)];
         let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
         for (a, len) in runs {
@@ -544,43 +553,12 @@ impl<'d> Scanner<'d> {
                 if p + v * s > data.len() {
                     break; // every later window of this run ends past the data too
                 }
-                let pos = |k: u32| -> [f32; 3] {
-                    let at = p + k as usize * s + pe.offset as usize;
-                    let c = pe.ty.decode(&data[at..at + pe.ty.size()]);
-                    [c[0], c[1], c[2]]
-                };
-                let real = |t: [u32; 3]| {
-                    let ps = t.map(pos);
-                    ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
-                };
-                // The suffix of a longer index buffer (or a window inside one).
-                if w >= a + 3 {
-                    let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
-                    if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
-                        continue;
-                    }
-                }
-                if !real([t0, t1, t2])
-                    || !plausible_position(pos(0), cfg.max_abs_coordinate)
-                    || !plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
-                {
+                if !opens_block(data, a, w, p, &pe, unit, cfg) {
                     continue;
                 }
                 self.spend(2 * i + v * s, unit)?;
-                seen.iter_mut().for_each(|x| *x = 0);
-                for k in w..w + i {
-                    let x = idx(k) as usize;
-                    seen[x / 64] |= 1 << (x % 64);
-                }
-                let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
-                let verdict = if referenced < v {
-                    Err(Reason::new(
-                        Code::VerticesUnreferenced,
-                        format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
-                    ))
-                } else {
-                    plausible_vertices(data, p, unit, cfg)
-                };
+                let verdict =
+                    references_all(data, w, i, v, &mut seen).and_then(|()| plausible_vertices(data, p, unit, cfg));
                 let pl = Placement {
                     index_offset: 2 * w,
                     index_count: unit.index_count,
@@ -589,7 +567,7 @@ impl<'d> Scanner<'d> {
                 };
                 match verdict.and_then(|()| decode_block(data, pl, unit.decl, unit.map, cfg)) {
                     Ok(d) => {
-                        if found.cands.len() >= MAX_CANDIDATES {
+                        if found.claims.len() >= MAX_CANDIDATES {
                             return Err(Reason::new(
                                 Code::AmbiguousAnchor,
                                 format!("more than {MAX_CANDIDATES} blocks validate"),
@@ -597,7 +575,7 @@ impl<'d> Scanner<'d> {
                         }
                         // Its window starts with a real triangle and cannot be extended
                         // backwards (both checked above): the strongest kind of claim.
-                        found.cands.push(Cand {
+                        found.claims.push(Claim {
                             range: pl.range(s),
                             block: Block::gated(d),
                             strength: 3,
@@ -611,8 +589,8 @@ impl<'d> Scanner<'d> {
                 }
             }
         }
-        found.cands.sort_by_key(|c| c.range.start);
-        found.cands.dedup_by_key(|c| c.range.clone());
+        found.claims.sort_by_key(|c| c.range.start);
+        found.claims.dedup_by_key(|c| c.range.clone());
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
@@ -629,6 +607,51 @@ impl<'d> Scanner<'d> {
                 ),
             )
         })?;
+        Ok(())
+    }
+}
+
+/// The no-normal search's cheap checks of the window at u16 `w` of the index run that
+/// starts at u16 `a` (its first triangle already three distinct indices), before the
+/// vertices at `p`: the window is no suffix of a longer list (the triangle before it, in
+/// the run, is distinct or has no area), its first triangle is real (plausible positions
+/// with area) and the first and last vertices' positions are plausible.
+fn opens_block(data: &[u8], a: usize, w: usize, p: usize, pe: &Element, unit: &Unit<'_>, cfg: &GateConfig) -> bool {
+    let s = unit.decl.stride;
+    let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+    let pos = |k: u32| element3(data, p, s, pe, k);
+    let real = |t: [u32; 3]| {
+        let ps = t.map(pos);
+        ps.iter().all(|c| plausible_position(*c, cfg.max_abs_coordinate)) && has_area(ps)
+    };
+    // The suffix of a longer index buffer (or a window inside one).
+    if w >= a + 3 {
+        let b = [idx(w - 3), idx(w - 2), idx(w - 1)];
+        if b[0] != b[1] && b[1] != b[2] && b[0] != b[2] && has_area(b.map(pos)) {
+            return false;
+        }
+    }
+    real([idx(w), idx(w + 1), idx(w + 2)])
+        && plausible_position(pos(0), cfg.max_abs_coordinate)
+        && plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
+}
+
+/// Does the window of `i` u16 values at u16 `w` reference all `v` vertices (`seen`: a
+/// scratch bitset of `v` bits)? A NORMAL-less block must.
+fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut [u64]) -> Result<(), Reason> {
+    let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+    seen.iter_mut().for_each(|x| *x = 0);
+    for k in w..w + i {
+        let x = idx(k) as usize;
+        seen[x / 64] |= 1 << (x % 64);
+    }
+    let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+    if referenced < v {
+        Err(Reason::new(
+            Code::VerticesUnreferenced,
+            format!("{referenced} of {v} vertices referenced (all required without a NORMAL)"),
+        ))
+    } else {
         Ok(())
     }
 }
@@ -668,7 +691,7 @@ pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
 /// elements decode to something for any bytes: nothing to check.)
 pub(super) fn plausible_vertices(data: &[u8], p: usize, unit: &Unit<'_>, cfg: &GateConfig) -> Result<(), Reason> {
     let s = unit.decl.stride;
-    let elem = |e: &crate::decl::Element, k: usize| {
+    let elem = |e: &Element, k: usize| {
         let at = p + k * s + e.offset as usize;
         data.get(at..at + e.ty.size()).map(|b| e.ty.decode(b))
     };
