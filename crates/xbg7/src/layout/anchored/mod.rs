@@ -9,14 +9,14 @@
 //! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
 //!    a real triangle, and the decoded block must pass every hard gate.
 //! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
-//!    windows come from the maximal runs of u16 values `< V` ([`index_runs`](bitmap::index_runs)); a window
+//!    windows come from the maximal runs of u16 values `< V` (`bitmap::index_runs`); a window
 //!    must start with a real triangle, not extend backwards by one, reference all `V`
 //!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
 //!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
-//!    work budget per data section ([`NO_NORMAL_BUDGET`](search::NO_NORMAL_BUDGET)).
-//! 5. **One owner per block, decided for the container at once** ([`assign_owners`]): every
+//!    work budget per data section (`search::NO_NORMAL_BUDGET`).
+//! 5. **One owner per block, decided for the container at once** (`resolve::assign_owners`): every
 //!    unit's claims, those of undecodable units included, plus the claims the index
-//!    windows give ([`structural_claims`]); an assignment gives each unit at most one
+//!    windows give (`resolve::structural_claims`); an assignment gives each unit at most one
 //!    claim, no two overlapping (byte-identical duplicates aside); the assignments that
 //!    place the most units, then have the strongest evidence, are searched exactly per
 //!    conflict component, and a unit is placed only when every one of them gives it the
