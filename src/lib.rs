@@ -7,7 +7,8 @@
 //! (`xbg7_gltf` documents, `export::textures` PNGs, `xbg7_preview` renders) atomically →
 //! `manifest` records every resource → `report` renders it as a page. `config` is
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
-//! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`).
+//! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
+//! `text` makes disc text safe to show (shared by `diff` and `report`).
 
 pub mod atomic;
 pub mod bench;
@@ -18,5 +19,6 @@ pub mod image;
 pub mod manifest;
 pub mod names;
 pub mod report;
+pub mod text;
 pub mod verify;
 pub mod walker;
