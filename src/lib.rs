@@ -8,7 +8,8 @@
 //! `manifest` records every resource → `report` renders it as a page. `config` is
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
 //! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
-//! `text` makes disc text safe to show (shared by `diff` and `report`).
+//! `inspect` is `info` and `render` (one container alone); `text` makes disc text
+//! safe to show (shared by `diff` and `report`).
 
 pub mod atomic;
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod diff;
 pub mod export;
 pub mod image;
+pub mod inspect;
 pub mod manifest;
 pub mod names;
 pub mod report;
