@@ -73,7 +73,7 @@ pub struct BenchReport {
     pub export_ratio_runs: Vec<f64>,
 }
 
-fn read_all(found: &[walker::Found]) -> std::io::Result<u64> {
+fn read_all(found: &[walker::DiscFile]) -> std::io::Result<u64> {
     let mut n = 0u64;
     for f in found {
         n += std::hint::black_box(read_one(f)?).len() as u64;
@@ -82,7 +82,7 @@ fn read_all(found: &[walker::Found]) -> std::io::Result<u64> {
 }
 
 /// A found container's bytes: the file, or its extent of the disc image.
-fn read_one(f: &walker::Found) -> std::io::Result<Vec<u8>> {
+fn read_one(f: &walker::DiscFile) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek};
     match f.extent {
         Some((offset, len)) => {
@@ -97,17 +97,17 @@ fn read_one(f: &walker::Found) -> std::io::Result<Vec<u8>> {
 }
 
 /// Size in bytes of every found file (0 when unreadable).
-fn file_sizes(found: &[walker::Found]) -> Vec<u64> {
+fn file_sizes(found: &[walker::DiscFile]) -> Vec<u64> {
     found.iter().map(export::found_size).collect()
 }
 
 /// A found file's name (the last component of its relative path).
-fn file_name(f: &walker::Found) -> &str {
+fn file_name(f: &walker::DiscFile) -> &str {
     f.rel.rsplit('/').next().unwrap_or("")
 }
 
 /// Index of the largest stage file among `found` (`sizes` as from [`file_sizes`]).
-fn largest_stage(found: &[walker::Found], sizes: &[u64]) -> Result<usize, BenchError> {
+fn largest_stage(found: &[walker::DiscFile], sizes: &[u64]) -> Result<usize, BenchError> {
     (0..found.len())
         .filter(|&i| walker::is_stage(file_name(&found[i])))
         .max_by_key(|&i| sizes[i])
@@ -206,19 +206,7 @@ pub fn run(
     read_all(&found)?;
 
     let name = file_name(&found[li]).to_string();
-    let mut reads = Vec::with_capacity(REPEATS);
-    let mut decodes = Vec::with_capacity(REPEATS);
-    for _ in 0..REPEATS {
-        let t = Instant::now();
-        let bytes = std::hint::black_box(read_one(&found[li])?);
-        reads.push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        let d = export::decode_container(&bytes, export::kind_of(&name), &cfg)
-            .map_err(|r| BenchError::Decode(r.to_string()))?;
-        decodes.push(t.elapsed().as_secs_f64());
-        std::hint::black_box(d);
-    }
-    let (stage_read_s, stage_decode_s) = (median(reads), median(decodes));
+    let (stage_read_s, stage_decode_s) = time_stage(&found[li], &name, &cfg)?;
     let mut report = BenchReport {
         disc_bytes: sizes.iter().sum(),
         files: found.len(),
@@ -243,13 +231,53 @@ pub fn run(
     if decode_only {
         return Ok(report);
     }
+    let timed = time_rounds(exe, disc, scratch, &found, jobs, with_previews, rounds)?;
+    timed.report(&mut report, with_previews);
+    Ok(report)
+}
 
-    // `rounds` rounds of: export, floor (read + copy of that export's tree), export with
-    // previews; the medians are compared, so one busy moment of a shared machine does not
-    // decide a ratio. Every tree gets a fresh name and all are deleted only after the last
-    // timed section: on ext4 without a journal, creating files within minutes of deleting
-    // many is slowed down (the inode allocator skips recently deleted inodes one by one),
-    // which would tax whichever section came after a deletion.
+/// (a): the medians of [`REPEATS`] plain reads and decodes of the largest stage.
+fn time_stage(f: &walker::DiscFile, name: &str, cfg: &Config) -> Result<(f64, f64), BenchError> {
+    let mut reads = Vec::with_capacity(REPEATS);
+    let mut decodes = Vec::with_capacity(REPEATS);
+    for _ in 0..REPEATS {
+        let t = Instant::now();
+        let bytes = std::hint::black_box(read_one(f)?);
+        reads.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let d = export::decode_container(&bytes, export::kind_of(name), cfg)
+            .map_err(|r| BenchError::Decode(r.to_string()))?;
+        decodes.push(t.elapsed().as_secs_f64());
+        std::hint::black_box(d);
+    }
+    Ok((median(reads), median(decodes)))
+}
+
+/// The times of every round of (b) and (c), in seconds.
+struct Rounds {
+    exports: Vec<f64>,
+    reads: Vec<f64>,
+    copies: Vec<f64>,
+    previews: Vec<f64>,
+    /// The disc's bytes, as the last floor read counted them.
+    disc_bytes: u64,
+}
+
+/// `rounds` rounds of: export, floor (read + copy of that export's tree), export with
+/// previews; the medians are compared, so one busy moment of a shared machine does not
+/// decide a ratio. Every tree gets a fresh name and all are deleted only after the last
+/// timed section: on ext4 without a journal, creating files within minutes of deleting
+/// many is slowed down (the inode allocator skips recently deleted inodes one by one),
+/// which would tax whichever section came after a deletion.
+fn time_rounds(
+    exe: &Path,
+    disc: &Path,
+    scratch: &Path,
+    found: &[walker::DiscFile],
+    jobs: usize,
+    with_previews: bool,
+    rounds: usize,
+) -> Result<Rounds, BenchError> {
     let (mut exports, mut reads, mut copies, mut previews) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut trees = Vec::new();
     let mut disc_bytes = 0;
@@ -267,7 +295,7 @@ pub fn run(
         exports.push(t.elapsed().as_secs_f64());
 
         let t = Instant::now();
-        disc_bytes = read_all(&found)?;
+        disc_bytes = read_all(found)?;
         reads.push(t.elapsed().as_secs_f64());
         settle();
         let t = Instant::now();
@@ -284,34 +312,54 @@ pub fn run(
     for t in &trees {
         let _ = std::fs::remove_dir_all(t);
     }
-    report.export_runs_s = exports.clone();
-    report.previews_runs_s = previews.clone();
-    report.floor_runs_s = reads.iter().zip(&copies).map(|(r, c)| r + c).collect();
-    report.export_ratio_runs = exports
-        .iter()
-        .zip(&report.floor_runs_s)
-        .map(|(e, f)| e / f.max(1e-9))
-        .collect();
-    let export_s = median(exports);
-    let io_floor_read_s = median(reads);
-    let io_floor_copy_s = median(copies);
-    let (export_previews_s, previews_overhead) = if with_previews {
-        let s = median(previews);
-        (Some(s), Some(s / export_s - 1.0))
-    } else {
-        (None, None)
-    };
+    Ok(Rounds {
+        exports,
+        reads,
+        copies,
+        previews,
+        disc_bytes,
+    })
+}
 
-    report.disc_bytes = disc_bytes;
-    report.export_s = Some(export_s);
-    report.io_floor_read_s = Some(io_floor_read_s);
-    report.io_floor_copy_s = Some(io_floor_copy_s);
-    report.export_ratio = Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9));
-    report.export_previews_s = export_previews_s;
-    report.previews_overhead = previews_overhead;
-    report.peak_rss_mb = peak_rss_mb();
-    report.export_peak_rss_mb = children_peak_rss_mb();
-    Ok(report)
+impl Rounds {
+    /// Fill `report`'s (b) and (c): every round's times, their medians and ratios, and
+    /// the peak memory (this process's, and the exports').
+    fn report(self, report: &mut BenchReport, with_previews: bool) {
+        let Rounds {
+            exports,
+            reads,
+            copies,
+            previews,
+            disc_bytes,
+        } = self;
+        report.export_runs_s = exports.clone();
+        report.previews_runs_s = previews.clone();
+        report.floor_runs_s = reads.iter().zip(&copies).map(|(r, c)| r + c).collect();
+        report.export_ratio_runs = exports
+            .iter()
+            .zip(&report.floor_runs_s)
+            .map(|(e, f)| e / f.max(1e-9))
+            .collect();
+        let export_s = median(exports);
+        let io_floor_read_s = median(reads);
+        let io_floor_copy_s = median(copies);
+        let (export_previews_s, previews_overhead) = if with_previews {
+            let s = median(previews);
+            (Some(s), Some(s / export_s - 1.0))
+        } else {
+            (None, None)
+        };
+
+        report.disc_bytes = disc_bytes;
+        report.export_s = Some(export_s);
+        report.io_floor_read_s = Some(io_floor_read_s);
+        report.io_floor_copy_s = Some(io_floor_copy_s);
+        report.export_ratio = Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9));
+        report.export_previews_s = export_previews_s;
+        report.previews_overhead = previews_overhead;
+        report.peak_rss_mb = peak_rss_mb();
+        report.export_peak_rss_mb = children_peak_rss_mb();
+    }
 }
 
 /// Copy the disc's containers into `to` (a folder of `hidden/resource3d/*.xpr`) with

@@ -45,7 +45,7 @@ pub struct OutputConfig {
     pub specular_gloss: SpecularGloss,
     /// Write PNG previews.
     pub previews: bool,
-    /// Write the HTML coverage report `OUT/index.html` (`crate::report`). `--no-report`
+    /// Write the HTML coverage report `OUT/index.html` (the `report` module). `--no-report`
     /// turns it off.
     pub report: bool,
     /// Model preview size in pixels.

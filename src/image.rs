@@ -265,11 +265,12 @@ fn child(
     Ok(hits.first().and_then(Entry::table))
 }
 
-/// The `.xpr` entries (any case, files and anything else named so) of the image's
-/// `hidden/resource3d` (any case), or of its root when it has no such folder, sorted by
-/// name (a name listed twice is listed twice). A file running past the image's end is
-/// listed with the bytes the image holds of it.
-pub fn list_xpr(path: &Path) -> Result<Vec<ImageFile>, ImageError> {
+/// The `.xpr` entries (files and anything else named so; `is_xpr` is the caller's name
+/// rule, the walker's `.xpr` in any case) of the image's `hidden/resource3d` (any case),
+/// or of its root when it has no such folder, sorted by name (a name listed twice is
+/// listed twice). A file running past the image's end is listed with the bytes the
+/// image holds of it.
+pub fn list_xpr(path: &Path, is_xpr: impl Fn(&[u8]) -> bool) -> Result<Vec<ImageFile>, ImageError> {
     let shown = path.display().to_string();
     let img = Image::open(path).map_err(|e| ImageError::Io(shown.clone(), e))?;
     let (base, root) = partition(&img).ok_or_else(|| ImageError::NotAnImage(shown.clone()))?;
@@ -282,7 +283,7 @@ pub fn list_xpr(path: &Path) -> Result<Vec<ImageFile>, ImageError> {
     let mut out: Vec<ImageFile> = entries(&img, base, &table)
         .map_err(damaged)?
         .into_iter()
-        .filter(|d| crate::walker::is_xpr_name(&d.name))
+        .filter(|d| is_xpr(&d.name))
         .map(|d| {
             let offset = base + d.sector as u64 * SECTOR;
             let len = d.size as u64;

@@ -7,7 +7,9 @@
 //! (`xbg7_gltf` documents, `export::textures` PNGs, `xbg7_preview` renders) atomically →
 //! `manifest` records every resource → `report` renders it as a page. `config` is
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
-//! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`).
+//! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
+//! `inspect` is `info` and `render` (one container alone); `text` makes disc text
+//! safe to show (shared by `diff` and `report`).
 
 pub mod atomic;
 pub mod bench;
@@ -15,8 +17,10 @@ pub mod config;
 pub mod diff;
 pub mod export;
 pub mod image;
+pub mod inspect;
 pub mod manifest;
 pub mod names;
 pub mod report;
+pub mod text;
 pub mod verify;
 pub mod walker;

@@ -17,13 +17,13 @@
 //! manifests made from a dump, a copied folder or one file compare and diff cleanly.
 //!
 //! File names are data: a name that is not valid UTF-8 gets its invalid bytes written as
-//! `\xNN` in [`Found::rel`] and a backslash as `\\` (so two different names never share a
+//! `\xNN` in [`DiscFile::rel`] and a backslash as `\\` (so two different names never share a
 //! manifest path); an image that lists one name twice gives its later copies `\~2`, `\~3`,
 //! … before the extension (`X\~2.xpr`: no escaped name reads so). A
 //! symlink named `*.xpr` is listed with `symlink: true` instead of being opened (the
 //! pipeline reports it as a container error; its target may lie outside the disc). An
 //! entry named `*.xpr` (or `.xpr`) that is neither a file nor a symlink (a folder, a FIFO,
-//! a socket, a device) is listed with [`Found::not_a_file`] and never opened (opening a
+//! a socket, a device) is listed with [`DiscFile::not_a_file`] and never opened (opening a
 //! FIFO would block the run).
 
 use std::path::{Path, PathBuf};
@@ -33,9 +33,9 @@ pub use xbg7::record::{is_stage, name_text};
 /// Manifest path prefix of every container: the game's resource folder.
 pub const PREFIX: &str = "hidden/resource3d/";
 
-/// A container found on the disc.
+/// A container file found on the disc (listed, not yet read).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Found {
+pub struct DiscFile {
     pub abs: PathBuf,
     /// Relative to the disc root, '/'-separated (e.g. `hidden/resource3d/X.xpr`).
     pub rel: String,
@@ -51,8 +51,8 @@ pub struct Found {
     pub cut_off: Option<u64>,
 }
 
-impl Found {
-    /// The file name (last component of [`Found::rel`]).
+impl DiscFile {
+    /// The file name (last component of [`DiscFile::rel`]).
     pub fn file_name(&self) -> &str {
         self.rel.rsplit('/').next().unwrap_or(&self.rel)
     }
@@ -215,11 +215,11 @@ fn special_kind(t: &std::fs::FileType) -> &'static str {
 /// Every entry named `*.xpr` (any case) of the resource folder, sorted by relative path:
 /// regular files, symlinks (flagged, never followed out of the disc tree) and anything
 /// else (flagged with what it is, never opened). A single `.xpr` `--disc` gives itself.
-pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
+pub fn discover(disc: &Path) -> Result<Vec<DiscFile>, WalkError> {
     let dir = match locate(disc)? {
         Location::File(f) => {
             let name = name_text(f.file_name().map(|n| n.as_encoded_bytes()).unwrap_or_default());
-            return Ok(vec![Found {
+            return Ok(vec![DiscFile {
                 abs: f,
                 rel: format!("{PREFIX}{name}"),
                 symlink: false,
@@ -229,8 +229,8 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
             }]);
         }
         Location::Image(img) => {
-            let files = crate::image::list_xpr(&img)?;
-            let mut out: Vec<Found> = Vec::with_capacity(files.len());
+            let files = crate::image::list_xpr(&img, is_xpr_name)?;
+            let mut out: Vec<DiscFile> = Vec::with_capacity(files.len());
             let mut copy = 0;
             for (i, f) in files.iter().enumerate() {
                 // Sorted by name: the copies of a name listed twice are neighbours.
@@ -238,7 +238,7 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
                     true => copy + 1,
                     false => 0,
                 };
-                out.push(Found {
+                out.push(DiscFile {
                     abs: img.clone(),
                     rel: format!("{PREFIX}{}", copy_name(&f.name, copy)),
                     symlink: false,
@@ -265,7 +265,7 @@ pub fn discover(disc: &Path) -> Result<Vec<Found>, WalkError> {
         let symlink = e.path_is_symlink();
         let not_a_file = (!t.is_file() && !symlink).then(|| special_kind(&t));
         let name = name_text(e.file_name().as_encoded_bytes());
-        out.push(Found {
+        out.push(DiscFile {
             abs: e.path().to_path_buf(),
             rel: format!("{PREFIX}{name}"),
             symlink,

@@ -1,7 +1,11 @@
 //! A [`Diff`] as text (optionally coloured), Markdown and JSON, and the listed items
 //! the HTML page shows.
 
-use super::*;
+use super::compare::{Change, ContainerDiff, Coverage, Diff, ErrorChange, Presence, Was};
+use crate::manifest::Reason;
+use crate::manifest::{Counts, Status};
+use crate::text::clean;
+use std::fmt::Write as _;
 
 /// How an item counts: gain (green), regression (red) or neutral change (yellow).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,7 +244,7 @@ pub(super) fn items(cd: &ContainerDiff, st: Style) -> Vec<Item> {
 /// One listed fact of a container's diff, worded as in the text rendering (control
 /// characters escaped in the text, not in `name`). `class` is `"gain"`, `"regression"` or
 /// `"change"`; `index` and `name` are `None` for the container-level fact (added, removed,
-/// error change), which comes first. For the HTML page (`crate::report`).
+/// error change), which comes first. For the HTML page (the `report` module).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ListedItem {
     pub class: &'static str,

@@ -5,7 +5,14 @@
 //! reading an input container (into an owned buffer, from the file or in place from a
 //! disc image).
 
-use super::*;
+use super::error::ExportError;
+use super::layout::{LOCK_FILE, MANIFEST, TOOL_DIR};
+use crate::atomic::{write_atomic, TMP_SUFFIX};
+use crate::manifest::Manifest;
+use crate::manifest::{Code, Reason};
+use crate::walker::DiscFile;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 /// Write one of the tool's files at `out/<rel>` atomically, its temporary inside
 /// [`TOOL_DIR`] (a container folder can never take the temporary's name).
@@ -134,7 +141,7 @@ pub(super) fn read_lines(path: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The append-only list of outputs written so far ([`JOURNAL`]).
+/// The append-only list of outputs written so far ([`JOURNAL`](super::layout::JOURNAL)).
 pub(super) struct Journal(Option<std::fs::File>);
 
 impl Journal {
@@ -159,7 +166,7 @@ impl Journal {
     }
 }
 
-/// Where every output of a run is written through: its path is journalled ([`JOURNAL`])
+/// Where every output of a run is written through: its path is journalled ([`JOURNAL`](super::layout::JOURNAL))
 /// before its temporary is created and renamed into place, so a run killed at any moment
 /// leaves no file under `--out` (nor a temporary) that the next complete run neither
 /// lists nor removes. Without a journal (a library caller writing textures alone) it is
@@ -256,7 +263,7 @@ pub(super) fn remove_output(out: &Path, out_c: &Path, rel: &str, file: bool) {
 /// `buf` (its length becomes the container's). The size is the opened file's (or the
 /// extent's), so a file deleted or made unreadable after it was found is an `io` error
 /// with the OS's words, never an empty file.
-pub(super) fn read_file(f: &Found, buf: &mut Vec<u8>) -> Result<(), Reason> {
+pub(super) fn read_file(f: &DiscFile, buf: &mut Vec<u8>) -> Result<(), Reason> {
     let cannot = |e: std::io::Error| Reason::new(Code::IO, format!("cannot read: {e}"));
     let mut open = std::fs::OpenOptions::new();
     open.read(true);

@@ -2,7 +2,13 @@
 //! albedos the previews sample (prepared once per container) and which primitive gets
 //! which.
 
-use super::*;
+use crate::config::Config;
+use crate::manifest::Kind;
+use xbg7::mesh::Mesh;
+use xbg7::texture::maps::albedo_for;
+use xbg7::texture::resource::Albedos;
+use xbg7::{ContainerDecode, ResourceOutcome};
+use xbg7_preview::{preview, raster};
 
 /// Stage-grid cells in the given order: decoded meshes, a crossed cell per reject,
 /// skybox planes skipped (they would dwarf every thumbnail's scale).

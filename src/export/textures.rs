@@ -14,6 +14,8 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::entry::WRITING_PNG;
+use super::fs::Outputs;
 use crate::manifest::{Status, TextureCode, TextureEntry, TextureReason};
 use crate::names;
 use xbg7::container::{Container, Resource, TAG_TX2D};
@@ -59,7 +61,7 @@ pub fn export_textures(
     dir_rel: &str,
     mode: SpecularGloss,
 ) -> (Vec<TextureEntry>, TextureLinks) {
-    let outputs = crate::export::Outputs::plain(container_dir);
+    let outputs = Outputs::plain(container_dir);
     let out = export_textures_with_albedos(
         c,
         container_dir,
@@ -131,7 +133,7 @@ pub fn export_textures_with_albedos<T: Send>(
     dir_rel: &str,
     albedo: Option<&(impl Fn(&str, &Image) -> Option<T> + Sync)>,
     mode: SpecularGloss,
-    outputs: &crate::export::Outputs<'_>,
+    outputs: &Outputs<'_>,
     sink: Sink,
 ) -> TextureExport<T> {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
@@ -179,10 +181,7 @@ pub fn export_textures_with_albedos<T: Send>(
                 }
                 Err(err) => {
                     e.status = Some(Status::Rejected);
-                    e.reason = Some(TextureReason::new(
-                        TextureCode::IO,
-                        format!("{}: {err}", crate::export::WRITING_PNG),
-                    ));
+                    e.reason = Some(TextureReason::new(TextureCode::IO, format!("{}: {err}", WRITING_PNG)));
                     e.digest = None;
                     (e, None, None, None)
                 }

@@ -1,12 +1,29 @@
 //! One container's outputs: decode it, write its textures, glTF documents and previews
 //! under its own folder (kept inside `--out`), the stage scene, and its manifest entry.
 
-use super::textures::Sink;
-use super::*;
+use super::entry::{blank_entry, WRITING_OUTPUTS};
+use super::fs::{give_back_buffer, read_file, take_buffer, Outputs};
+use super::options::ExportOptions;
+use super::previews::{
+    grid_members, mesh_albedo, preview_texture_side, sampled_albedos, textured_grid_cells, PreviewTextures,
+};
+use super::textures::{export_textures_with_albedos, Sink, TEXTURE_DIR};
+use crate::config::{Config, Format};
+use crate::manifest::{directory, Code, ContainerEntry, GridCells, Kind, Reason, ResourceEntry, Status, StreamEntry};
+use crate::names;
+use crate::walker::DiscFile;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use xbg7::container::TAG_TX2D;
+use xbg7::described::describe_declaration;
+use xbg7::mesh::Mesh;
+use xbg7::{ContainerDecode, DecodedResource, Xpr};
+use xbg7_gltf::gltf_out::{self, GltfOptions, Source};
+use xbg7_gltf::scene;
+use xbg7_preview::{preview, raster};
 
 pub(super) fn export_container(
-    f: &Found,
+    f: &DiscFile,
     dir: &str,
     outputs: &Outputs<'_>,
     out_c: &Path,
@@ -90,10 +107,9 @@ fn export_bytes(
     };
     let folder = || match sink {
         Sink::Embedded => Ok(root.path.join(dir)),
-        Sink::Files | Sink::Both => root.container_dir(dir).and_then(|abs| {
-            root.no_link_below(&abs, crate::export::textures::TEXTURE_DIR)
-                .map(|()| abs)
-        }),
+        Sink::Files | Sink::Both => root
+            .container_dir(dir)
+            .and_then(|abs| root.no_link_below(&abs, TEXTURE_DIR).map(|()| abs)),
     };
     let (links, prepared, embedded) = if parsed.resources.iter().any(|r| r.is(TAG_TX2D)) {
         match folder() {
@@ -111,8 +127,8 @@ fn export_bytes(
                         .then(|| raster::Texture::reduced(img.width, img.height, &img.rgba, max_side))
                         .flatten()
                 };
-                let t = crate::export::textures::export_textures_with_albedos(
-                    parsed,
+                let t = export_textures_with_albedos(
+                    &parsed,
                     &abs,
                     dir,
                     previews.then_some(&prepare),
@@ -238,31 +254,7 @@ pub(super) fn write_container(
                     made_dir = true;
                 }
                 let m = &dr.mesh;
-                e.status = Status::Decoded;
-                e.layout = Some(dr.layout);
-                e.offset = dr.placements.first().map(|p| p.index_offset as u64);
-                e.stride = Some(dr.decl.stride as u32);
-                e.declaration = Some(describe_declaration(&dr.decl));
-                e.vertices = m.vertex_count() as u32;
-                e.triangles = m.triangle_count() as u32;
-                e.submeshes = m.primitives.len() as u32;
-                e.bbox = m.bbox().map(|(a, b)| [a, b]);
-                e.digest = Some(m.digest());
-                e.skybox = dr.skybox;
-                e.spiky = dr.spiky;
-                e.winding = dr.measures.winding_sense().map(str::to_string);
-                e.split = dr.split.map(|k| k.as_str().to_string());
-                e.reason = dr.note.clone().map(Reason::from);
-                e.streams = dr
-                    .streams
-                    .iter()
-                    .map(|p| crate::manifest::StreamEntry {
-                        stream: p.stream,
-                        stride: p.stride as u32,
-                        offset: p.offset.map(|o| o as u64),
-                        left_out: p.left_out.clone(),
-                    })
-                    .collect();
+                describe_decoded(&mut e, dr);
                 let src = Source {
                     container: &entry.path,
                     directory_index: r.index,
@@ -302,6 +294,37 @@ pub(super) fn write_container(
     Ok(())
 }
 
+/// A decoded resource's manifest facts: layout, placement, declaration, counts, bbox,
+/// digest, flags, split, note and streams (its outputs are the caller's).
+fn describe_decoded(e: &mut ResourceEntry, dr: &DecodedResource) {
+    let m = &dr.mesh;
+    e.status = Status::Decoded;
+    e.layout = Some(dr.layout);
+    e.offset = dr.placements.first().map(|p| p.index_offset as u64);
+    e.stride = Some(dr.decl.stride as u32);
+    e.declaration = Some(describe_declaration(&dr.decl));
+    e.vertices = m.vertex_count() as u32;
+    e.triangles = m.triangle_count() as u32;
+    e.submeshes = m.primitives.len() as u32;
+    e.bbox = m.bbox().map(|(a, b)| [a, b]);
+    e.digest = Some(m.digest());
+    e.skybox = dr.skybox;
+    e.spiky = dr.spiky;
+    e.winding = dr.measures.winding_sense().map(str::to_string);
+    e.split = dr.split.map(|k| k.as_str().to_string());
+    e.reason = dr.note.clone().map(Reason::from);
+    e.streams = dr
+        .streams
+        .iter()
+        .map(|p| StreamEntry {
+            stream: p.stream,
+            stride: p.stride as u32,
+            offset: p.offset.map(|o| o as u64),
+            left_out: p.left_out.clone(),
+        })
+        .collect();
+}
+
 /// A stage's previews: the thumbnail grid (`preview.png`, or `preview~grid.png` when a
 /// resource's file is called `preview`) and a thumbnail per decoded resource
 /// (`<file>.png`, the resource's `preview`). A thumbnail is the render its grid cell
@@ -328,7 +351,7 @@ fn write_stage_previews(
         .collect();
     let shown = preview::grid_capacity(cells.len(), cfg.output.stage_cell, cfg.output.stage_max_width);
     if shown < cells.len() {
-        entry.preview_cells = Some(crate::manifest::GridCells {
+        entry.preview_cells = Some(GridCells {
             shown: shown as u32,
             total: u32::try_from(cells.len()).unwrap_or(u32::MAX),
         });

@@ -11,10 +11,12 @@
 //! `textContent`. Links are the manifest's relative output paths, accepted only when
 //! they are plain relative paths (no `..`, no scheme, no absolute path) and
 //! percent-encoded. No network, no server: the page opens from `file://`. No
-//! timestamps: the same manifest gives the same bytes.
+//! timestamps: the same manifest gives the same bytes. Rendering is pure (text in, text
+//! out); the exporter writes the page and records it in the manifest.
 
 use crate::diff::{self, Diff};
-use crate::manifest::{ContainerEntry, Manifest, ResourceEntry, Status};
+use crate::manifest::{ContainerEntry, Manifest, ResourceEntry, Status, Summary};
+use crate::text::clean;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -25,15 +27,6 @@ pub const FILE: &str = "index.html";
 
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
-
-/// Write `out/index.html` for `m` (atomically) and record it in the manifest's
-/// `report`, so the manifest lists it among its outputs (a later `--no-report` run
-/// removes it as stale).
-pub fn write(out: &Path, m: &mut Manifest) -> std::io::Result<()> {
-    m.report = Some(FILE.to_string());
-    // Its temporary lives in the tool's folder, like the manifest's.
-    crate::export::write_tool_file(out, FILE, render(m).as_bytes())
-}
 
 /// HTML text: `&`, `<`, `>`, `"` and `'` escaped, control characters shown as escapes.
 pub fn escape(s: &str) -> String {
@@ -50,8 +43,6 @@ pub fn escape(s: &str) -> String {
     }
     out
 }
-
-use crate::diff::clean;
 
 /// JSON for a `<script type="application/json">` element: `<`, `>` and `&` as `\u`
 /// escapes (valid JSON, and the element cannot be closed or commented out from inside).
@@ -323,7 +314,8 @@ fn tail(out: &mut String, data: &str) {
     );
 }
 
-/// The export page for `m`.
+/// The export page for `m`: the summary (cards, per-kind and per-reason tables), the
+/// filter bar, and the rows as data.
 pub fn render(m: &Manifest) -> String {
     let s = &m.summary;
     let mut out = String::with_capacity(4096 + 400 * s.total.resources);
@@ -336,6 +328,35 @@ pub fn render(m: &Manifest) -> String {
         escape(&m.generator.version),
         escape(&m.schema)
     );
+    export_cards(&mut out, m);
+    out.push_str("</div>\n<div class=\"tables\">\n");
+    kind_table(&mut out, s);
+    reason_table(&mut out, s);
+    out.push_str("</tbody></table>\n</div>\n</header>\n");
+    let reasons = row_codes(m);
+    controls(
+        &mut out,
+        &[("", "any status"), ("decoded", "decoded"), ("rejected", "rejected")],
+        &reasons,
+        &[
+            ("", "sort: disc order"),
+            ("name", "sort: name"),
+            ("tri", "sort: triangles ↓"),
+            ("vert", "sort: vertices ↓"),
+            ("reason", "sort: status, reason"),
+        ],
+    );
+    let data = ExportData {
+        mode: "export",
+        groups: m.containers.iter().map(group).collect(),
+    };
+    tail(&mut out, &script_json(&data));
+    out
+}
+
+/// The export page's cards: files, resources, decoded, rejected, file errors, textures.
+fn export_cards(out: &mut String, m: &Manifest) {
+    let s = &m.summary;
     let textures: usize = m.containers.iter().map(|c| c.textures.len()).sum();
     let tex_ok: usize = m
         .containers
@@ -372,7 +393,10 @@ pub fn render(m: &Manifest) -> String {
             escape(&extra)
         );
     }
-    out.push_str("</div>\n<div class=\"tables\">\n");
+}
+
+/// The per-kind table (and its total row) of the export page.
+fn kind_table(out: &mut String, s: &Summary) {
     out.push_str(
         "<table class=\"sum\"><caption>per kind</caption><thead><tr><th>kind</th><th>files</th>\
          <th>resources</th><th>decoded</th><th>rejected</th><th>file errors</th></tr></thead><tbody>\n",
@@ -391,6 +415,11 @@ pub fn render(m: &Manifest) -> String {
         );
     }
     out.push_str("</tbody></table>\n");
+}
+
+/// The rejects-per-reason table of the export page (its last `</tbody></table>` is the
+/// caller's).
+fn reason_table(out: &mut String, s: &Summary) {
     out.push_str(
         "<table class=\"sum\"><caption>rejects per reason code (click to filter)</caption>\
          <thead><tr><th>reason</th><th>count</th></tr></thead><tbody>\n",
@@ -405,11 +434,13 @@ pub fn render(m: &Manifest) -> String {
             escape(code)
         );
     }
-    out.push_str("</tbody></table>\n</div>\n</header>\n");
-    // Every code a row carries: the rejects' (the summary's) and the notes of decoded
-    // resources (`split: undecided`), so those can be filtered for too.
-    let reasons: Vec<&str> = s
-        .reasons
+}
+
+/// Every code a row carries, sorted: the rejects' (the summary's) and the notes of
+/// decoded resources (`split: undecided`), so those can be filtered for too.
+fn row_codes(m: &Manifest) -> Vec<&str> {
+    let s = &m.summary;
+    s.reasons
         .keys()
         .map(String::as_str)
         .chain(
@@ -420,25 +451,7 @@ pub fn render(m: &Manifest) -> String {
         )
         .collect::<std::collections::BTreeSet<&str>>()
         .into_iter()
-        .collect();
-    controls(
-        &mut out,
-        &[("", "any status"), ("decoded", "decoded"), ("rejected", "rejected")],
-        &reasons,
-        &[
-            ("", "sort: disc order"),
-            ("name", "sort: name"),
-            ("tri", "sort: triangles ↓"),
-            ("vert", "sort: vertices ↓"),
-            ("reason", "sort: status, reason"),
-        ],
-    );
-    let data = ExportData {
-        mode: "export",
-        groups: m.containers.iter().map(group).collect(),
-    };
-    tail(&mut out, &script_json(&data));
-    out
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -544,7 +557,6 @@ pub fn render_diff(
 ) -> String {
     let mut out = String::with_capacity(8192);
     head(&mut out, "xbg7-export diff");
-    let t = &d.total;
     out.push_str("<body class=\"diff\">\n<header>\n<h1>xbg7-export diff</h1>\n");
     let _ = writeln!(
         out,
@@ -554,6 +566,37 @@ pub fn render_diff(
         escape(&new.generator.name),
         escape(&new.generator.version)
     );
+    diff_cards(&mut out, d);
+    out.push_str("</div>\n<div class=\"tables\">\n");
+    coverage_table(&mut out, d);
+    reason_change_table(&mut out, d);
+    out.push_str("</tbody></table>\n</div>\n</header>\n");
+
+    let (groups, mut codes) = diff_groups(d, old, new, old_prefix, new_prefix);
+    codes.sort_unstable();
+    controls(
+        &mut out,
+        &[
+            ("", "any class"),
+            ("regression", "regressions"),
+            ("gain", "gains"),
+            ("change", "changes"),
+        ],
+        &codes,
+        &[
+            ("", "sort: disc order"),
+            ("name", "sort: name"),
+            ("reason", "sort: class"),
+        ],
+    );
+    let data = DiffData { mode: "diff", groups };
+    tail(&mut out, &script_json(&data));
+    out
+}
+
+/// The diff page's cards: regressions, gains, changes, digests changed.
+fn diff_cards(out: &mut String, d: &Diff) {
+    let t = &d.total;
     out.push_str("<div class=\"cards\">\n");
     for (id, n, label) in [
         ("rejected", t.regressions, "regressions"),
@@ -567,7 +610,10 @@ pub fn render_diff(
             escape(label)
         );
     }
-    out.push_str("</div>\n<div class=\"tables\">\n");
+}
+
+/// The coverage table of the diff page: per kind and in total, before → after.
+fn coverage_table(out: &mut String, d: &Diff) {
     out.push_str(
         "<table class=\"sum\"><caption>coverage, before → after</caption><thead><tr><th>kind</th>\
          <th>files</th><th>decoded/resources</th><th>rejected</th><th>file errors</th></tr></thead><tbody>\n",
@@ -590,6 +636,11 @@ pub fn render_diff(
         );
     }
     out.push_str("</tbody></table>\n");
+}
+
+/// The rejects-per-reason table of the diff page, the codes whose count changed (its last
+/// `</tbody></table>` is the caller's).
+fn reason_change_table(out: &mut String, d: &Diff) {
     out.push_str(
         "<table class=\"sum\"><caption>rejects per reason code, before → after</caption>\
          <thead><tr><th>reason</th><th>before</th><th>after</th></tr></thead><tbody>\n",
@@ -607,12 +658,21 @@ pub fn render_diff(
             c.after
         );
     }
-    out.push_str("</tbody></table>\n</div>\n</header>\n");
+}
 
+/// The diff page's data: a group per changed container, its listed items with both sides'
+/// links; and the reason codes the rows carry now, in order of first appearance.
+fn diff_groups(
+    d: &Diff,
+    old: &Manifest,
+    new: &Manifest,
+    old_prefix: Option<&str>,
+    new_prefix: Option<&str>,
+) -> (Vec<DiffGroup>, Vec<&'static str>) {
     let olds: BTreeMap<&str, &ContainerEntry> = old.containers.iter().map(|c| (c.path.as_str(), c)).collect();
     let news: BTreeMap<&str, &ContainerEntry> = new.containers.iter().map(|c| (c.path.as_str(), c)).collect();
     let mut codes: Vec<&'static str> = Vec::new();
-    let groups: Vec<DiffGroup> = d
+    let groups = d
         .containers
         .iter()
         .map(|cd| {
@@ -662,25 +722,7 @@ pub fn render_diff(
             }
         })
         .collect();
-    codes.sort_unstable();
-    controls(
-        &mut out,
-        &[
-            ("", "any class"),
-            ("regression", "regressions"),
-            ("gain", "gains"),
-            ("change", "changes"),
-        ],
-        &codes,
-        &[
-            ("", "sort: disc order"),
-            ("name", "sort: name"),
-            ("reason", "sort: class"),
-        ],
-    );
-    let data = DiffData { mode: "diff", groups };
-    tail(&mut out, &script_json(&data));
-    out
+    (groups, codes)
 }
 
 #[cfg(test)]

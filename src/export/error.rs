@@ -1,0 +1,29 @@
+//! Why a run could not be done at all ([`ExportError`]), and the `--jobs` bound it checks.
+
+use super::layout::LOCK_FILE;
+use crate::walker;
+use thiserror::Error;
+
+/// Most worker threads `--jobs` may ask for (`--jobs 0`, like no `--jobs`, means one per
+/// core). 99 999 threads exhausted the address space for stack guard pages and hung.
+pub const MAX_JOBS: usize = 256;
+
+#[derive(Debug, Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Walk(#[from] walker::WalkError),
+    #[error("--out {out} is inside --disc {disc}; choose an output folder outside the disc")]
+    OutInsideDisc { out: String, disc: String },
+    #[error("cannot create or write output folder {0}: {1}")]
+    Out(String, std::io::Error),
+    #[error("--out {0} is {1}, not a folder; choose a folder (it is created when missing)")]
+    OutNotFolder(String, &'static str),
+    #[error("cannot build the thread pool: {0}")]
+    Pool(String),
+    #[error("--jobs {0} is more than {MAX_JOBS} worker threads (--jobs 0 or no --jobs: one per core)")]
+    Jobs(usize),
+    #[error("another xbg7-export is writing into {0} (it holds {0}/{LOCK_FILE}); wait for it or choose another --out")]
+    Locked(String),
+    #[error("--only {0} matches no container of the disc (nothing exported, {1} left as it was)")]
+    NothingMatched(String, String),
+}
