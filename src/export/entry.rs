@@ -3,11 +3,15 @@
 //! the size used for scheduling, and whether some output could not be written (the
 //! error prefixes that tell it).
 
-use super::run::kind_of;
-use crate::manifest::{Code, Reason, TextureCode};
-use crate::manifest::{ContainerEntry, Layout, Status};
+use crate::manifest::{Code, ContainerEntry, Kind, Layout, Reason, Status, TextureCode};
 use crate::walker::DiscFile;
 use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The kind of the container at a manifest path (`hidden/resource3d/Stage_S01.xpr`).
+pub fn kind_of(path: &str) -> Kind {
+    Kind::from_file_name(Path::new(path))
+}
 
 /// How a container's error begins when its outputs could not be written (a texture's
 /// reject: [`WRITING_PNG`]): [`unwritten`] finds them by it.

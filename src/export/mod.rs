@@ -22,7 +22,7 @@ pub mod textures;
 mod write;
 
 pub use crate::atomic::{write_atomic, TMP_SUFFIX};
-pub use entry::{explain, found_size, unwritten, WRITING_OUTPUTS, WRITING_PNG};
+pub use entry::{explain, found_size, kind_of, unwritten, WRITING_OUTPUTS, WRITING_PNG};
 pub use error::{ExportError, MAX_JOBS};
 pub use fs::{remove_stale, write_tool_file, Outputs};
 pub use layout::{
@@ -34,7 +34,7 @@ pub use previews::{
     grid_cells, grid_members, in_grid, mesh_albedo, prepare_albedos, preview_texture_side, textured_grid_cells,
     PreviewTextures,
 };
-pub use run::{container_dirs, decode_container, export, export_run, kind_of, Exported};
+pub use run::{container_dirs, decode_container, export, export_run, Exported};
 pub use write::{grid_file, scene_stem};
 pub use xbg7::described::describe_declaration;
 

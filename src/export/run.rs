@@ -29,11 +29,6 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     Ok(Xpr::parse(file)?.meshes(kind, &cfg.decoding()))
 }
 
-/// The kind of the container at a manifest path (`hidden/resource3d/Stage_S01.xpr`).
-pub fn kind_of(path: &str) -> Kind {
-    Kind::from_file_name(Path::new(path))
-}
-
 /// What a completed run did: the manifest it wrote, and the containers of this run (not
 /// those a `--only` run kept) some of whose outputs could not be written.
 #[derive(Debug)]

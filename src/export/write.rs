@@ -128,7 +128,7 @@ fn export_bytes(
                         .flatten()
                 };
                 let t = export_textures_with_albedos(
-                    &parsed,
+                    parsed,
                     &abs,
                     dir,
                     previews.then_some(&prepare),

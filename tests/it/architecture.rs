@@ -189,7 +189,7 @@ fn cycles(src: &Path) -> Vec<String> {
         if let Some(mut c) = cycle_from(&g, m) {
             let min = c.iter().enumerate().min_by_key(|(_, m)| *m).map(|(k, _)| k).unwrap();
             c.rotate_left(min);
-            let names: Vec<String> = c.iter().map(|m| format!("{}", m.join("::"))).collect();
+            let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
             out.insert(names.join(" → "));
         }
     }

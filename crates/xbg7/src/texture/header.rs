@@ -1,8 +1,8 @@
 //! The 52-byte D3DBaseTexture descriptor of a TX2D resource and its GPU texture fetch
 //! constant (FORMAT.md §8): format, endian, size, pitch, tiling, base and mip addresses.
 
+use super::reject::{Reject, TextureCode};
 use super::tiling::{self, Endian};
-use super::{Reject, TextureCode};
 
 /// Size of a TX2D descriptor.
 pub const DESCRIPTOR_SIZE: usize = 52;

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use super::base::{decode, Image};
 use super::header::{self, TextureHeader};
 use super::maps::ALBEDO_SUFFIX;
-use super::{decode, Image, Reject, TextureCode};
+use super::reject::{Reject, TextureCode};
 use crate::container::{Container, Resource, TAG_TX2D};
 
 /// Decoded `_col` images of a container by TX2D name (lossy UTF-8): the albedos the
