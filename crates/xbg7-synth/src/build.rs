@@ -8,9 +8,9 @@ use xbg7::mesh::{Mesh, Primitive};
 
 use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
-use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan};
-use super::realism::{self, Family, PURPOSE_REALISM_BUILD};
+use super::realism::{self, PURPOSE_REALISM_BUILD};
 use super::rng::{derive_seed, Gen};
+use super::spec::{Category, Expectation, Family, FileKind, FileSpec, RecordLayout, ResourcePlan};
 use super::texture::{encode_payload, image_digest, tx2d_descriptor};
 use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
 use super::vformat::{decoded_attrs, encode_stream, UnknownFill, VertexData, VertexFormat};

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::plan::{file_plan, FileKind, FileSpec, SynthOptions};
+use super::plan::file_plan;
+use super::spec::{Category, FileKind, FileSpec, SynthOptions};
 use super::{build_file, io_err, SynthError, SynthFile};
 use xbg7::container;
 use xbg7::reason::Code;
@@ -86,9 +87,9 @@ pub fn sources(opts: &SynthOptions) -> Sources {
         .iter()
         .filter(|s| {
             s.kind == FileKind::Model
-                && s.category == super::Category::Documented
+                && s.category == Category::Documented
                 && s.resources.len() == 1
-                && s.resources[0].category == super::Category::Documented
+                && s.resources[0].category == Category::Documented
         })
         .min_by_key(|s| (s.estimated_size(), s.index))
         .or_else(|| plan.iter().find(|s| s.kind == FileKind::Model))

@@ -1,7 +1,12 @@
 //! One model file's plan: its category's resources (parts, formats, record layout,
 //! duplicates, realism families) and textures.
 
-use super::*;
+use super::params::{params, PURPOSE_BUILD, PURPOSE_PLAN};
+use super::pieces::{model_textures, opaque_format, rich_format, smooth_kind, split_indices, unique_parts, Counts};
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::{derive_seed, Gen};
+use crate::spec::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan, SynthOptions};
+use crate::vformat::VertexFormat;
 
 pub(super) fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Category) -> FileSpec {
     let p = params(opts.scale);
@@ -158,53 +163,4 @@ pub(super) fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Categ
         textures,
         user_resource: gen.chance(0.08),
     }
-}
-
-/// Low-poly stage geometry: quads, boxes, small plates, prisms (unique counts).
-pub(super) fn lowpoly_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
-    for _ in 0..100 {
-        let size = log_size(gen, 1.0, 60.0);
-        let kind = [
-            ShapeKind::Quad,
-            ShapeKind::Box8,
-            ShapeKind::Box24,
-            ShapeKind::Plate,
-            ShapeKind::Prism,
-        ][gen.weighted(&[20, 15, 15, 25, 25])];
-        let p = match kind {
-            ShapeKind::Plate => PartPlan {
-                kind,
-                nu: gen.range(2, 6),
-                nv: gen.range(2, 6),
-                size,
-            },
-            ShapeKind::Prism => PartPlan {
-                kind,
-                nu: gen.range(3, 12),
-                nv: 1,
-                size,
-            },
-            _ => PartPlan {
-                kind,
-                nu: 1,
-                nv: 1,
-                size,
-            },
-        };
-        if counts.free(&[p]) {
-            counts.take(&[p]);
-            return vec![p];
-        }
-    }
-    let mut p = PartPlan {
-        kind: ShapeKind::Plate,
-        nu: 2,
-        nv: 7,
-        size: 4.0,
-    };
-    while !counts.free(&[p]) {
-        p.nv += 1;
-    }
-    counts.take(&[p]);
-    vec![p]
 }

@@ -1,9 +1,68 @@
-//! One stage file's plan: its sub-models (skyboxes, siblings sharing a vertex count,
-//! the category mix), their names and textures.
+//! One stage file's plan: its sub-models (skyboxes, low-poly pieces, siblings sharing a
+//! vertex count, the category mix), their names and textures.
 
-use super::*;
+use std::collections::HashSet;
 
-pub(super) fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
+use super::params::{params, PURPOSE_BUILD, PURPOSE_PLAN};
+use super::pieces::{
+    log_size, opaque_format, smooth_kind, split_indices, tex_plan, tex_size, unique_parts, Counts, TexFamily,
+};
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::{derive_seed, Gen};
+use crate::spec::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan, SynthOptions};
+use crate::texture::TexPlan;
+use crate::vformat::VertexFormat;
+
+/// Low-poly stage geometry: quads, boxes, small plates, prisms (unique counts).
+fn lowpoly_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
+    for _ in 0..100 {
+        let size = log_size(gen, 1.0, 60.0);
+        let kind = [
+            ShapeKind::Quad,
+            ShapeKind::Box8,
+            ShapeKind::Box24,
+            ShapeKind::Plate,
+            ShapeKind::Prism,
+        ][gen.weighted(&[20, 15, 15, 25, 25])];
+        let p = match kind {
+            ShapeKind::Plate => PartPlan {
+                kind,
+                nu: gen.range(2, 6),
+                nv: gen.range(2, 6),
+                size,
+            },
+            ShapeKind::Prism => PartPlan {
+                kind,
+                nu: gen.range(3, 12),
+                nv: 1,
+                size,
+            },
+            _ => PartPlan {
+                kind,
+                nu: 1,
+                nv: 1,
+                size,
+            },
+        };
+        if counts.free(&[p]) {
+            counts.take(&[p]);
+            return vec![p];
+        }
+    }
+    let mut p = PartPlan {
+        kind: ShapeKind::Plate,
+        nu: 2,
+        nv: 7,
+        size: 4.0,
+    };
+    while !counts.free(&[p]) {
+        p.nv += 1;
+    }
+    counts.take(&[p]);
+    vec![p]
+}
+
+fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
     let mut p = PartPlan {
         kind: ShapeKind::SkyPlane,
         nu: gen.range(2, 4),
@@ -18,7 +77,7 @@ pub(super) fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> 
 }
 
 /// Same-V sibling of a grid-family part: another family or factorisation of `nu·nv`.
-pub(super) fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
+fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
     let size = log_size(gen, 1.0, 60.0);
     let (nu, nv) = (src.nu, src.nv);
     let total = nu * nv;
@@ -53,7 +112,7 @@ pub(super) fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) 
     None
 }
 
-pub(super) fn stage_name(counts: &mut Counts, cat: Category, stage: u32, k: usize, gen: &mut Gen) -> String {
+fn stage_name(counts: &mut Counts, cat: Category, stage: u32, k: usize, gen: &mut Gen) -> String {
     let want = match cat {
         Category::StageLowpoly => match gen.range(0, 2) {
             0 => format!("col_s{stage:02}_{k:03}"),

@@ -28,110 +28,25 @@
 //! (`realism == false`) is byte-identical to the one before the families existed.
 //!
 //! Files: `edit` (what the builder does to a file of each family); this file holds the
-//! families and their plan-time choices (which resources, the trap pairs).
+//! families' plan-time choices (which resources, the trap pairs). The [`Family`] and
+//! [`TrapKind`] types are plan data and live in [`crate::spec`] (re-exported here).
 
 use std::collections::HashSet;
 
-use super::descriptor::{self, scan_markers, BuiltDescriptor};
-use super::geom::{is_degenerate, Geometry, PartPlan, ShapeKind};
-use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
-use super::rng::{derive_seed, Gen};
-use super::vformat::{usage, ElemSpec, EncType, VertexFormat};
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::{derive_seed, Gen};
+use crate::spec::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
+use crate::vformat::{usage, ElemSpec, EncType, VertexFormat};
 
 mod edit;
 
-pub use edit::*;
+pub use crate::spec::{Family, TrapKind, FAMILY_NAMES};
+pub use edit::{damage_indices, edit_normals, edit_parts, first_triangle_real, insert_record_filler, permute_records};
 
 /// Purpose of the plan-level realism stream (families, trap pairs).
 pub const PURPOSE_REALISM_PLAN: u64 = 0x5EA1_0001;
 /// Purpose of the byte-level realism stream (which triangles, vertices, tuples).
 pub const PURPOSE_REALISM_BUILD: u64 = 0x5EA1_0002;
-
-/// Why the owner of a trap pair cannot be decoded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TrapKind {
-    /// Stream 0 exactly `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`, the rest on stream 1.
-    MultiStream,
-    /// `SHORT4N` POSITION with `NORMAL FLOAT16_4 @12`, stride 20.
-    Quantized,
-    /// Documented format, > 20 % degenerate triangles.
-    Degenerate,
-    /// Documented format, one |coordinate| > 1e8.
-    HugeCoordinate,
-}
-
-/// One resource's imperfection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    ImperfectNormals,
-    DegenerateShare,
-    FlippedShare,
-    /// `extra` vertices referenced by no index.
-    UnreferencedShare {
-        extra: u32,
-    },
-    /// `tail_below`: the owner's last triangles only use vertices below this count (the
-    /// smaller sibling's V), so that a window of the sibling's size there is valid.
-    OwnerTrapOwner {
-        kind: TrapKind,
-        tail_below: Option<u32>,
-    },
-    /// `owner`: plan index of A; `adjacent`: B's block directly after A's; `damaged`: B's
-    /// own index buffer is overwritten with values ≥ V.
-    OwnerTrapSibling {
-        owner: usize,
-        adjacent: bool,
-        damaged: bool,
-    },
-    RecordFiller,
-    RecordOrder,
-    PerRecordBlocks,
-}
-
-/// Every family name, in report order.
-pub const FAMILY_NAMES: [&str; 10] = [
-    "imperfect_normals",
-    "degenerate_share",
-    "flipped_share",
-    "unreferenced_share",
-    "owner_trap_owner",
-    "owner_trap_sibling",
-    "owner_trap_damaged",
-    "record_filler",
-    "record_order",
-    "per_record_blocks",
-];
-
-impl Family {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Family::ImperfectNormals => "imperfect_normals",
-            Family::DegenerateShare => "degenerate_share",
-            Family::FlippedShare => "flipped_share",
-            Family::UnreferencedShare { .. } => "unreferenced_share",
-            Family::OwnerTrapOwner { .. } => "owner_trap_owner",
-            Family::OwnerTrapSibling { damaged: false, .. } => "owner_trap_sibling",
-            Family::OwnerTrapSibling { damaged: true, .. } => "owner_trap_damaged",
-            Family::RecordFiller => "record_filler",
-            Family::RecordOrder => "record_order",
-            Family::PerRecordBlocks => "per_record_blocks",
-        }
-    }
-
-    /// What a correct decoder does with a resource of this family and category: trap
-    /// owners and damaged siblings must be rejected — but a multi-stream owner, whose
-    /// streams may be placed, is decoded exactly or rejected — everything else as its
-    /// category.
-    pub const fn expectation(self, category: Category) -> Expectation {
-        match self {
-            Family::OwnerTrapOwner { .. } if matches!(category, Category::OpaqueMultistream) => {
-                Expectation::DecodedOrRejected
-            }
-            Family::OwnerTrapOwner { .. } | Family::OwnerTrapSibling { damaged: true, .. } => Expectation::Rejected,
-            _ => category.expectation(),
-        }
-    }
-}
 
 /// Share of the eligible resources that get each family.
 const SHARE: f64 = 0.06;
@@ -446,8 +361,9 @@ fn add_trap_pair(spec: &mut FileSpec, p: usize, used: &mut HashSet<(u32, u32)>, 
 
 #[cfg(test)]
 mod tests {
+    use super::edit::word;
     use super::*;
-    use crate::descriptor::{build_descriptor, scan_records, DescInput};
+    use crate::descriptor::{build_descriptor, scan_markers, scan_records, DescInput};
     use crate::geom::build_part;
 
     #[test]
