@@ -34,9 +34,10 @@ mod encode;
 mod reference;
 mod source;
 
-use encode::*;
-pub use reference::*;
-pub use source::*;
+use encode::encode_block;
+pub use reference::reference_decode_block;
+use source::mix;
+pub use source::{pattern, source_image, Pattern};
 
 /// Texture formats the generator writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -463,6 +464,7 @@ pub fn encode_payload(t: &TexPlan, gen: &mut Gen) -> (Vec<u8>, Vec<[u8; 4]>) {
 
 #[cfg(test)]
 mod tests {
+    use super::encode::{bc1_block, ctx1_block};
     use super::*;
 
     fn plan(format: TexFormat, w: u32, h: u32) -> TexPlan {

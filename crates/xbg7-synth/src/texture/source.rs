@@ -1,7 +1,9 @@
 //! Source images: each texture's seeded pattern and colours, limited to what its
 //! format can represent.
 
-use super::*;
+use super::encode::to565;
+use super::reference::from565;
+use super::{Argb8Order, TexFormat, TexPlan};
 
 /// FNV-1a of the plan (name, size, format): the image depends on nothing else.
 pub(super) fn plan_seed(t: &TexPlan) -> u64 {
