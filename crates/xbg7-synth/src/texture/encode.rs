@@ -1,8 +1,8 @@
 //! Block encoders (standard little-endian BCn layouts, CTX1): one 4×4 block of source
 //! pixels → its bytes.
 
+use super::plan::{Argb8Order, TexFormat, TexPlan};
 use super::reference::{ref_bc1_palette, ref_bc4_palette, ref_ctx1_palette};
-use super::{Argb8Order, TexFormat, TexPlan};
 
 pub(super) fn to565(c: [u8; 4]) -> u16 {
     let r = (c[0] as u32 * 31 + 127) / 255;

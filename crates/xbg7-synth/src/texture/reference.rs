@@ -1,7 +1,7 @@
 //! The reference decoder: the expected output of a correct exporter for every block the
 //! encoders write (its own palettes and rounding, independent of the project's decoder).
 
-use super::TexFormat;
+use super::plan::TexFormat;
 
 pub(super) fn from565(v: u16) -> [i32; 3] {
     let r = ((v >> 11) & 31) as i32;
