@@ -8,12 +8,12 @@ use xbg7::mesh::{Mesh, Primitive};
 
 use super::descriptor::{build_descriptor, DescInput};
 use super::geom::{assemble, build_part, shuffle_coherent, Geometry};
-use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan};
-use super::realism::{self, Family, PURPOSE_REALISM_BUILD};
+use super::realism::{self, PURPOSE_REALISM_BUILD};
 use super::rng::{derive_seed, Gen};
+use super::spec::{Category, Expectation, Family, FileKind, FileSpec, RecordLayout, ResourcePlan};
 use super::texture::{encode_payload, image_digest, tx2d_descriptor};
 use super::truth::{TruthBlock, TruthContainer, TruthResource, TruthTexture};
-use super::vformat::{decoded_attrs, encode_stream, UnknownFill, VertexData, VertexFormat};
+use super::vformat::{decoded_attrs, encode_stream, DecodedAttrs, UnknownFill, VertexData, VertexFormat};
 
 /// One generated container: its bytes and its ground truth (with in-memory meshes).
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +111,39 @@ type BlockOffsets = Vec<Vec<(u64, u64)>>;
 /// Generate, encode and compute the truth mesh of one resource. `rgen` (the realism
 /// stream) is only drawn from for a resource with an imperfection family.
 fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
+    let geoms = part_geometries(r, gen, rgen);
+    let fill = UnknownFill {
+        normal_w: gen.range(0, 2) as u8,
+        dec_w: gen.range(0, 2) as u8,
+    };
+    let (mut block_geoms, record_ranges) = block_geometries(&r.records, geoms);
+    if r.family == Some(Family::ImperfectNormals) {
+        let b = rgen.range_usize(0, block_geoms.len().saturating_sub(1));
+        if let Some(g) = block_geoms.get_mut(b) {
+            realism::edit_normals(g, rgen);
+        }
+    }
+    let (blocks, mut records, mut mesh) = encode_blocks(r, &block_geoms, &record_ranges, fill, gen, rgen);
+    if r.family == Some(Family::RecordOrder) {
+        // The truth's primitives stay in index-buffer order; only the descriptor's
+        // record order changes (FORMAT.md §3 does not document it).
+        realism::permute_records(&mut records, rgen);
+    }
+    drop_left_out_streams(&r.format, &mut mesh);
+    let bound = xbg7::mesh::bbox_of(&geoms_positions(&block_geoms))
+        .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0f32, f32::max).ceil())
+        .unwrap_or(1.0);
+    BuiltRes {
+        blocks,
+        records,
+        mesh,
+        bound,
+    }
+}
+
+/// The resource's parts generated, renumbered coherently (or not) and edited by its
+/// family.
+fn part_geometries(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> Vec<Geometry> {
     let mut geoms: Vec<Geometry> = r.parts.iter().map(|p| build_part(p, gen)).collect();
     let renumber = gen.chance(0.6);
     // A trap owner whose tail must fit a smaller sibling keeps the grid numbering.
@@ -127,12 +160,13 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
     if let Some(f) = r.family {
         realism::edit_parts(f, &mut geoms, rgen);
     }
-    let fill = UnknownFill {
-        normal_w: gen.range(0, 2) as u8,
-        dec_w: gen.range(0, 2) as u8,
-    };
-    // Geometry per block and (first_index, index_count, vtx_count) per record, block-local.
-    let (mut block_geoms, record_ranges): (Vec<Geometry>, Vec<Vec<RecordRange>>) = match &r.records {
+    geoms
+}
+
+/// Geometry per block and (first_index, index_count, vtx_count) per record, block-local,
+/// as the record layout groups the parts.
+fn block_geometries(records: &RecordLayout, geoms: Vec<Geometry>) -> (Vec<Geometry>, Vec<Vec<RecordRange>>) {
+    match records {
         RecordLayout::SeparateBlocks => {
             let rr = geoms
                 .iter()
@@ -156,42 +190,30 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
             }
             (vec![g], vec![ranges])
         }
-    };
-    if r.family == Some(Family::ImperfectNormals) {
-        let b = rgen.range_usize(0, block_geoms.len().saturating_sub(1));
-        if let Some(g) = block_geoms.get_mut(b) {
-            realism::edit_normals(g, rgen);
-        }
     }
+}
+
+/// Encode every block (a damaged sibling's indices overwritten), draw its records'
+/// unknown words, and gather the truth mesh from what the encoded bytes decode to.
+fn encode_blocks(
+    r: &ResourcePlan,
+    block_geoms: &[Geometry],
+    record_ranges: &[Vec<RecordRange>],
+    fill: UnknownFill,
+    gen: &mut Gen,
+    rgen: &mut Gen,
+) -> (Vec<BlockData>, Vec<[u32; 4]>, Mesh) {
     let mut blocks = Vec::new();
     let mut records = Vec::new();
-    let mut mesh = Mesh::default();
-    let mut normals: Vec<[f32; 3]> = Vec::new();
-    let mut colors: Vec<[f32; 4]> = Vec::new();
-    for (g, ranges) in block_geoms.iter().zip(&record_ranges) {
+    let mut truth = TruthMesh::default();
+    for (g, ranges) in block_geoms.iter().zip(record_ranges) {
         let (mut block, data) = encode_block(&r.format, g, fill, gen);
         if let Some(Family::OwnerTrapSibling { damaged: true, .. }) = r.family {
             realism::damage_indices(&mut block.index_bytes, block.vertex_count, rgen);
         }
-        let d = decoded_attrs(&r.format, &data);
-        let base = mesh.positions.len() as u32;
-        let first_index = mesh.indices.len() as u32;
-        mesh.positions.extend_from_slice(&d.positions);
-        if let Some(n) = &d.normals {
-            normals.extend_from_slice(n);
-        }
-        if let Some(c) = &d.colors {
-            colors.extend_from_slice(c);
-        }
-        if mesh.texcoords.len() < d.texcoords.len() {
-            mesh.texcoords.resize(d.texcoords.len(), Vec::new());
-        }
-        for (set, t) in mesh.texcoords.iter_mut().zip(&d.texcoords) {
-            set.extend_from_slice(t);
-        }
-        mesh.indices.extend(g.indices.iter().map(|&i| i + base));
+        let first_index = truth.append(&decoded_attrs(&r.format, &data), &g.indices);
         for &(fi, ic, vc) in ranges {
-            mesh.primitives.push(Primitive {
+            truth.mesh.primitives.push(Primitive {
                 first_index: first_index + fi,
                 index_count: ic,
                 material: None,
@@ -200,26 +222,52 @@ fn build_resource(r: &ResourcePlan, gen: &mut Gen, rgen: &mut Gen) -> BuiltRes {
         }
         blocks.push(block);
     }
-    if r.family == Some(Family::RecordOrder) {
-        // The truth's primitives stay in index-buffer order; only the descriptor's
-        // record order changes (FORMAT.md §3 does not document it).
-        realism::permute_records(&mut records, rgen);
+    (blocks, records, truth.finish(&r.format))
+}
+
+/// A resource's truth mesh being gathered block by block (normals and colours apart
+/// until it is known whether the format has them).
+#[derive(Default)]
+struct TruthMesh {
+    mesh: Mesh,
+    normals: Vec<[f32; 3]>,
+    colors: Vec<[f32; 4]>,
+}
+
+impl TruthMesh {
+    /// Append one block's decoded vertices and its indices (rebased); returns the
+    /// block's first index in the mesh.
+    fn append(&mut self, d: &DecodedAttrs, indices: &[u32]) -> u32 {
+        let mesh = &mut self.mesh;
+        let base = mesh.positions.len() as u32;
+        let first_index = mesh.indices.len() as u32;
+        mesh.positions.extend_from_slice(&d.positions);
+        if let Some(n) = &d.normals {
+            self.normals.extend_from_slice(n);
+        }
+        if let Some(c) = &d.colors {
+            self.colors.extend_from_slice(c);
+        }
+        if mesh.texcoords.len() < d.texcoords.len() {
+            mesh.texcoords.resize(d.texcoords.len(), Vec::new());
+        }
+        for (set, t) in mesh.texcoords.iter_mut().zip(&d.texcoords) {
+            set.extend_from_slice(t);
+        }
+        mesh.indices.extend(indices.iter().map(|&i| i + base));
+        first_index
     }
-    if r.format.find(super::vformat::usage::NORMAL, 0).is_some() {
-        mesh.normals = Some(normals);
-    }
-    if r.format.find(super::vformat::usage::COLOR, 0).is_some() {
-        mesh.colors = Some(colors);
-    }
-    drop_left_out_streams(&r.format, &mut mesh);
-    let bound = xbg7::mesh::bbox_of(&geoms_positions(&block_geoms))
-        .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0f32, f32::max).ceil())
-        .unwrap_or(1.0);
-    BuiltRes {
-        blocks,
-        records,
-        mesh,
-        bound,
+
+    /// The mesh, with normals and colours where the format has them.
+    fn finish(self, fmt: &VertexFormat) -> Mesh {
+        let mut mesh = self.mesh;
+        if fmt.find(super::vformat::usage::NORMAL, 0).is_some() {
+            mesh.normals = Some(self.normals);
+        }
+        if fmt.find(super::vformat::usage::COLOR, 0).is_some() {
+            mesh.colors = Some(self.colors);
+        }
+        mesh
     }
 }
 
@@ -401,154 +449,217 @@ fn layout_data(
     gen: &mut Gen,
     sgen: &mut Gen,
 ) -> (Vec<u8>, BlockOffsets, Vec<(u64, String)>) {
-    let mut d = Data { buf: Vec::new() };
-    let mut block_offs: BlockOffsets = built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect();
-    let mut tex_offs = vec![(0u64, String::new()); spec.textures.len()];
-    let owns_block = |k: usize| !(spec.resources[k].duplicate_of.is_some() && spec.resources[k].share_block);
-    let place_texture = |d: &mut Data, t: usize, tex_offs: &mut Vec<(u64, String)>, gen: &mut Gen| {
-        d.pad_to(4096, false, gen);
-        let (p, reference) = encode_payload(&spec.textures[t], gen);
-        tex_offs[t] = (d.pos(), image_digest(&spec.textures[t], &reference));
-        d.buf.extend_from_slice(&p);
+    let mut l = DataLayout {
+        spec,
+        built,
+        layouts,
+        d: Data { buf: Vec::new() },
+        block_offs: built.iter().map(|b| vec![(0, 0); b.blocks.len()]).collect(),
+        tex_offs: vec![(0u64, String::new()); spec.textures.len()],
     };
     match spec.category {
-        Category::Documented | Category::MultiSubmesh => {
-            for (k, b) in built[0].blocks.iter().enumerate() {
-                if k > 0 {
-                    match gen.weighted(&[2, 2, 2, 2, 2, 2, 2]) {
-                        0 => {}
-                        1 => d.pad_to(4, false, gen),
-                        2 => d.pad_to(16, false, gen),
-                        3 => d.pad_to(128, false, gen),
-                        4 => d.junk(12, gen),
-                        5 => d.zeros(12),
-                        _ => {
-                            // Index buffers are u16 arrays: a gap keeps them on an even offset
-                            // (FORMAT.md §5: the vertex buffer "may start on any even offset").
-                            let n = 2 * gen.range_usize(50, 300);
-                            d.junk(n, gen);
-                        }
-                    }
-                }
-                block_offs[0][k] = d.block(b, layouts[0], sgen);
-            }
-            for t in 0..spec.textures.len() {
-                place_texture(&mut d, t, &mut tex_offs, gen);
-            }
-        }
-        _ => {
-            let stage = spec.kind == FileKind::Stage;
-            let mut items: Vec<Item> = Vec::new();
-            for (k, b) in built.iter().enumerate() {
-                if owns_block(k) {
-                    items.extend((0..b.blocks.len()).map(|j| Item::Block(k, j)));
-                }
-            }
-            let mut head: Vec<Item> = Vec::new();
-            if stage {
-                items.extend((0..spec.textures.len()).map(Item::Texture));
-                gen.shuffle(&mut items);
-            } else if gen.chance(0.7) || spec.textures.is_empty() {
-                // All texture data first, then the blocks.
-                head.extend((0..spec.textures.len()).map(Item::Texture));
-                gen.shuffle(&mut items);
-            } else {
-                // One texture at the start, then everything interleaved.
-                let first = gen.range_usize(0, spec.textures.len() - 1);
-                head.push(Item::Texture(first));
-                items.extend((0..spec.textures.len()).filter(|&t| t != first).map(Item::Texture));
-                gen.shuffle(&mut items);
-            }
-            // Owner-trap siblings marked adjacent go right after their owner's block.
-            let mut adjacent = vec![false; spec.resources.len()];
-            for (b, r) in spec.resources.iter().enumerate() {
-                if let Some(Family::OwnerTrapSibling {
-                    owner, adjacent: true, ..
-                }) = r.family
-                {
-                    let last = built[owner].blocks.len().saturating_sub(1);
-                    items.retain(|it| *it != Item::Block(b, 0));
-                    if let Some(at) = items.iter().position(|it| *it == Item::Block(owner, last)) {
-                        items.insert(at + 1, Item::Block(b, 0));
-                        adjacent[b] = true;
-                    } else {
-                        items.push(Item::Block(b, 0));
-                    }
-                }
-            }
-            // Scattered streams anywhere among the rest (drawn apart from the main stream).
-            for (k, b) in built.iter().enumerate() {
-                let first = match layouts[k] {
-                    StreamLayout::Scattered => 1,
-                    StreamLayout::AllApart => 0,
-                    _ => continue,
-                };
-                if !owns_block(k) {
-                    continue;
-                }
-                for (j, blk) in b.blocks.iter().enumerate() {
-                    for st in first..blk.streams.len() {
-                        let at = sgen.range_usize(0, items.len());
-                        items.insert(at, Item::Stream(k, j, st));
-                    }
-                }
-            }
-            for it in head.into_iter().chain(items) {
-                match it {
-                    Item::Texture(t) => place_texture(&mut d, t, &mut tex_offs, gen),
-                    Item::Block(k, j) if adjacent[k] => {
-                        // Right after the owner's last stream: no alignment, at most the
-                        // usual unknown 12-byte prefix.
-                        d.prefix(gen, &[50, 35, 15]);
-                        let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
-                        block_offs[k][j].0 = io;
-                        if layouts[k] != StreamLayout::AllApart {
-                            block_offs[k][j].1 = vo;
-                        }
-                    }
-                    Item::Block(k, j) => {
-                        let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
-                        let junk_pad = !stage && gen.chance(0.4);
-                        d.pad_to(a, junk_pad, gen);
-                        if !stage && gen.chance(0.3) {
-                            let n = 4 * gen.range_usize(1, 64);
-                            d.junk(n, gen);
-                        }
-                        if d.pos() == 0 {
-                            d.junk(4 * gen.range_usize(1, 16), gen);
-                        }
-                        d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
-                        let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
-                        block_offs[k][j].0 = io;
-                        if layouts[k] != StreamLayout::AllApart {
-                            block_offs[k][j].1 = vo;
-                        }
-                    }
-                    Item::Stream(k, j, st) => {
-                        let a = ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])];
-                        d.pad_to(a, sgen.chance(0.4), sgen);
-                        if st == 0 {
-                            block_offs[k][j].1 = d.pos();
-                        }
-                        d.buf.extend_from_slice(&built[k].blocks[j].streams[st]);
-                    }
-                }
-            }
-        }
+        Category::Documented | Category::MultiSubmesh => l.documented(gen, sgen),
+        _ => l.scattered(gen, sgen),
     }
-    for k in 0..built.len() {
-        if let Some(o) = spec.resources[k].duplicate_of {
-            if spec.resources[k].share_block {
-                block_offs[k] = block_offs[o].clone();
-            }
-        }
-    }
+    l.share_duplicate_blocks();
     match gen.range(0, 2) {
-        0 => d.pad_to(4096, false, gen),
-        1 => d.pad_to(16, false, gen),
+        0 => l.d.pad_to(4096, false, gen),
+        1 => l.d.pad_to(16, false, gen),
         _ => {}
     }
-    (d.buf, block_offs, tex_offs)
+    (l.d.buf, l.block_offs, l.tex_offs)
+}
+
+/// The data section being laid out, and where every block and texture landed.
+struct DataLayout<'a> {
+    spec: &'a FileSpec,
+    built: &'a [BuiltRes],
+    layouts: &'a [StreamLayout],
+    d: Data,
+    block_offs: BlockOffsets,
+    tex_offs: Vec<(u64, String)>,
+}
+
+impl DataLayout<'_> {
+    /// Whether resource `k` has a block of its own (not a duplicate sharing the
+    /// original's).
+    fn owns_block(&self, k: usize) -> bool {
+        !(self.spec.resources[k].duplicate_of.is_some() && self.spec.resources[k].share_block)
+    }
+
+    /// Texture `t`'s payload, 4096-aligned.
+    fn place_texture(&mut self, t: usize, gen: &mut Gen) {
+        self.d.pad_to(4096, false, gen);
+        let (p, reference) = encode_payload(&self.spec.textures[t], gen);
+        self.tex_offs[t] = (self.d.pos(), image_digest(&self.spec.textures[t], &reference));
+        self.d.buf.extend_from_slice(&p);
+    }
+
+    /// A documented model: its blocks in sequence from offset 0 (small varied gaps), then
+    /// the textures.
+    fn documented(&mut self, gen: &mut Gen, sgen: &mut Gen) {
+        let d = &mut self.d;
+        for (k, b) in self.built[0].blocks.iter().enumerate() {
+            if k > 0 {
+                match gen.weighted(&[2, 2, 2, 2, 2, 2, 2]) {
+                    0 => {}
+                    1 => d.pad_to(4, false, gen),
+                    2 => d.pad_to(16, false, gen),
+                    3 => d.pad_to(128, false, gen),
+                    4 => d.junk(12, gen),
+                    5 => d.zeros(12),
+                    _ => {
+                        // Index buffers are u16 arrays: a gap keeps them on an even offset
+                        // (FORMAT.md §5: the vertex buffer "may start on any even offset").
+                        let n = 2 * gen.range_usize(50, 300);
+                        d.junk(n, gen);
+                    }
+                }
+            }
+            self.block_offs[0][k] = d.block(b, self.layouts[0], sgen);
+        }
+        for t in 0..self.spec.textures.len() {
+            self.place_texture(t, gen);
+        }
+    }
+
+    /// Every other file: blocks, textures and scattered streams in a shuffled order
+    /// (trap siblings marked adjacent right after their owner).
+    fn scattered(&mut self, gen: &mut Gen, sgen: &mut Gen) {
+        let stage = self.spec.kind == FileKind::Stage;
+        let (head, mut items) = self.item_order(stage, gen);
+        let adjacent = self.place_adjacent_siblings(&mut items);
+        self.scatter_streams(&mut items, sgen);
+        for it in head.into_iter().chain(items) {
+            self.place_item(it, &adjacent, stage, gen, sgen);
+        }
+    }
+
+    /// The blocks this file owns and its textures in a drawn order: `head` (textures
+    /// written first) and the shuffled rest.
+    fn item_order(&self, stage: bool, gen: &mut Gen) -> (Vec<Item>, Vec<Item>) {
+        let spec = self.spec;
+        let mut items: Vec<Item> = Vec::new();
+        for (k, b) in self.built.iter().enumerate() {
+            if self.owns_block(k) {
+                items.extend((0..b.blocks.len()).map(|j| Item::Block(k, j)));
+            }
+        }
+        let mut head: Vec<Item> = Vec::new();
+        if stage {
+            items.extend((0..spec.textures.len()).map(Item::Texture));
+            gen.shuffle(&mut items);
+        } else if gen.chance(0.7) || spec.textures.is_empty() {
+            // All texture data first, then the blocks.
+            head.extend((0..spec.textures.len()).map(Item::Texture));
+            gen.shuffle(&mut items);
+        } else {
+            // One texture at the start, then everything interleaved.
+            let first = gen.range_usize(0, spec.textures.len() - 1);
+            head.push(Item::Texture(first));
+            items.extend((0..spec.textures.len()).filter(|&t| t != first).map(Item::Texture));
+            gen.shuffle(&mut items);
+        }
+        (head, items)
+    }
+
+    /// Owner-trap siblings marked adjacent go right after their owner's block; returns
+    /// which resources were placed so.
+    fn place_adjacent_siblings(&self, items: &mut Vec<Item>) -> Vec<bool> {
+        let mut adjacent = vec![false; self.spec.resources.len()];
+        for (b, r) in self.spec.resources.iter().enumerate() {
+            if let Some(Family::OwnerTrapSibling {
+                owner, adjacent: true, ..
+            }) = r.family
+            {
+                let last = self.built[owner].blocks.len().saturating_sub(1);
+                items.retain(|it| *it != Item::Block(b, 0));
+                if let Some(at) = items.iter().position(|it| *it == Item::Block(owner, last)) {
+                    items.insert(at + 1, Item::Block(b, 0));
+                    adjacent[b] = true;
+                } else {
+                    items.push(Item::Block(b, 0));
+                }
+            }
+        }
+        adjacent
+    }
+
+    /// Scattered streams anywhere among the rest (drawn apart from the main stream).
+    fn scatter_streams(&self, items: &mut Vec<Item>, sgen: &mut Gen) {
+        for (k, b) in self.built.iter().enumerate() {
+            let first = match self.layouts[k] {
+                StreamLayout::Scattered => 1,
+                StreamLayout::AllApart => 0,
+                _ => continue,
+            };
+            if !self.owns_block(k) {
+                continue;
+            }
+            for (j, blk) in b.blocks.iter().enumerate() {
+                for st in first..blk.streams.len() {
+                    let at = sgen.range_usize(0, items.len());
+                    items.insert(at, Item::Stream(k, j, st));
+                }
+            }
+        }
+    }
+
+    /// Write one item (with its alignment, junk and prefix) and record where it landed.
+    fn place_item(&mut self, it: Item, adjacent: &[bool], stage: bool, gen: &mut Gen, sgen: &mut Gen) {
+        let (built, layouts) = (self.built, self.layouts);
+        let d = &mut self.d;
+        match it {
+            Item::Texture(t) => self.place_texture(t, gen),
+            Item::Block(k, j) if adjacent[k] => {
+                // Right after the owner's last stream: no alignment, at most the
+                // usual unknown 12-byte prefix.
+                d.prefix(gen, &[50, 35, 15]);
+                let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
+                self.block_offs[k][j].0 = io;
+                if layouts[k] != StreamLayout::AllApart {
+                    self.block_offs[k][j].1 = vo;
+                }
+            }
+            Item::Block(k, j) => {
+                let a = ALIGNS[gen.weighted(&[10, 25, 25, 15, 15, 10])];
+                let junk_pad = !stage && gen.chance(0.4);
+                d.pad_to(a, junk_pad, gen);
+                if !stage && gen.chance(0.3) {
+                    let n = 4 * gen.range_usize(1, 64);
+                    d.junk(n, gen);
+                }
+                if d.pos() == 0 {
+                    d.junk(4 * gen.range_usize(1, 16), gen);
+                }
+                d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
+                let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
+                self.block_offs[k][j].0 = io;
+                if layouts[k] != StreamLayout::AllApart {
+                    self.block_offs[k][j].1 = vo;
+                }
+            }
+            Item::Stream(k, j, st) => {
+                let a = ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])];
+                d.pad_to(a, sgen.chance(0.4), sgen);
+                if st == 0 {
+                    self.block_offs[k][j].1 = d.pos();
+                }
+                d.buf.extend_from_slice(&built[k].blocks[j].streams[st]);
+            }
+        }
+    }
+
+    /// Duplicates that share their original's block get its offsets.
+    fn share_duplicate_blocks(&mut self) {
+        for k in 0..self.built.len() {
+            if let Some(o) = self.spec.resources[k].duplicate_of {
+                if self.spec.resources[k].share_block {
+                    self.block_offs[k] = self.block_offs[o].clone();
+                }
+            }
+        }
+    }
 }
 
 /// One directory entry before layout.
@@ -651,66 +762,15 @@ fn directory_order(spec: &FileSpec, gen: &mut Gen) -> Vec<What> {
 pub fn build_file(spec: &FileSpec) -> SynthFile {
     let mut gen = Gen::new(spec.seed);
     let mut rgen = Gen::new(derive_seed(spec.seed, 0, PURPOSE_REALISM_BUILD));
-    let mut built: Vec<BuiltRes> = Vec::with_capacity(spec.resources.len());
-    for r in &spec.resources {
-        let b = match r.duplicate_of.and_then(|o| built.get(o)) {
-            Some(orig) => orig.clone(),
-            None => build_resource(r, &mut gen, &mut rgen),
-        };
-        built.push(b);
-    }
+    let built = build_resources(spec, &mut gen, &mut rgen);
     let mut sgen = Gen::new(derive_seed(spec.seed, 0, PURPOSE_STREAMS));
     let layouts = stream_layouts(spec, &mut sgen);
     let (data, block_offs, tex_offs) = layout_data(spec, &built, &layouts, &mut gen, &mut sgen);
     let order = directory_order(spec, &mut gen);
-    let mut dir_index = vec![0u32; spec.resources.len()];
-    for (i, w) in order.iter().enumerate() {
-        if let What::Res(k) = w {
-            dir_index[*k] = i as u32;
-        }
-    }
     let mut entries = Vec::with_capacity(order.len());
     for w in &order {
         entries.push(match *w {
-            What::Res(k) => {
-                let r = &spec.resources[k];
-                let b = &built[k];
-                let mut nodes = vec![format!("{}_root", r.name), "Light".to_string()];
-                if gen.chance(0.5) {
-                    nodes.push(format!("{}_mesh", r.name));
-                }
-                if gen.chance(0.2) {
-                    nodes.push("Camera".to_string());
-                }
-                let inp = DescInput {
-                    bound: b.bound,
-                    node_names: nodes,
-                    material_names: r
-                        .materials
-                        .iter()
-                        .filter_map(|&m| spec.textures.get(m))
-                        .map(|t| t.name.clone())
-                        .collect(),
-                    vertex_count: r.vertex_count(),
-                    index_count: r.index_count(),
-                    vertex_bytes: r.vertex_count().wrapping_mul(r.format.stride(0) as u32),
-                    decl: r.format.decl_bytes(),
-                    records: b.records.clone(),
-                };
-                let d = build_descriptor(&inp, &mut gen);
-                let desc = if r.family == Some(Family::RecordFiller) {
-                    // The filler stays free of spurious records; the trap tuples are
-                    // inserted afterwards, on purpose.
-                    realism::insert_record_filler(&d, inp.decl.len(), &mut rgen)
-                } else {
-                    d.bytes
-                };
-                Entry {
-                    tag: *b"XBG7",
-                    desc,
-                    name: r.name.as_bytes().to_vec(),
-                }
-            }
+            What::Res(k) => xbg7_entry(spec, k, &built[k], &mut gen, &mut rgen),
             What::Tex(t) => Entry {
                 tag: *b"TX2D",
                 desc: tx2d_descriptor(&spec.textures[t], tex_offs[t].0 as u32).to_vec(),
@@ -727,77 +787,175 @@ pub fn build_file(spec: &FileSpec) -> SynthFile {
         });
     }
     let header = layout_header(&entries, &mut gen);
-    let mut bytes = Vec::with_capacity(12 + header.len() + data.len());
-    bytes.extend_from_slice(b"XPR2");
-    bytes.extend_from_slice(&(header.len() as u32).to_be_bytes());
-    bytes.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    bytes.extend_from_slice(&header);
-    bytes.extend_from_slice(&data);
-
-    let mut resources = Vec::new();
-    let mut textures = Vec::new();
-    for (i, w) in order.iter().enumerate() {
-        match *w {
-            What::Res(k) => {
-                let r = &spec.resources[k];
-                let b = &built[k];
-                let expected = r.expectation();
-                resources.push(TruthResource {
-                    index: i as u32,
-                    name: r.name.clone(),
-                    category: r.category.as_str().to_string(),
-                    expected: expected.as_str().to_string(),
-                    vertex_count: r.vertex_count(),
-                    index_count: r.index_count(),
-                    stride: r.format.stride(0) as u32,
-                    blocks: b
-                        .blocks
-                        .iter()
-                        .zip(&block_offs[k])
-                        .map(|(blk, &(io, vo))| TruthBlock {
-                            index_offset: io,
-                            vertex_offset: vo,
-                            vertex_count: blk.vertex_count,
-                            index_count: blk.index_count,
-                        })
-                        .collect(),
-                    digest: (expected != Expectation::Rejected).then(|| b.mesh.digest()),
-                    digest_unsplit: (expected != Expectation::Rejected && b.mesh.primitives.len() > 1)
-                        .then(|| b.mesh.clone().unsplit().digest()),
-                    skybox: r.category == Category::StageSkybox,
-                    duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
-                    family: r.family.map(|f| f.name()).or(layouts[k].family()).map(str::to_string),
-                    mesh: Some(b.mesh.clone()),
-                });
-            }
-            What::Tex(t) => {
-                let tp = &spec.textures[t];
-                textures.push(TruthTexture {
-                    name: tp.name.clone(),
-                    index: i as u32,
-                    format: tp.format.name().to_string(),
-                    width: tp.width,
-                    height: tp.height,
-                    data_offset: tex_offs[t].0,
-                    data_size: tp.payload_size() as u64,
-                    tiled: tp.tiled,
-                    digest: Some(tex_offs[t].1.clone()),
-                });
-            }
-            What::User => {}
-        }
-    }
-    let truth = TruthContainer {
-        path: spec.rel_path.clone(),
-        kind: spec.kind.as_str().to_string(),
-        category: spec.category.as_str().to_string(),
-        size: bytes.len() as u64,
-        resources,
-        textures,
+    let bytes = container_bytes(&header, &data);
+    let placed = Placed {
+        built: &built,
+        layouts: &layouts,
+        block_offs: &block_offs,
+        tex_offs: &tex_offs,
     };
+    let truth = placed.truth(spec, &order, bytes.len() as u64);
     SynthFile {
         rel_path: spec.rel_path.clone(),
         bytes,
         truth,
+    }
+}
+
+/// Every resource generated and encoded in plan order (a duplicate is a copy of its
+/// original's).
+fn build_resources(spec: &FileSpec, gen: &mut Gen, rgen: &mut Gen) -> Vec<BuiltRes> {
+    let mut built: Vec<BuiltRes> = Vec::with_capacity(spec.resources.len());
+    for r in &spec.resources {
+        let b = match r.duplicate_of.and_then(|o| built.get(o)) {
+            Some(orig) => orig.clone(),
+            None => build_resource(r, gen, rgen),
+        };
+        built.push(b);
+    }
+    built
+}
+
+/// The directory entry of resource `k`: its XBG7 descriptor (random node names, the
+/// `record_filler` tuples inserted afterwards) and name.
+fn xbg7_entry(spec: &FileSpec, k: usize, b: &BuiltRes, gen: &mut Gen, rgen: &mut Gen) -> Entry {
+    let r = &spec.resources[k];
+    let mut nodes = vec![format!("{}_root", r.name), "Light".to_string()];
+    if gen.chance(0.5) {
+        nodes.push(format!("{}_mesh", r.name));
+    }
+    if gen.chance(0.2) {
+        nodes.push("Camera".to_string());
+    }
+    let inp = DescInput {
+        bound: b.bound,
+        node_names: nodes,
+        material_names: r
+            .materials
+            .iter()
+            .filter_map(|&m| spec.textures.get(m))
+            .map(|t| t.name.clone())
+            .collect(),
+        vertex_count: r.vertex_count(),
+        index_count: r.index_count(),
+        vertex_bytes: r.vertex_count().wrapping_mul(r.format.stride(0) as u32),
+        decl: r.format.decl_bytes(),
+        records: b.records.clone(),
+    };
+    let d = build_descriptor(&inp, gen);
+    let desc = if r.family == Some(Family::RecordFiller) {
+        // The filler stays free of spurious records; the trap tuples are
+        // inserted afterwards, on purpose.
+        realism::insert_record_filler(&d, inp.decl.len(), rgen)
+    } else {
+        d.bytes
+    };
+    Entry {
+        tag: *b"XBG7",
+        desc,
+        name: r.name.as_bytes().to_vec(),
+    }
+}
+
+/// The XPR2 frame: magic, header and data sizes, the header block, the data section.
+fn container_bytes(header: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(12 + header.len() + data.len());
+    bytes.extend_from_slice(b"XPR2");
+    bytes.extend_from_slice(&(header.len() as u32).to_be_bytes());
+    bytes.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    bytes.extend_from_slice(header);
+    bytes.extend_from_slice(data);
+    bytes
+}
+
+/// What the truth is read from once the file is laid out: the built resources, their
+/// stream layouts, and where every block and texture landed.
+struct Placed<'a> {
+    built: &'a [BuiltRes],
+    layouts: &'a [StreamLayout],
+    block_offs: &'a BlockOffsets,
+    tex_offs: &'a [(u64, String)],
+}
+
+impl Placed<'_> {
+    /// The container's ground truth, resources and textures in directory `order`.
+    fn truth(&self, spec: &FileSpec, order: &[What], size: u64) -> TruthContainer {
+        let mut dir_index = vec![0u32; spec.resources.len()];
+        for (i, w) in order.iter().enumerate() {
+            if let What::Res(k) = w {
+                dir_index[*k] = i as u32;
+            }
+        }
+        let mut resources = Vec::new();
+        let mut textures = Vec::new();
+        for (i, w) in order.iter().enumerate() {
+            match *w {
+                What::Res(k) => resources.push(self.truth_resource(spec, k, i as u32, &dir_index)),
+                What::Tex(t) => textures.push(self.truth_texture(spec, t, i as u32)),
+                What::User => {}
+            }
+        }
+        TruthContainer {
+            path: spec.rel_path.clone(),
+            kind: spec.kind.as_str().to_string(),
+            category: spec.category.as_str().to_string(),
+            size,
+            resources,
+            textures,
+        }
+    }
+
+    /// Resource `k` at directory index `index`.
+    fn truth_resource(&self, spec: &FileSpec, k: usize, index: u32, dir_index: &[u32]) -> TruthResource {
+        let r = &spec.resources[k];
+        let b = &self.built[k];
+        let expected = r.expectation();
+        TruthResource {
+            index,
+            name: r.name.clone(),
+            category: r.category.as_str().to_string(),
+            expected: expected.as_str().to_string(),
+            vertex_count: r.vertex_count(),
+            index_count: r.index_count(),
+            stride: r.format.stride(0) as u32,
+            blocks: b
+                .blocks
+                .iter()
+                .zip(&self.block_offs[k])
+                .map(|(blk, &(io, vo))| TruthBlock {
+                    index_offset: io,
+                    vertex_offset: vo,
+                    vertex_count: blk.vertex_count,
+                    index_count: blk.index_count,
+                })
+                .collect(),
+            digest: (expected != Expectation::Rejected).then(|| b.mesh.digest()),
+            digest_unsplit: (expected != Expectation::Rejected && b.mesh.primitives.len() > 1)
+                .then(|| b.mesh.clone().unsplit().digest()),
+            skybox: r.category == Category::StageSkybox,
+            duplicate_of: r.duplicate_of.map(|o| dir_index[o]),
+            family: r
+                .family
+                .map(|f| f.name())
+                .or(self.layouts[k].family())
+                .map(str::to_string),
+            mesh: Some(b.mesh.clone()),
+        }
+    }
+
+    /// Texture `t` at directory index `index`.
+    fn truth_texture(&self, spec: &FileSpec, t: usize, index: u32) -> TruthTexture {
+        let tp = &spec.textures[t];
+        TruthTexture {
+            name: tp.name.clone(),
+            index,
+            format: tp.format.name().to_string(),
+            width: tp.width,
+            height: tp.height,
+            data_offset: self.tex_offs[t].0,
+            data_size: tp.payload_size() as u64,
+            tiled: tp.tiled,
+            digest: Some(self.tex_offs[t].1.clone()),
+        }
     }
 }

@@ -231,189 +231,223 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
     let p = plan.normalized();
     let (nu, nv, s) = (p.nu, p.nv, p.size.max(0.01));
     let mut g = Geometry::default();
+    match p.kind {
+        ShapeKind::Torus => torus(nu, nv, s, gen, &mut g),
+        ShapeKind::Tube => tube(nu, nv, s, gen, &mut g),
+        ShapeKind::Plate | ShapeKind::SkyPlane => plate(nu, nv, s, p.kind == ShapeKind::SkyPlane, gen, &mut g),
+        ShapeKind::Capsule | ShapeKind::Hull => capsule(nu, nv, s, p.kind == ShapeKind::Hull, gen, &mut g),
+        ShapeKind::CappedCylinder => capped_cylinder(nu, nv, s, gen, &mut g),
+        ShapeKind::Quad => quad_part(s, gen, &mut g),
+        ShapeKind::Box8 | ShapeKind::Box24 => box_part(s, p.kind == ShapeKind::Box8, gen, &mut g),
+        ShapeKind::Prism => prism(nu, s, gen, &mut g),
+    }
+    place_randomly(&p, &mut g, gen);
+    tile_uvs(&mut g, gen);
+    finish_normals(&mut g);
+    g
+}
+
+/// A torus on an `nu × nv` wrapped grid, squashed per axis.
+fn torus(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
+    let tau = std::f32::consts::TAU;
+    let big = s * 0.5 * gen.f32_in(0.55, 0.8);
+    let small = big * gen.f32_in(0.15, 0.45);
+    let (sx, sy, sz) = (gen.f32_in(0.7, 1.0), gen.f32_in(0.7, 1.0), gen.f32_in(0.5, 1.3));
+    grid(
+        nu,
+        nv,
+        true,
+        true,
+        |u, v| {
+            let (t, ph) = (tau * u, tau * v);
+            let r = big + small * ph.cos();
+            [r * t.cos() * sx, r * t.sin() * sy, small * ph.sin() * sz]
+        },
+        g,
+    );
+}
+
+/// A tube along z whose radius ripples along its length.
+fn tube(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
+    let tau = std::f32::consts::TAU;
+    let r0 = s * gen.f32_in(0.08, 0.3);
+    let (amp, k, ph0) = (gen.f32_in(0.0, 0.35), gen.f32_in(0.5, 3.0), gen.f32_in(0.0, tau));
+    let ey = gen.f32_in(0.6, 1.0);
+    grid(
+        nu,
+        nv,
+        true,
+        false,
+        |u, v| {
+            let t = tau * u;
+            let r = r0 * (1.0 + amp * (tau * k * v + ph0).sin());
+            [r * t.cos(), r * t.sin() * ey, (v - 0.5) * s]
+        },
+        g,
+    );
+}
+
+/// A gently bent plate, or (`sky`) a level sky plane at altitude.
+fn plate(nu: u32, nv: u32, s: f32, sky: bool, gen: &mut Gen, g: &mut Geometry) {
+    let pi = std::f32::consts::PI;
+    let w = if sky { 300_000.0 } else { s };
+    let h = if sky { w } else { s * gen.f32_in(0.3, 1.0) };
+    let bend = if sky { 0.0 } else { s * gen.f32_in(0.0, 0.15) };
+    let alt = if sky { gen.f32_in(5_000.0, 40_000.0) } else { 0.0 };
+    let (fx, fy) = (gen.f32_in(0.5, 2.0), gen.f32_in(0.5, 2.0));
+    grid(
+        nu,
+        nv,
+        false,
+        false,
+        |u, v| {
+            let z = bend * (pi * u * fx).sin() * (pi * v * fy).cos() + alt;
+            [(u - 0.5) * w, (v - 0.5) * h, z]
+        },
+        g,
+    );
+}
+
+/// A capsule, or (`hull`) a ship hull with a keel and ripples, closed by two poles.
+fn capsule(nu: u32, nv: u32, s: f32, hull: bool, gen: &mut Gen, g: &mut Geometry) {
     let tau = std::f32::consts::TAU;
     let pi = std::f32::consts::PI;
-    match p.kind {
-        ShapeKind::Torus => {
-            let big = s * 0.5 * gen.f32_in(0.55, 0.8);
-            let small = big * gen.f32_in(0.15, 0.45);
-            let (sx, sy, sz) = (gen.f32_in(0.7, 1.0), gen.f32_in(0.7, 1.0), gen.f32_in(0.5, 1.3));
-            grid(
-                nu,
-                nv,
-                true,
-                true,
-                |u, v| {
-                    let (t, ph) = (tau * u, tau * v);
-                    let r = big + small * ph.cos();
-                    [r * t.cos() * sx, r * t.sin() * sy, small * ph.sin() * sz]
-                },
-                &mut g,
-            );
+    let half_len = s * 0.5;
+    let (a, b) = if hull {
+        (s * gen.f32_in(0.12, 0.3), s * gen.f32_in(0.08, 0.2))
+    } else {
+        (s * 0.5 * gen.f32_in(0.3, 1.0), s * 0.5 * gen.f32_in(0.3, 1.0))
+    };
+    let (ripple, keel) = (gen.f32_in(0.0, 0.15), gen.f32_in(0.35, 0.8));
+    let profile = move |t: f32| -> f32 {
+        if hull {
+            (pi * t).sin().powf(0.6) * (1.0 + ripple * (3.0 * pi * t).sin())
+        } else {
+            (pi * t).sin()
         }
-        ShapeKind::Tube => {
-            let r0 = s * gen.f32_in(0.08, 0.3);
-            let (amp, k, ph0) = (gen.f32_in(0.0, 0.35), gen.f32_in(0.5, 3.0), gen.f32_in(0.0, tau));
-            let ey = gen.f32_in(0.6, 1.0);
-            grid(
-                nu,
-                nv,
-                true,
-                false,
-                |u, v| {
-                    let t = tau * u;
-                    let r = r0 * (1.0 + amp * (tau * k * v + ph0).sin());
-                    [r * t.cos(), r * t.sin() * ey, (v - 0.5) * s]
-                },
-                &mut g,
-            );
+    };
+    let nrows = nv as f32 + 1.0;
+    let shape = move |u: f32, t: f32| -> V3 {
+        let th = tau * u;
+        let w = profile(t);
+        let y = b * w * th.sin();
+        let y = if hull && y < 0.0 { y * keel } else { y };
+        let z = if hull {
+            (t - 0.5) * s
+        } else {
+            -(pi * t).cos() * half_len
+        };
+        let lift = if hull { 0.08 * s * (t - 0.5) * (t - 0.5) } else { 0.0 };
+        [a * w * th.cos(), y + lift, z]
+    };
+    // Rows at t = (j+1)/(nv+1), bottom (t = 0) to top (t = 1).
+    grid(
+        nu,
+        nv,
+        true,
+        false,
+        |u, v| {
+            let j = (v * (nv.max(2) - 1) as f32).round();
+            let j = if nv == 1 { 0.0 } else { j };
+            shape(u, (j + 1.0) / nrows)
+        },
+        g,
+    );
+    let lift = |t: f32| {
+        if hull {
+            0.08 * s * (t - 0.5) * (t - 0.5)
+        } else {
+            0.0
         }
-        ShapeKind::Plate | ShapeKind::SkyPlane => {
-            let sky = p.kind == ShapeKind::SkyPlane;
-            let w = if sky { 300_000.0 } else { s };
-            let h = if sky { w } else { s * gen.f32_in(0.3, 1.0) };
-            let bend = if sky { 0.0 } else { s * gen.f32_in(0.0, 0.15) };
-            let alt = if sky { gen.f32_in(5_000.0, 40_000.0) } else { 0.0 };
-            let (fx, fy) = (gen.f32_in(0.5, 2.0), gen.f32_in(0.5, 2.0));
-            grid(
-                nu,
-                nv,
-                false,
-                false,
-                |u, v| {
-                    let z = bend * (pi * u * fx).sin() * (pi * v * fy).cos() + alt;
-                    [(u - 0.5) * w, (v - 0.5) * h, z]
-                },
-                &mut g,
-            );
+    };
+    let (z0, z1) = if hull {
+        (-0.5 * s, 0.5 * s)
+    } else {
+        (-half_len, half_len)
+    };
+    poles(nu, nv, 0, [0.0, lift(0.0), z0], [0.0, lift(1.0), z1], g);
+}
+
+/// A tapered cylinder closed by two fanned caps.
+fn capped_cylinder(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
+    let tau = std::f32::consts::TAU;
+    let r = s * gen.f32_in(0.1, 0.4);
+    let ey = gen.f32_in(0.7, 1.0);
+    let taper = gen.f32_in(0.6, 1.0);
+    let at = move |u: f32, v: f32| {
+        let t = tau * u;
+        let rr = r * (1.0 + (taper - 1.0) * v);
+        [rr * t.cos(), rr * t.sin() * ey, (v - 0.5) * s]
+    };
+    grid(nu, nv, true, false, at, g);
+    for (v, down) in [(0.0f32, true), (1.0, false)] {
+        let c = g.positions.len() as u32;
+        g.positions.push([0.0, 0.0, (v - 0.5) * s]);
+        g.uvs.push([0.5, 0.5]);
+        let ring: Vec<u32> = (0..nu)
+            .map(|i| {
+                let u = i as f32 / nu as f32;
+                g.positions.push(at(u, v));
+                g.uvs.push([0.5 + 0.5 * (tau * u).cos(), 0.5 + 0.5 * (tau * u).sin()]);
+                c + 1 + i
+            })
+            .collect();
+        fan(&ring, c, down, g);
+    }
+}
+
+/// One quad (two triangles).
+fn quad_part(s: f32, gen: &mut Gen, g: &mut Geometry) {
+    let (w, h) = (s, s * gen.f32_in(0.2, 1.0));
+    for (x, y) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)] {
+        g.positions.push([x * w, y * h, 0.0]);
+        g.uvs.push([x + 0.5, y + 0.5]);
+    }
+    quad(0, 1, 2, 3, g);
+}
+
+/// A box: 8 shared corners (`shared`) or 24 vertices, four per face.
+fn box_part(s: f32, shared: bool, gen: &mut Gen, g: &mut Geometry) {
+    let half = [s * 0.5, s * 0.5 * gen.f32_in(0.2, 1.0), s * 0.5 * gen.f32_in(0.2, 1.0)];
+    box_geometry(half, shared, g);
+}
+
+/// An `nu`-sided prism: side quads and two flat caps.
+fn prism(nu: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
+    let tau = std::f32::consts::TAU;
+    let r = s * 0.5 * gen.f32_in(0.3, 1.0);
+    let h = s * gen.f32_in(0.2, 1.0);
+    let ring = |i: u32, z: f32| {
+        let t = tau * (i % nu) as f32 / nu as f32;
+        [r * t.cos(), r * t.sin(), z]
+    };
+    for i in 0..nu {
+        let b = g.positions.len() as u32;
+        for (k, z) in [(i, -h / 2.0), (i + 1, -h / 2.0), (i + 1, h / 2.0), (i, h / 2.0)] {
+            g.positions.push(ring(k, z));
+            g.uvs.push([k as f32 / nu as f32, if z > 0.0 { 1.0 } else { 0.0 }]);
         }
-        ShapeKind::Capsule | ShapeKind::Hull => {
-            let hull = p.kind == ShapeKind::Hull;
-            let half_len = s * 0.5;
-            let (a, b) = if hull {
-                (s * gen.f32_in(0.12, 0.3), s * gen.f32_in(0.08, 0.2))
+        quad(b, b + 1, b + 2, b + 3, g);
+    }
+    for (z, down) in [(-h / 2.0, true), (h / 2.0, false)] {
+        let b = g.positions.len() as u32;
+        for i in 0..nu {
+            g.positions.push(ring(i, z));
+            let t = tau * i as f32 / nu as f32;
+            g.uvs.push([0.5 + 0.5 * t.cos(), 0.5 + 0.5 * t.sin()]);
+        }
+        for k in 1..nu - 1 {
+            if down {
+                g.indices.extend_from_slice(&[b, b + k + 1, b + k]);
             } else {
-                (s * 0.5 * gen.f32_in(0.3, 1.0), s * 0.5 * gen.f32_in(0.3, 1.0))
-            };
-            let (ripple, keel) = (gen.f32_in(0.0, 0.15), gen.f32_in(0.35, 0.8));
-            let profile = move |t: f32| -> f32 {
-                if hull {
-                    (pi * t).sin().powf(0.6) * (1.0 + ripple * (3.0 * pi * t).sin())
-                } else {
-                    (pi * t).sin()
-                }
-            };
-            let nrows = nv as f32 + 1.0;
-            let shape = move |u: f32, t: f32| -> V3 {
-                let th = tau * u;
-                let w = profile(t);
-                let y = b * w * th.sin();
-                let y = if hull && y < 0.0 { y * keel } else { y };
-                let z = if hull {
-                    (t - 0.5) * s
-                } else {
-                    -(pi * t).cos() * half_len
-                };
-                let lift = if hull { 0.08 * s * (t - 0.5) * (t - 0.5) } else { 0.0 };
-                [a * w * th.cos(), y + lift, z]
-            };
-            // Rows at t = (j+1)/(nv+1), bottom (t = 0) to top (t = 1).
-            grid(
-                nu,
-                nv,
-                true,
-                false,
-                |u, v| {
-                    let j = (v * (nv.max(2) - 1) as f32).round();
-                    let j = if nv == 1 { 0.0 } else { j };
-                    shape(u, (j + 1.0) / nrows)
-                },
-                &mut g,
-            );
-            let lift = |t: f32| {
-                if hull {
-                    0.08 * s * (t - 0.5) * (t - 0.5)
-                } else {
-                    0.0
-                }
-            };
-            let (z0, z1) = if hull {
-                (-0.5 * s, 0.5 * s)
-            } else {
-                (-half_len, half_len)
-            };
-            poles(nu, nv, 0, [0.0, lift(0.0), z0], [0.0, lift(1.0), z1], &mut g);
-        }
-        ShapeKind::CappedCylinder => {
-            let r = s * gen.f32_in(0.1, 0.4);
-            let ey = gen.f32_in(0.7, 1.0);
-            let taper = gen.f32_in(0.6, 1.0);
-            let at = move |u: f32, v: f32| {
-                let t = tau * u;
-                let rr = r * (1.0 + (taper - 1.0) * v);
-                [rr * t.cos(), rr * t.sin() * ey, (v - 0.5) * s]
-            };
-            grid(nu, nv, true, false, at, &mut g);
-            for (v, down) in [(0.0f32, true), (1.0, false)] {
-                let c = g.positions.len() as u32;
-                g.positions.push([0.0, 0.0, (v - 0.5) * s]);
-                g.uvs.push([0.5, 0.5]);
-                let ring: Vec<u32> = (0..nu)
-                    .map(|i| {
-                        let u = i as f32 / nu as f32;
-                        g.positions.push(at(u, v));
-                        g.uvs.push([0.5 + 0.5 * (tau * u).cos(), 0.5 + 0.5 * (tau * u).sin()]);
-                        c + 1 + i
-                    })
-                    .collect();
-                fan(&ring, c, down, &mut g);
-            }
-        }
-        ShapeKind::Quad => {
-            let (w, h) = (s, s * gen.f32_in(0.2, 1.0));
-            for (x, y) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)] {
-                g.positions.push([x * w, y * h, 0.0]);
-                g.uvs.push([x + 0.5, y + 0.5]);
-            }
-            quad(0, 1, 2, 3, &mut g);
-        }
-        ShapeKind::Box8 | ShapeKind::Box24 => {
-            let half = [s * 0.5, s * 0.5 * gen.f32_in(0.2, 1.0), s * 0.5 * gen.f32_in(0.2, 1.0)];
-            box_geometry(half, p.kind == ShapeKind::Box8, &mut g);
-        }
-        ShapeKind::Prism => {
-            let r = s * 0.5 * gen.f32_in(0.3, 1.0);
-            let h = s * gen.f32_in(0.2, 1.0);
-            let ring = |i: u32, z: f32| {
-                let t = tau * (i % nu) as f32 / nu as f32;
-                [r * t.cos(), r * t.sin(), z]
-            };
-            for i in 0..nu {
-                let b = g.positions.len() as u32;
-                for (k, z) in [(i, -h / 2.0), (i + 1, -h / 2.0), (i + 1, h / 2.0), (i, h / 2.0)] {
-                    g.positions.push(ring(k, z));
-                    g.uvs.push([k as f32 / nu as f32, if z > 0.0 { 1.0 } else { 0.0 }]);
-                }
-                quad(b, b + 1, b + 2, b + 3, &mut g);
-            }
-            for (z, down) in [(-h / 2.0, true), (h / 2.0, false)] {
-                let b = g.positions.len() as u32;
-                for i in 0..nu {
-                    g.positions.push(ring(i, z));
-                    let t = tau * i as f32 / nu as f32;
-                    g.uvs.push([0.5 + 0.5 * t.cos(), 0.5 + 0.5 * t.sin()]);
-                }
-                for k in 1..nu - 1 {
-                    if down {
-                        g.indices.extend_from_slice(&[b, b + k + 1, b + k]);
-                    } else {
-                        g.indices.extend_from_slice(&[b, b + k, b + k + 1]);
-                    }
-                }
+                g.indices.extend_from_slice(&[b, b + k, b + k + 1]);
             }
         }
     }
-    // Random rigid placement (rotation keeps the winding), skyboxes stay level.
+}
+
+/// Random rigid placement (rotation keeps the winding); skyboxes stay level.
+fn place_randomly(p: &PartPlan, g: &mut Geometry, gen: &mut Gen) {
     if p.kind != ShapeKind::SkyPlane {
         let rot = random_rotation(gen);
         let scale_t = p.size.max(1.0) * 0.2;
@@ -427,12 +461,14 @@ pub fn build_part(plan: &PartPlan, gen: &mut Gen) -> Geometry {
             *q = [r[0] + t[0], r[1] + t[1], r[2] + t[2]];
         }
     }
+}
+
+/// Repeat the texture 1–3 times along u.
+fn tile_uvs(g: &mut Geometry, gen: &mut Gen) {
     let tile = gen.range(1, 3) as f32;
     for uv in g.uvs.iter_mut() {
         *uv = [uv[0] * tile, uv[1]];
     }
-    finish_normals(&mut g);
-    g
 }
 
 fn random_rotation(gen: &mut Gen) -> [[f32; 3]; 3] {

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::plan::{file_plan, FileKind, FileSpec, SynthOptions};
+use super::plan::file_plan;
+use super::spec::{Category, FileKind, FileSpec, SynthOptions};
 use super::{build_file, io_err, SynthError, SynthFile};
 use xbg7::container;
 use xbg7::reason::Code;
@@ -87,9 +88,9 @@ pub fn sources(opts: &SynthOptions) -> Sources {
         .iter()
         .filter(|s| {
             s.kind == FileKind::Model
-                && s.category == super::Category::Documented
+                && s.category == Category::Documented
                 && s.resources.len() == 1
-                && s.resources[0].category == super::Category::Documented
+                && s.resources[0].category == Category::Documented
         })
         .min_by_key(|s| (s.estimated_size(), s.index))
         .or_else(|| plan.iter().find(|s| s.kind == FileKind::Model))
@@ -243,296 +244,387 @@ fn file_name(rel: &str) -> &str {
     rel.rsplit('/').next().unwrap_or(rel)
 }
 
-/// Every fixture, built from `src`.
+/// Every fixture, built from `src`, in listing order.
 pub fn hostile_files(src: &Sources) -> Vec<HostileFile> {
-    let model = &src.model.bytes;
-    let model_rel = src.model.rel_path.clone();
-    let stage_rel = src.stage.rel_path.clone();
-    let (m_entries, m_data) = disassemble(model);
-    let xi = m_entries
-        .iter()
-        .position(|e| &e.tag == container::TAG_XBG7)
-        .expect("the model has an XBG7 resource");
-    let c = container::parse(model).expect("clean");
-    let header_end = c.data_start;
-    let xdesc = &c.resources[xi];
-    let mut out = Vec::new();
-    let mut add = |name: &[u8], content: Content, expect: Expect, what: &str| {
-        out.push(HostileFile {
+    let mut fx = Fixtures::new(src);
+    fx.truncations();
+    fx.short_data();
+    fx.broken_frames();
+    fx.entries_past_eof();
+    fx.overlapping_descriptors();
+    fx.lying_descriptors();
+    fx.hostile_resource_names();
+    fx.hostile_container_names();
+    fx.symlinks();
+    fx.out
+}
+
+/// The fixture list under construction, with what its phases share: the model
+/// disassembled and its XBG7 entry, the sources' paths.
+struct Fixtures<'a> {
+    src: &'a Sources,
+    model: &'a [u8],
+    model_rel: String,
+    stage_rel: String,
+    m_entries: Vec<RawEntry>,
+    m_data: Vec<u8>,
+    /// Directory index of the model's XBG7 entry.
+    xi: usize,
+    /// End of the model's header block (start of its data section).
+    header_end: usize,
+    /// A cut point in the middle of the model's XBG7 descriptor.
+    desc_mid: usize,
+    out: Vec<HostileFile>,
+}
+
+impl<'a> Fixtures<'a> {
+    fn new(src: &'a Sources) -> Fixtures<'a> {
+        let model = &src.model.bytes;
+        let (m_entries, m_data) = disassemble(model);
+        let xi = m_entries
+            .iter()
+            .position(|e| &e.tag == container::TAG_XBG7)
+            .expect("the model has an XBG7 resource");
+        let c = container::parse(model).expect("clean");
+        let xdesc = &c.resources[xi];
+        Fixtures {
+            src,
+            model,
+            model_rel: src.model.rel_path.clone(),
+            stage_rel: src.stage.rel_path.clone(),
+            m_entries,
+            m_data,
+            xi,
+            header_end: c.data_start,
+            desc_mid: xdesc.descriptor_offset + xdesc.descriptor.len() / 2,
+            out: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, name: &[u8], content: Content, expect: Expect, what: &str) {
+        self.out.push(HostileFile {
             name: name.to_vec(),
             content,
             expect,
             what: what.to_string(),
         });
-    };
-    let bytes = |b: Vec<u8>| Content::Bytes(b);
-    let rejects = |r: Vec<(u32, Code)>| Expect::Rejects {
-        source: model_rel.clone(),
-        rejects: r,
-    };
-
-    // Truncations: every cut point shorter than header + data is a truncated container.
-    let len = model.len();
-    let mut cuts = vec![
-        1,
-        3,
-        4,
-        8,
-        12,
-        15,
-        16,
-        0x10 + 8,
-        xdesc.descriptor_offset + xdesc.descriptor.len() / 2,
-        header_end - 1,
-        header_end,
-        header_end + 1,
-        header_end + (len - header_end) / 3,
-        header_end + 2 * (len - header_end) / 3,
-        len - 1,
-    ];
-    cuts.sort_unstable();
-    cuts.dedup();
-    for cut in cuts {
-        add(
-            format!("trunc_{cut:06}.xpr").as_bytes(),
-            bytes(model[..cut].to_vec()),
-            Expect::FileError(Code::Truncated.as_str()),
-            &format!("the model cut to {cut} bytes"),
-        );
     }
-    // Truncated data with a consistent header (data_size patched): resource-level rejects.
-    // The last cut falls in the middle of the first block's vertex buffer.
-    let mid_block = src.model.truth.resources[0]
-        .blocks
-        .first()
-        .map_or(len - header_end, |b| {
-            b.vertex_offset as usize + b.vertex_count as usize / 2 * src.model.truth.resources[0].stride as usize
-        });
-    for (k, keep) in [2usize, 64, mid_block.min(len - header_end - 1)]
-        .into_iter()
-        .enumerate()
-    {
-        let mut f = model[..header_end + keep].to_vec();
-        patch_u32(&mut f, 8, keep as u32);
-        add(
-            format!("short_data_{k}.xpr").as_bytes(),
-            bytes(f),
-            Expect::SomeRejected,
-            &format!("data section cut to {keep} bytes, data_size patched to match"),
-        );
-    }
-    add(
-        b"empty.xpr",
-        bytes(Vec::new()),
-        Expect::FileError(Code::Truncated.as_str()),
-        "a zero-byte file",
-    );
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    png.resize(300, 0x5A);
-    add(
-        b"not_xpr2.xpr",
-        bytes(png),
-        Expect::FileError(Code::NotXpr2.as_str()),
-        "PNG bytes named .xpr",
-    );
-    let mut xpr0 = model.clone();
-    xpr0[..4].copy_from_slice(b"XPR0");
-    add(
-        b"magic_xpr0.xpr",
-        bytes(xpr0),
-        Expect::FileError(Code::NotXpr2.as_str()),
-        "the model with magic XPR0",
-    );
-    let mut f = model.clone();
-    patch_u32(&mut f, container::HEADER_BASE, 0xFFFF_FFFF);
-    add(
-        b"count_ffffffff.xpr",
-        bytes(f),
-        Expect::FileError(Code::BadDirectory.as_str()),
-        "resource_count = 0xFFFFFFFF",
-    );
-    let mut f = model.clone();
-    patch_u32(&mut f, 4, 0xFFFF_FFF0);
-    add(
-        b"header_size_huge.xpr",
-        bytes(f),
-        Expect::FileError(Code::Truncated.as_str()),
-        "header_size past EOF",
-    );
-    let mut f = model.clone();
-    patch_u32(&mut f, 8, 0xFFFF_FFFF);
-    add(
-        b"data_size_huge.xpr",
-        bytes(f),
-        Expect::FileError(Code::Truncated.as_str()),
-        "data_size past EOF",
-    );
 
-    // Directory entries pointing past EOF.
-    let mut f = model.clone();
-    patch_entry(&mut f, xi, 1, 0xFFFF_FF00);
-    add(
-        b"desc_offset_past_eof.xpr",
-        bytes(f),
-        rejects(vec![(xi as u32, Code::BadRange)]),
-        "XBG7 descriptor offset past EOF",
-    );
-    let mut f = model.clone();
-    patch_entry(&mut f, xi, 2, 0xFFFF_FFFF);
-    add(
-        b"desc_size_huge.xpr",
-        bytes(f),
-        rejects(vec![(xi as u32, Code::BadRange)]),
-        "XBG7 descriptor size 0xFFFFFFFF",
-    );
-    let mut f = model.clone();
-    patch_entry(&mut f, xi, 3, 0xFFFF_FFF0);
-    add(
-        b"name_offset_past_eof.xpr",
-        bytes(f),
-        Expect::SameAs(model_rel.clone()),
-        "XBG7 name offset past EOF (empty name)",
-    );
-
-    // Overlapping descriptors: a second entry on the same bytes, a third 4 bytes in.
-    let mut ov = m_entries.clone();
-    ov.push(m_entries[xi].clone());
-    ov.push(m_entries[xi].clone());
-    let n = ov.len();
-    let mut f = assemble(&ov, &m_data);
-    let at = u32::from_be_bytes(f[0x10 + 16 * xi + 4..0x10 + 16 * xi + 8].try_into().expect("4"));
-    let size = m_entries[xi].desc.len() as u32;
-    patch_entry(&mut f, n - 2, 1, at);
-    patch_entry(&mut f, n - 2, 2, size);
-    patch_entry(&mut f, n - 1, 1, at + 4);
-    patch_entry(&mut f, n - 1, 2, size - 4);
-    add(
-        b"overlapping_descriptors.xpr",
-        bytes(f),
-        rejects(vec![
-            ((n - 2) as u32, Code::NoValidAnchor),
-            ((n - 1) as u32, Code::NoValidAnchor),
-        ]),
-        "two more XBG7 entries on the model's descriptor bytes (one shifted by 4)",
-    );
-
-    // Descriptors that lie.
-    let with_desc = |desc: Vec<u8>| {
-        let mut e = m_entries.clone();
-        e[xi].desc = desc;
-        assemble(&e, &m_data)
-    };
-    let mut never_ends = Vec::new();
-    for _ in 0..100 {
-        never_ends.extend(words(&POS_FLOAT3));
-    }
-    add(
-        b"decl_never_ends.xpr",
-        bytes(with_desc(descriptor_with(5, 18, &never_ends))),
-        rejects(vec![(xi as u32, Code::DeclUnterminated)]),
-        "a marker followed by 100 POSITION elements and no END",
-    );
-    let mut cut_decl = words(&POS_FLOAT3);
-    cut_decl.extend(&words(&NORMAL_F16X4)[..7]);
-    add(
-        b"decl_cut.xpr",
-        bytes(with_desc(descriptor_with(5, 18, &cut_decl))),
-        rejects(vec![(xi as u32, Code::DeclUnterminated)]),
-        "the descriptor ends inside the declaration",
-    );
-    let mut unknown = words(&POS_FLOAT3);
-    unknown.extend(words(&[0x0000_000C, 0x0012_3456, 0x0003_0000]));
-    unknown.extend(words(&END));
-    add(
-        b"decl_unknown_type.xpr",
-        bytes(with_desc(descriptor_with(5, 18, &unknown))),
-        rejects(vec![(xi as u32, Code::UnknownDeclType)]),
-        "a declaration element of unknown type",
-    );
-    let mut good_decl = words(&POS_FLOAT3);
-    good_decl.extend(words(&NORMAL_F16X4));
-    good_decl.extend(words(&END));
-    add(
-        b"counts_huge.xpr",
-        bytes(with_desc(descriptor_with(0xFFFF_FFFF, 0x7FFF_FFFE, &good_decl))),
-        rejects(vec![(xi as u32, Code::NoValidAnchor)]),
-        "vertex count 0xFFFFFFFF and index count 0x7FFFFFFE",
-    );
-    add(
-        b"no_marker.xpr",
-        bytes(with_desc(words(&[7; 40]))),
-        rejects(vec![(xi as u32, Code::NoIndexMarker)]),
-        "a descriptor without an index marker",
-    );
-    add(
-        b"empty_descriptor.xpr",
-        bytes(with_desc(Vec::new())),
-        rejects(vec![(xi as u32, Code::NoIndexMarker)]),
-        "a zero-size descriptor",
-    );
-
-    // Hostile resource names: the stage's XBG7 entries renamed (as many containers as
-    // needed), and the model's one resource.
-    let (s_entries, s_data) = disassemble(&src.stage.bytes);
-    let slots: Vec<usize> = (0..s_entries.len())
-        .filter(|&k| &s_entries[k].tag == container::TAG_XBG7)
-        .collect();
-    for (part, names) in hostile_names().chunks(slots.len().max(1)).enumerate() {
-        let mut e = s_entries.clone();
-        for (&k, name) in slots.iter().zip(names) {
-            e[k].name = name.clone();
+    /// The model's resources rejected with these codes, every other one as in the model.
+    fn rejects(&self, r: Vec<(u32, Code)>) -> Expect {
+        Expect::Rejects {
+            source: self.model_rel.clone(),
+            rejects: r,
         }
-        add(
-            format!("Stage_S9{part}_names.xpr").as_bytes(),
-            bytes(assemble(&e, &s_data)),
-            Expect::SameAs(stage_rel.clone()),
-            "the stage with hostile resource names",
-        );
     }
-    let mut e = m_entries.clone();
-    e[xi].name = b"../../escape".to_vec();
-    add(
-        b"model_dotdot_name.xpr",
-        bytes(assemble(&e, &m_data)),
-        Expect::SameAs(model_rel.clone()),
-        "the model's resource named ../../escape",
-    );
 
-    // Hostile container file names.
-    if cfg!(unix) {
-        for name in hostile_file_names() {
-            add(
-                &name,
-                bytes(model.clone()),
-                Expect::SameAs(model_rel.clone()),
-                "the model under a hostile file name",
+    /// The model with its XBG7 descriptor replaced by `desc`.
+    fn with_desc(&self, desc: Vec<u8>) -> Vec<u8> {
+        let mut e = self.m_entries.clone();
+        e[self.xi].desc = desc;
+        assemble(&e, &self.m_data)
+    }
+
+    /// Truncations: every cut point shorter than header + data is a truncated container.
+    fn truncations(&mut self) {
+        let (model, header_end) = (self.model, self.header_end);
+        let len = model.len();
+        let mut cuts = vec![
+            1,
+            3,
+            4,
+            8,
+            12,
+            15,
+            16,
+            0x10 + 8,
+            self.desc_mid,
+            header_end - 1,
+            header_end,
+            header_end + 1,
+            header_end + (len - header_end) / 3,
+            header_end + 2 * (len - header_end) / 3,
+            len - 1,
+        ];
+        cuts.sort_unstable();
+        cuts.dedup();
+        for cut in cuts {
+            self.add(
+                format!("trunc_{cut:06}.xpr").as_bytes(),
+                Content::Bytes(model[..cut].to_vec()),
+                Expect::FileError(Code::Truncated.as_str()),
+                &format!("the model cut to {cut} bytes"),
             );
         }
-    } else {
-        add(
-            b"UPPER_CASE.XPR",
-            bytes(model.clone()),
-            Expect::SameAs(model_rel.clone()),
-            "the model as .XPR",
+    }
+
+    /// Truncated data with a consistent header (data_size patched): resource-level
+    /// rejects. The last cut falls in the middle of the first block's vertex buffer.
+    fn short_data(&mut self) {
+        let (model, header_end) = (self.model, self.header_end);
+        let len = model.len();
+        let truth = &self.src.model.truth.resources[0];
+        let mid_block = truth.blocks.first().map_or(len - header_end, |b| {
+            b.vertex_offset as usize + b.vertex_count as usize / 2 * truth.stride as usize
+        });
+        for (k, keep) in [2usize, 64, mid_block.min(len - header_end - 1)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut f = model[..header_end + keep].to_vec();
+            patch_u32(&mut f, 8, keep as u32);
+            self.add(
+                format!("short_data_{k}.xpr").as_bytes(),
+                Content::Bytes(f),
+                Expect::SomeRejected,
+                &format!("data section cut to {keep} bytes, data_size patched to match"),
+            );
+        }
+    }
+
+    /// Files that are no container at all, or whose frame (magic, count, sizes) lies.
+    fn broken_frames(&mut self) {
+        let model = self.model;
+        self.add(
+            b"empty.xpr",
+            Content::Bytes(Vec::new()),
+            Expect::FileError(Code::Truncated.as_str()),
+            "a zero-byte file",
+        );
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.resize(300, 0x5A);
+        self.add(
+            b"not_xpr2.xpr",
+            Content::Bytes(png),
+            Expect::FileError(Code::NotXpr2.as_str()),
+            "PNG bytes named .xpr",
+        );
+        let mut xpr0 = model.to_vec();
+        xpr0[..4].copy_from_slice(b"XPR0");
+        self.add(
+            b"magic_xpr0.xpr",
+            Content::Bytes(xpr0),
+            Expect::FileError(Code::NotXpr2.as_str()),
+            "the model with magic XPR0",
+        );
+        let mut f = model.to_vec();
+        patch_u32(&mut f, container::HEADER_BASE, 0xFFFF_FFFF);
+        self.add(
+            b"count_ffffffff.xpr",
+            Content::Bytes(f),
+            Expect::FileError(Code::BadDirectory.as_str()),
+            "resource_count = 0xFFFFFFFF",
+        );
+        let mut f = model.to_vec();
+        patch_u32(&mut f, 4, 0xFFFF_FFF0);
+        self.add(
+            b"header_size_huge.xpr",
+            Content::Bytes(f),
+            Expect::FileError(Code::Truncated.as_str()),
+            "header_size past EOF",
+        );
+        let mut f = model.to_vec();
+        patch_u32(&mut f, 8, 0xFFFF_FFFF);
+        self.add(
+            b"data_size_huge.xpr",
+            Content::Bytes(f),
+            Expect::FileError(Code::Truncated.as_str()),
+            "data_size past EOF",
         );
     }
 
-    // Symlinks: never followed (one points at /dev/zero, which never ends).
-    let target_inside = PathBuf::from(file_name(&model_rel));
-    for (name, target) in [
-        (&b"link_outside.xpr"[..], PathBuf::from("../../../outside/secret.xpr")),
-        (b"link_dev_zero.xpr", PathBuf::from("/dev/zero")),
-        (b"link_inside.xpr", target_inside),
-        (b"link_dir.xpr", PathBuf::from("/")),
-    ] {
-        add(
-            name,
-            Content::Symlink(target),
-            Expect::FileError("symlink"),
-            "a symlink (not followed)",
+    /// Directory entries pointing past EOF.
+    fn entries_past_eof(&mut self) {
+        let (model, xi) = (self.model, self.xi);
+        let mut f = model.to_vec();
+        patch_entry(&mut f, xi, 1, 0xFFFF_FF00);
+        let expect = self.rejects(vec![(xi as u32, Code::BadRange)]);
+        self.add(
+            b"desc_offset_past_eof.xpr",
+            Content::Bytes(f),
+            expect,
+            "XBG7 descriptor offset past EOF",
+        );
+        let mut f = model.to_vec();
+        patch_entry(&mut f, xi, 2, 0xFFFF_FFFF);
+        let expect = self.rejects(vec![(xi as u32, Code::BadRange)]);
+        self.add(
+            b"desc_size_huge.xpr",
+            Content::Bytes(f),
+            expect,
+            "XBG7 descriptor size 0xFFFFFFFF",
+        );
+        let mut f = model.to_vec();
+        patch_entry(&mut f, xi, 3, 0xFFFF_FFF0);
+        let expect = Expect::SameAs(self.model_rel.clone());
+        self.add(
+            b"name_offset_past_eof.xpr",
+            Content::Bytes(f),
+            expect,
+            "XBG7 name offset past EOF (empty name)",
         );
     }
-    out
+
+    /// Overlapping descriptors: a second entry on the same bytes, a third 4 bytes in.
+    fn overlapping_descriptors(&mut self) {
+        let xi = self.xi;
+        let mut ov = self.m_entries.clone();
+        ov.push(self.m_entries[xi].clone());
+        ov.push(self.m_entries[xi].clone());
+        let n = ov.len();
+        let mut f = assemble(&ov, &self.m_data);
+        let at = u32::from_be_bytes(f[0x10 + 16 * xi + 4..0x10 + 16 * xi + 8].try_into().expect("4"));
+        let size = self.m_entries[xi].desc.len() as u32;
+        patch_entry(&mut f, n - 2, 1, at);
+        patch_entry(&mut f, n - 2, 2, size);
+        patch_entry(&mut f, n - 1, 1, at + 4);
+        patch_entry(&mut f, n - 1, 2, size - 4);
+        let expect = self.rejects(vec![
+            ((n - 2) as u32, Code::NoValidAnchor),
+            ((n - 1) as u32, Code::NoValidAnchor),
+        ]);
+        self.add(
+            b"overlapping_descriptors.xpr",
+            Content::Bytes(f),
+            expect,
+            "two more XBG7 entries on the model's descriptor bytes (one shifted by 4)",
+        );
+    }
+
+    /// Descriptors that lie: declarations that never end, are cut or hold an unknown
+    /// type, absurd counts, no marker, an empty descriptor.
+    fn lying_descriptors(&mut self) {
+        let xi = self.xi;
+        let mut never_ends = Vec::new();
+        for _ in 0..100 {
+            never_ends.extend(words(&POS_FLOAT3));
+        }
+        self.add_lying(
+            b"decl_never_ends.xpr",
+            descriptor_with(5, 18, &never_ends),
+            vec![(xi as u32, Code::DeclUnterminated)],
+            "a marker followed by 100 POSITION elements and no END",
+        );
+        let mut cut_decl = words(&POS_FLOAT3);
+        cut_decl.extend(&words(&NORMAL_F16X4)[..7]);
+        self.add_lying(
+            b"decl_cut.xpr",
+            descriptor_with(5, 18, &cut_decl),
+            vec![(xi as u32, Code::DeclUnterminated)],
+            "the descriptor ends inside the declaration",
+        );
+        let mut unknown = words(&POS_FLOAT3);
+        unknown.extend(words(&[0x0000_000C, 0x0012_3456, 0x0003_0000]));
+        unknown.extend(words(&END));
+        self.add_lying(
+            b"decl_unknown_type.xpr",
+            descriptor_with(5, 18, &unknown),
+            vec![(xi as u32, Code::UnknownDeclType)],
+            "a declaration element of unknown type",
+        );
+        let mut good_decl = words(&POS_FLOAT3);
+        good_decl.extend(words(&NORMAL_F16X4));
+        good_decl.extend(words(&END));
+        self.add_lying(
+            b"counts_huge.xpr",
+            descriptor_with(0xFFFF_FFFF, 0x7FFF_FFFE, &good_decl),
+            vec![(xi as u32, Code::NoValidAnchor)],
+            "vertex count 0xFFFFFFFF and index count 0x7FFFFFFE",
+        );
+        self.add_lying(
+            b"no_marker.xpr",
+            words(&[7; 40]),
+            vec![(xi as u32, Code::NoIndexMarker)],
+            "a descriptor without an index marker",
+        );
+        self.add_lying(
+            b"empty_descriptor.xpr",
+            Vec::new(),
+            vec![(xi as u32, Code::NoIndexMarker)],
+            "a zero-size descriptor",
+        );
+    }
+
+    /// One lying-descriptor fixture: the model with `desc`, these rejects.
+    fn add_lying(&mut self, name: &[u8], desc: Vec<u8>, rejects: Vec<(u32, Code)>, what: &str) {
+        let f = self.with_desc(desc);
+        let expect = self.rejects(rejects);
+        self.add(name, Content::Bytes(f), expect, what);
+    }
+
+    /// Hostile resource names: the stage's XBG7 entries renamed (as many containers as
+    /// needed), and the model's one resource.
+    fn hostile_resource_names(&mut self) {
+        let (s_entries, s_data) = disassemble(&self.src.stage.bytes);
+        let slots: Vec<usize> = (0..s_entries.len())
+            .filter(|&k| &s_entries[k].tag == container::TAG_XBG7)
+            .collect();
+        for (part, names) in hostile_names().chunks(slots.len().max(1)).enumerate() {
+            let mut e = s_entries.clone();
+            for (&k, name) in slots.iter().zip(names) {
+                e[k].name = name.clone();
+            }
+            let expect = Expect::SameAs(self.stage_rel.clone());
+            self.add(
+                format!("Stage_S9{part}_names.xpr").as_bytes(),
+                Content::Bytes(assemble(&e, &s_data)),
+                expect,
+                "the stage with hostile resource names",
+            );
+        }
+        let mut e = self.m_entries.clone();
+        e[self.xi].name = b"../../escape".to_vec();
+        let f = assemble(&e, &self.m_data);
+        let expect = Expect::SameAs(self.model_rel.clone());
+        self.add(
+            b"model_dotdot_name.xpr",
+            Content::Bytes(f),
+            expect,
+            "the model's resource named ../../escape",
+        );
+    }
+
+    /// Hostile container file names (copies of the model).
+    fn hostile_container_names(&mut self) {
+        let model = self.model;
+        if cfg!(unix) {
+            for name in hostile_file_names() {
+                let expect = Expect::SameAs(self.model_rel.clone());
+                self.add(
+                    &name,
+                    Content::Bytes(model.to_vec()),
+                    expect,
+                    "the model under a hostile file name",
+                );
+            }
+        } else {
+            let expect = Expect::SameAs(self.model_rel.clone());
+            self.add(
+                b"UPPER_CASE.XPR",
+                Content::Bytes(model.to_vec()),
+                expect,
+                "the model as .XPR",
+            );
+        }
+    }
+
+    /// Symlinks: never followed (one points at /dev/zero, which never ends).
+    fn symlinks(&mut self) {
+        let target_inside = PathBuf::from(file_name(&self.model_rel));
+        for (name, target) in [
+            (&b"link_outside.xpr"[..], PathBuf::from("../../../outside/secret.xpr")),
+            (b"link_dev_zero.xpr", PathBuf::from("/dev/zero")),
+            (b"link_inside.xpr", target_inside),
+            (b"link_dir.xpr", PathBuf::from("/")),
+        ] {
+            self.add(
+                name,
+                Content::Symlink(target),
+                Expect::FileError("symlink"),
+                "a symlink (not followed)",
+            );
+        }
+    }
 }
 
 /// A fixture as `hostile.json` lists it.

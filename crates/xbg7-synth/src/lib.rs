@@ -3,7 +3,8 @@
 //! (`hidden/resource3d/*.xpr`) plus ground truth (`truth.json`). Everything FORMAT.md calls
 //! known is modelled exactly; every unknown is varied at random so a guessing decoder fails.
 //!
-//! Submodules: `plan` (file list, categories, structural choices), `geom` (real meshes),
+//! Submodules: `spec` (the plan types: options, categories, resource and file plans,
+//! families), `plan` (file list, structural choices), `geom` (real meshes),
 //! `vformat` (declarations, vertex encoding), `descriptor` (XBG7), `texture` (TX2D),
 //! `build` (container assembly), `truth` (ground-truth types), `rng` (seeded streams),
 //! `realism` (the imperfection families of `synth --realism`).
@@ -15,6 +16,7 @@ pub mod hostile;
 pub mod plan;
 pub mod realism;
 pub mod rng;
+pub mod spec;
 pub mod texture;
 pub mod truth;
 pub mod vformat;
@@ -26,8 +28,8 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 pub use build::{build_file, SynthFile};
-pub use plan::{file_plan, Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
-pub use realism::Family;
+pub use plan::file_plan;
+pub use spec::{Category, Expectation, Family, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
 pub use truth::{TruthBlock, TruthContainer, TruthDisc, TruthResource, TruthTexture, TRUTH_SCHEMA};
 
 /// Errors of writing or reading a synthetic disc.

@@ -2,7 +2,13 @@
 //! target size, index splits, vertex formats (rich and opaque), texture sizes, families
 //! and a model's texture set.
 
-use super::*;
+use std::collections::HashSet;
+
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::Gen;
+use crate::spec::Category;
+use crate::texture::{name_hash, TexFormat, TexPlan};
+use crate::vformat::{usage, ElemSpec, EncType, VertexFormat};
 
 /// Unique (V, I) bookkeeping of one container.
 #[derive(Default)]
@@ -263,7 +269,7 @@ impl TexFamily {
     /// DXT5A / DXT1, specular DXT1 / CTX1 / DXN, glow DXT1 / DXT5A; small uncompressed
     /// textures 8_8_8_8 / 5_6_5.
     pub(super) fn pick(self, name: &str) -> TexFormat {
-        let h = super::texture::name_hash(name);
+        let h = name_hash(name);
         let choose = |options: &[TexFormat]| options[(h % options.len() as u64) as usize];
         match self {
             TexFamily::Alpha => choose(&[TexFormat::Dxt5, TexFormat::Dxt3]),

@@ -1,9 +1,68 @@
-//! One stage file's plan: its sub-models (skyboxes, siblings sharing a vertex count,
-//! the category mix), their names and textures.
+//! One stage file's plan: its sub-models (skyboxes, low-poly pieces, siblings sharing a
+//! vertex count, the category mix), their names and textures.
 
-use super::*;
+use std::collections::HashSet;
 
-pub(super) fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
+use super::params::{params, Params, PURPOSE_BUILD, PURPOSE_PLAN};
+use super::pieces::{
+    log_size, opaque_format, smooth_kind, split_indices, tex_plan, tex_size, unique_parts, Counts, TexFamily,
+};
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::{derive_seed, Gen};
+use crate::spec::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan, SynthOptions};
+use crate::texture::TexPlan;
+use crate::vformat::VertexFormat;
+
+/// Low-poly stage geometry: quads, boxes, small plates, prisms (unique counts).
+fn lowpoly_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
+    for _ in 0..100 {
+        let size = log_size(gen, 1.0, 60.0);
+        let kind = [
+            ShapeKind::Quad,
+            ShapeKind::Box8,
+            ShapeKind::Box24,
+            ShapeKind::Plate,
+            ShapeKind::Prism,
+        ][gen.weighted(&[20, 15, 15, 25, 25])];
+        let p = match kind {
+            ShapeKind::Plate => PartPlan {
+                kind,
+                nu: gen.range(2, 6),
+                nv: gen.range(2, 6),
+                size,
+            },
+            ShapeKind::Prism => PartPlan {
+                kind,
+                nu: gen.range(3, 12),
+                nv: 1,
+                size,
+            },
+            _ => PartPlan {
+                kind,
+                nu: 1,
+                nv: 1,
+                size,
+            },
+        };
+        if counts.free(&[p]) {
+            counts.take(&[p]);
+            return vec![p];
+        }
+    }
+    let mut p = PartPlan {
+        kind: ShapeKind::Plate,
+        nu: 2,
+        nv: 7,
+        size: 4.0,
+    };
+    while !counts.free(&[p]) {
+        p.nv += 1;
+    }
+    counts.take(&[p]);
+    vec![p]
+}
+
+fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> {
     let mut p = PartPlan {
         kind: ShapeKind::SkyPlane,
         nu: gen.range(2, 4),
@@ -18,7 +77,7 @@ pub(super) fn skybox_parts(counts: &mut Counts, gen: &mut Gen) -> Vec<PartPlan> 
 }
 
 /// Same-V sibling of a grid-family part: another family or factorisation of `nu·nv`.
-pub(super) fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
+fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) -> Option<Vec<PartPlan>> {
     let size = log_size(gen, 1.0, 60.0);
     let (nu, nv) = (src.nu, src.nv);
     let total = nu * nv;
@@ -53,7 +112,7 @@ pub(super) fn sibling_parts(counts: &mut Counts, src: &PartPlan, gen: &mut Gen) 
     None
 }
 
-pub(super) fn stage_name(counts: &mut Counts, cat: Category, stage: u32, k: usize, gen: &mut Gen) -> String {
+fn stage_name(counts: &mut Counts, cat: Category, stage: u32, k: usize, gen: &mut Gen) -> String {
     let want = match cat {
         Category::StageLowpoly => match gen.range(0, 2) {
             0 => format!("col_s{stage:02}_{k:03}"),
@@ -74,13 +133,33 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
     let p = params(opts.scale);
     let mut gen = Gen::new(derive_seed(opts.seed, index as u64, PURPOSE_PLAN));
     let mut counts = Counts::default();
-    let n = n as usize;
+    let (cats, n_dup) = category_mix(n as usize, &mut gen);
+    let mut resources = sub_models(&cats, stage, p, &mut counts, &mut gen);
+    add_duplicates(&mut resources, n_dup, &mut counts, &mut gen);
+    let textures = stage_textures(&resources, p, &mut gen);
+    assign_materials(&mut resources, &textures, &mut gen);
+    FileSpec {
+        rel_path: format!("hidden/resource3d/Stage_S{stage:02}.xpr"),
+        index,
+        kind: FileKind::Stage,
+        category: Category::Stage,
+        seed: derive_seed(opts.seed, index as u64, PURPOSE_BUILD),
+        scale: opts.scale,
+        resources,
+        textures,
+        user_resource: gen.chance(0.1),
+    }
+}
+
+/// The categories of the stage's `n` sub-models in a shuffled order (skyboxes, low-poly,
+/// quantized, no-normal and regular ones), and how many exact duplicates to add.
+fn category_mix(n: usize, gen: &mut Gen) -> (Vec<Category>, usize) {
     let frac = |g: &mut Gen, f: f64| (n as f64 * f + g.unit() as f64).floor() as usize;
     let n_sky = usize::from(gen.chance(0.35));
-    let n_low = frac(&mut gen, 0.09).saturating_sub(n_sky);
-    let n_dup = frac(&mut gen, 0.01);
-    let n_quant = frac(&mut gen, 0.005);
-    let n_nonorm = frac(&mut gen, 0.005);
+    let n_low = frac(gen, 0.09).saturating_sub(n_sky);
+    let n_dup = frac(gen, 0.01);
+    let n_quant = frac(gen, 0.005);
+    let n_nonorm = frac(gen, 0.005);
     let n_special = n_sky + n_low + n_dup + n_quant + n_nonorm;
     let n_regular = n.saturating_sub(n_special).max(1);
     let mut cats: Vec<Category> = Vec::new();
@@ -90,39 +169,26 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
     cats.extend(std::iter::repeat_n(Category::StageQuantized, n_quant));
     cats.extend(std::iter::repeat_n(Category::StageNoNormal, n_nonorm));
     gen.shuffle(&mut cats);
+    (cats, n_dup)
+}
+
+/// One resource per category: name, parts (regular ones sometimes a same-V sibling of
+/// an earlier grid part), record layout and format; materials come later.
+fn sub_models(cats: &[Category], stage: u32, p: &Params, counts: &mut Counts, gen: &mut Gen) -> Vec<ResourcePlan> {
     let mut resources: Vec<ResourcePlan> = Vec::new();
     let mut grid_srcs: Vec<PartPlan> = Vec::new();
     for (k, &cat) in cats.iter().enumerate() {
-        let name = stage_name(&mut counts, cat, stage, k, &mut gen);
+        let name = stage_name(counts, cat, stage, k, gen);
         let mut records = RecordLayout::PerPart;
         let parts = match cat {
-            Category::StageLowpoly => lowpoly_parts(&mut counts, &mut gen),
-            Category::StageSkybox => skybox_parts(&mut counts, &mut gen),
+            Category::StageLowpoly => lowpoly_parts(counts, gen),
+            Category::StageSkybox => skybox_parts(counts, gen),
             Category::Stage => {
-                let sib = if !grid_srcs.is_empty() && gen.chance(0.1) {
-                    let src = grid_srcs[gen.range_usize(0, grid_srcs.len() - 1)];
-                    sibling_parts(&mut counts, &src, &mut gen)
-                } else {
-                    None
-                };
-                match sib {
-                    Some(parts) => parts,
-                    None => {
-                        let multi = gen.chance(0.15);
-                        let nrec = if multi { gen.range_usize(2, 4) } else { 1 };
-                        let compound = multi && gen.chance(0.5);
-                        let nparts = if compound { nrec } else { 1 };
-                        let parts = unique_parts(&mut counts, &mut gen, nparts, p.stage_v, (1.0, 60.0), &|g, _| {
-                            smooth_kind(g)
-                        });
-                        if multi && !compound {
-                            records = RecordLayout::Split(split_indices(parts[0].index_count(), nrec, &mut gen));
-                        }
-                        parts
-                    }
-                }
+                let (parts, r) = regular_parts(&grid_srcs, p, counts, gen);
+                records = r;
+                parts
             }
-            _ => unique_parts(&mut counts, &mut gen, 1, p.stage_v, (1.0, 60.0), &|g, _| smooth_kind(g)),
+            _ => unique_parts(counts, gen, 1, p.stage_v, (1.0, 60.0), &|g, _| smooth_kind(g)),
         };
         if parts.len() == 1
             && matches!(parts[0].kind, ShapeKind::Torus | ShapeKind::Tube | ShapeKind::Plate)
@@ -131,7 +197,7 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
             grid_srcs.push(parts[0]);
         }
         let format = match cat {
-            Category::StageQuantized | Category::StageNoNormal => opaque_format(cat, &mut gen),
+            Category::StageQuantized | Category::StageNoNormal => opaque_format(cat, gen),
             _ => VertexFormat::documented(gen.chance(0.25)),
         };
         resources.push(ResourcePlan {
@@ -146,7 +212,43 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
             family: None,
         });
     }
-    // Exact duplicates of decodable originals.
+    resources
+}
+
+/// A regular sub-model's parts and record layout: sometimes a same-V sibling of an
+/// earlier grid part, else smooth parts (some with several records, split or per part).
+fn regular_parts(
+    grid_srcs: &[PartPlan],
+    p: &Params,
+    counts: &mut Counts,
+    gen: &mut Gen,
+) -> (Vec<PartPlan>, RecordLayout) {
+    let mut records = RecordLayout::PerPart;
+    let sib = if !grid_srcs.is_empty() && gen.chance(0.1) {
+        let src = grid_srcs[gen.range_usize(0, grid_srcs.len() - 1)];
+        sibling_parts(counts, &src, gen)
+    } else {
+        None
+    };
+    let parts = match sib {
+        Some(parts) => parts,
+        None => {
+            let multi = gen.chance(0.15);
+            let nrec = if multi { gen.range_usize(2, 4) } else { 1 };
+            let compound = multi && gen.chance(0.5);
+            let nparts = if compound { nrec } else { 1 };
+            let parts = unique_parts(counts, gen, nparts, p.stage_v, (1.0, 60.0), &|g, _| smooth_kind(g));
+            if multi && !compound {
+                records = RecordLayout::Split(split_indices(parts[0].index_count(), nrec, gen));
+            }
+            parts
+        }
+    };
+    (parts, records)
+}
+
+/// Exact duplicates of decodable originals (some sharing the original's block).
+fn add_duplicates(resources: &mut Vec<ResourcePlan>, n_dup: usize, counts: &mut Counts, gen: &mut Gen) {
     let originals: Vec<usize> = resources
         .iter()
         .enumerate()
@@ -160,13 +262,16 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
         let o = originals[gen.range_usize(0, originals.len() - 1)];
         let mut d = resources[o].clone();
         let suffix = *gen.pick(&["_b", "_c", "_2", "_copy"]).unwrap_or(&"_b");
-        d.name = counts.name(format!("{}{}", resources[o].name, suffix), &mut gen);
+        d.name = counts.name(format!("{}{}", resources[o].name, suffix), gen);
         d.category = Category::StageDuplicate;
         d.duplicate_of = Some(o);
         d.share_block = gen.chance(0.5);
         resources.push(d);
     }
-    // Textures: about as many bytes as the geometry.
+}
+
+/// Textures: about as many bytes as the geometry, named after random sub-models.
+fn stage_textures(resources: &[ResourcePlan], p: &Params, gen: &mut Gen) -> Vec<TexPlan> {
     let geometry: u64 = resources
         .iter()
         .filter(|r| !(r.duplicate_of.is_some() && r.share_block))
@@ -185,7 +290,7 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
         if !tex_names.insert(name.clone()) {
             continue;
         }
-        let (width, height) = tex_size(&mut gen, p.stage_tex);
+        let (width, height) = tex_size(gen, p.stage_tex);
         let family = if width <= 128 && gen.chance(0.05) {
             TexFamily::Raw
         } else if suffix == "_col" && gen.chance(0.4) {
@@ -198,6 +303,12 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
         spent += (family.nominal().payload_size(width, height) as u64).div_ceil(4096) * 4096;
         textures.push(tex_plan(name, family, width, height));
     }
+    textures
+}
+
+/// Each sub-model's materials: the textures named after it, else one random texture;
+/// duplicates take their original's.
+fn assign_materials(resources: &mut [ResourcePlan], textures: &[TexPlan], gen: &mut Gen) {
     for r in resources.iter_mut() {
         let own: Vec<usize> = textures
             .iter()
@@ -219,16 +330,5 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
         if let Some(o) = resources[k].duplicate_of {
             resources[k].materials = resources[o].materials.clone();
         }
-    }
-    FileSpec {
-        rel_path: format!("hidden/resource3d/Stage_S{stage:02}.xpr"),
-        index,
-        kind: FileKind::Stage,
-        category: Category::Stage,
-        seed: derive_seed(opts.seed, index as u64, PURPOSE_BUILD),
-        scale: opts.scale,
-        resources,
-        textures,
-        user_resource: gen.chance(0.1),
     }
 }

@@ -1,7 +1,10 @@
 //! The build-time edits of the imperfection families: degenerate and unreferenced
 //! vertices, off-unit normals, damaged indices, permuted records and record-like filler.
 
-use super::*;
+use crate::descriptor::{scan_markers, scan_records, BuiltDescriptor};
+use crate::geom::{is_degenerate, Geometry};
+use crate::rng::Gen;
+use crate::spec::{Family, TrapKind};
 
 /// Per-part geometry edits of `family` (before the parts are assembled into blocks, so
 /// record ranges and vertex counts are computed from the edited geometry).
@@ -80,7 +83,7 @@ pub fn edit_parts(family: Family, geoms: &mut [Geometry], gen: &mut Gen) {
 }
 
 /// Make `n` triangles degenerate (a repeated index); the first one too when `first`.
-pub(super) fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen) {
+fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen) {
     let t = g.indices.len() / 3;
     if t == 0 || n == 0 {
         return;
@@ -107,7 +110,7 @@ pub(super) fn degenerate(g: &mut Geometry, n: usize, first: bool, gen: &mut Gen)
 
 /// Insert `n` unreferenced vertices at random places (copies of random vertices moved a
 /// little along their normal: plausible positions, unit normals); indices renumbered.
-pub(super) fn unreferenced(g: &mut Geometry, n: usize, gen: &mut Gen) {
+fn unreferenced(g: &mut Geometry, n: usize, gen: &mut Gen) {
     for _ in 0..n {
         let v = g.positions.len();
         if v == 0 {
@@ -141,7 +144,7 @@ pub(super) fn unreferenced(g: &mut Geometry, n: usize, gen: &mut Gen) {
     }
 }
 
-pub(super) fn bbox(p: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+fn bbox(p: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
     for q in p {
@@ -219,7 +222,7 @@ pub(super) fn word(b: &[u8], off: usize) -> u32 {
 }
 
 /// One record-shaped tuple: `[4, 0, 6, 1]` or a random `[v, 0, i, t]`.
-pub(super) fn record_tuple(gen: &mut Gen) -> [u32; 4] {
+fn record_tuple(gen: &mut Gen) -> [u32; 4] {
     if gen.chance(0.4) {
         [4, 0, 6, 1]
     } else {
@@ -283,11 +286,8 @@ pub fn insert_record_filler(d: &BuiltDescriptor, decl_len: usize, gen: &mut Gen)
 
 /// Exactly one contiguous run of scanned records adds up to `total` (the real records):
 /// the filler never makes the documented rule ambiguous.
-pub(super) fn unique_run(b: &[u8], total: u32) -> bool {
-    let counts: Vec<u64> = super::descriptor::scan_records(b, 4)
-        .iter()
-        .map(|&o| word(b, o + 8) as u64)
-        .collect();
+fn unique_run(b: &[u8], total: u32) -> bool {
+    let counts: Vec<u64> = scan_records(b, 4).iter().map(|&o| word(b, o + 8) as u64).collect();
     let mut runs = 0;
     for i in 0..counts.len() {
         let mut sum = 0u64;
@@ -304,7 +304,7 @@ pub(super) fn unique_run(b: &[u8], total: u32) -> bool {
     runs == 1
 }
 
-pub(super) fn splice(b: &[u8], at: &[usize], tuples: &[[u32; 4]]) -> Vec<u8> {
+fn splice(b: &[u8], at: &[usize], tuples: &[[u32; 4]]) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len() + 16 * at.len());
     let mut prev = 0;
     for (&o, t) in at.iter().zip(tuples) {

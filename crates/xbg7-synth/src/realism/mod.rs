@@ -28,110 +28,25 @@
 //! (`realism == false`) is byte-identical to the one before the families existed.
 //!
 //! Files: `edit` (what the builder does to a file of each family); this file holds the
-//! families and their plan-time choices (which resources, the trap pairs).
+//! families' plan-time choices (which resources, the trap pairs). The [`Family`] and
+//! [`TrapKind`] types are plan data and live in [`crate::spec`] (re-exported here).
 
 use std::collections::HashSet;
 
-use super::descriptor::{self, scan_markers, BuiltDescriptor};
-use super::geom::{is_degenerate, Geometry, PartPlan, ShapeKind};
-use super::plan::{Category, Expectation, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
-use super::rng::{derive_seed, Gen};
-use super::vformat::{usage, ElemSpec, EncType, VertexFormat};
+use crate::geom::{PartPlan, ShapeKind};
+use crate::rng::{derive_seed, Gen};
+use crate::spec::{Category, FileKind, FileSpec, RecordLayout, ResourcePlan, Scale, SynthOptions};
+use crate::vformat::{usage, ElemSpec, EncType, VertexFormat};
 
 mod edit;
 
-pub use edit::*;
+pub use crate::spec::{Family, TrapKind, FAMILY_NAMES};
+pub use edit::{damage_indices, edit_normals, edit_parts, first_triangle_real, insert_record_filler, permute_records};
 
 /// Purpose of the plan-level realism stream (families, trap pairs).
 pub const PURPOSE_REALISM_PLAN: u64 = 0x5EA1_0001;
 /// Purpose of the byte-level realism stream (which triangles, vertices, tuples).
 pub const PURPOSE_REALISM_BUILD: u64 = 0x5EA1_0002;
-
-/// Why the owner of a trap pair cannot be decoded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TrapKind {
-    /// Stream 0 exactly `POSITION@0 FLOAT3, NORMAL@12 FLOAT16_4`, the rest on stream 1.
-    MultiStream,
-    /// `SHORT4N` POSITION with `NORMAL FLOAT16_4 @12`, stride 20.
-    Quantized,
-    /// Documented format, > 20 % degenerate triangles.
-    Degenerate,
-    /// Documented format, one |coordinate| > 1e8.
-    HugeCoordinate,
-}
-
-/// One resource's imperfection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    ImperfectNormals,
-    DegenerateShare,
-    FlippedShare,
-    /// `extra` vertices referenced by no index.
-    UnreferencedShare {
-        extra: u32,
-    },
-    /// `tail_below`: the owner's last triangles only use vertices below this count (the
-    /// smaller sibling's V), so that a window of the sibling's size there is valid.
-    OwnerTrapOwner {
-        kind: TrapKind,
-        tail_below: Option<u32>,
-    },
-    /// `owner`: plan index of A; `adjacent`: B's block directly after A's; `damaged`: B's
-    /// own index buffer is overwritten with values ≥ V.
-    OwnerTrapSibling {
-        owner: usize,
-        adjacent: bool,
-        damaged: bool,
-    },
-    RecordFiller,
-    RecordOrder,
-    PerRecordBlocks,
-}
-
-/// Every family name, in report order.
-pub const FAMILY_NAMES: [&str; 10] = [
-    "imperfect_normals",
-    "degenerate_share",
-    "flipped_share",
-    "unreferenced_share",
-    "owner_trap_owner",
-    "owner_trap_sibling",
-    "owner_trap_damaged",
-    "record_filler",
-    "record_order",
-    "per_record_blocks",
-];
-
-impl Family {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Family::ImperfectNormals => "imperfect_normals",
-            Family::DegenerateShare => "degenerate_share",
-            Family::FlippedShare => "flipped_share",
-            Family::UnreferencedShare { .. } => "unreferenced_share",
-            Family::OwnerTrapOwner { .. } => "owner_trap_owner",
-            Family::OwnerTrapSibling { damaged: false, .. } => "owner_trap_sibling",
-            Family::OwnerTrapSibling { damaged: true, .. } => "owner_trap_damaged",
-            Family::RecordFiller => "record_filler",
-            Family::RecordOrder => "record_order",
-            Family::PerRecordBlocks => "per_record_blocks",
-        }
-    }
-
-    /// What a correct decoder does with a resource of this family and category: trap
-    /// owners and damaged siblings must be rejected — but a multi-stream owner, whose
-    /// streams may be placed, is decoded exactly or rejected — everything else as its
-    /// category.
-    pub const fn expectation(self, category: Category) -> Expectation {
-        match self {
-            Family::OwnerTrapOwner { .. } if matches!(category, Category::OpaqueMultistream) => {
-                Expectation::DecodedOrRejected
-            }
-            Family::OwnerTrapOwner { .. } | Family::OwnerTrapSibling { damaged: true, .. } => Expectation::Rejected,
-            _ => category.expectation(),
-        }
-    }
-}
 
 /// Share of the eligible resources that get each family.
 const SHARE: f64 = 0.06;
@@ -303,62 +218,13 @@ fn add_trap_pair(spec: &mut FileSpec, p: usize, used: &mut HashSet<(u32, u32)>, 
         TrapKind::HugeCoordinate,
     ][gen.weighted(&[35, 35, 15, 15])];
     for _ in 0..100 {
-        let v = gen.log_range(vrange.0, vrange.1);
-        let aspect = gen.f32_in(0.5, 2.5);
-        let nu = ((v as f32 * aspect).sqrt().round() as u32).clamp(3, 200);
-        let nv = (v / nu).max(3);
-        let a_kind = if gen.chance(0.7) {
-            ShapeKind::Torus
-        } else {
-            ShapeKind::Tube
-        };
-        let size_a = log_size(gen, 1.0, 60.0);
-        let size_b = log_size(gen, 1.0, 60.0);
-        let a = PartPlan {
-            kind: a_kind,
-            nu,
-            nv,
-            size: size_a,
-        }
-        .normalized();
-        let decl_trap = matches!(kind, TrapKind::MultiStream | TrapKind::Quantized);
-        let smaller = decl_trap && a_kind == ShapeKind::Torus && a.nv >= 3 && gen.chance(0.3);
-        let (b, tail_below) = if smaller {
-            let k = gen.range(2, a.nv - 1);
-            let b = PartPlan {
-                kind: ShapeKind::Plate,
-                nu: a.nu,
-                nv: k,
-                size: size_b,
-            }
-            .normalized();
-            (b, Some(b.vertex_count()))
-        } else {
-            let options: &[(ShapeKind, bool)] = if a_kind == ShapeKind::Torus {
-                &[
-                    (ShapeKind::Tube, false),
-                    (ShapeKind::Tube, true),
-                    (ShapeKind::Plate, false),
-                ]
-            } else {
-                &[(ShapeKind::Plate, false), (ShapeKind::Plate, true)]
-            };
-            let &(bk, swap) = gen.pick(options).unwrap_or(&(ShapeKind::Plate, false));
-            let (bu, bv) = if swap { (a.nv, a.nu) } else { (a.nu, a.nv) };
-            let b = PartPlan {
-                kind: bk,
-                nu: bu,
-                nv: bv,
-                size: size_b,
-            }
-            .normalized();
-            (b, None)
-        };
+        let pair = pair_shapes(kind, vrange, gen);
+        let (a, b) = (pair.a, pair.b);
         let (ca, cb) = ((a.vertex_count(), a.index_count()), (b.vertex_count(), b.index_count()));
         if ca.0 > 65535
             || cb.0 > ca.0
             || cb.1 >= ca.1
-            || (tail_below.is_none() && cb.0 != ca.0)
+            || (pair.tail_below.is_none() && cb.0 != ca.0)
             || used.contains(&ca)
             || used.contains(&cb)
         {
@@ -366,88 +232,164 @@ fn add_trap_pair(spec: &mut FileSpec, p: usize, used: &mut HashSet<(u32, u32)>, 
         }
         used.insert(ca);
         used.insert(cb);
-        let cat_a = match (kind, stage) {
-            (TrapKind::MultiStream, _) => Category::OpaqueMultistream,
-            (TrapKind::Quantized, true) => Category::StageQuantized,
-            (TrapKind::Quantized, false) => Category::OpaqueQuantized,
-            (_, true) => Category::Stage,
-            (_, false) => Category::Body,
-        };
-        let cat_b = if stage { Category::Stage } else { Category::Body };
-        let ntex = spec.textures.len();
-        let materials = |gen: &mut Gen| {
-            if stage {
-                vec![gen.range_usize(0, ntex.saturating_sub(1))]
-            } else {
-                (0..ntex).collect::<Vec<usize>>()
-            }
-        };
-        let base = spec
-            .rel_path
-            .rsplit('/')
-            .next()
-            .unwrap_or("x")
-            .trim_end_matches(".xpr")
-            .to_string();
-        let names: HashSet<String> = spec.resources.iter().map(|r| r.name.clone()).collect();
-        let fresh = |want: String, gen: &mut Gen| {
-            let mut n = want;
-            while names.contains(&n) {
-                n = format!("{n}_{}", gen.range(0, 9));
-            }
-            n
-        };
-        let (name_a, name_b) = if stage {
-            let s = base.trim_start_matches("Stage_S").to_string();
-            (
-                fresh(format!("obj_s{s}_{:03}", 600 + 2 * p), gen),
-                fresh(format!("obj_s{s}_{:03}", 601 + 2 * p), gen),
-            )
-        } else {
-            (
-                fresh(format!("{base}_p{}", 2 * p), gen),
-                fresh(format!("{base}_p{}", 2 * p + 1), gen),
-            )
-        };
-        let owner = spec.resources.len();
-        let mats_a = materials(gen);
-        spec.resources.push(ResourcePlan {
-            name: name_a,
-            category: cat_a,
-            parts: vec![a],
-            records: RecordLayout::PerPart,
-            format: trap_format(kind, gen),
-            duplicate_of: None,
-            share_block: false,
-            materials: mats_a,
-            family: Some(Family::OwnerTrapOwner { kind, tail_below }),
-        });
-        let adjacent = gen.chance(0.4);
-        let damaged = gen.chance(1.0 / 3.0);
-        let mats_b = materials(gen);
-        spec.resources.push(ResourcePlan {
-            name: name_b,
-            category: cat_b,
-            parts: vec![b],
-            records: RecordLayout::PerPart,
-            format: VertexFormat::documented(false),
-            duplicate_of: None,
-            share_block: false,
-            materials: mats_b,
-            family: Some(Family::OwnerTrapSibling {
-                owner,
-                adjacent,
-                damaged,
-            }),
-        });
+        push_pair(spec, p, &pair, gen);
         return;
     }
 }
 
+/// One drawn owner-trap pair: the owner A's undecodable `kind`, A's and the sibling B's
+/// shapes, and (a smaller B) the vertex count A's tail must stay below.
+struct TrapPair {
+    kind: TrapKind,
+    a: PartPlan,
+    b: PartPlan,
+    tail_below: Option<u32>,
+}
+
+/// Draw A (a torus or tube of about `vrange` vertices) and B: the same vertex count in
+/// another shape or factorisation, or (some declaration traps) a smaller plate on A's
+/// first rows.
+fn pair_shapes(kind: TrapKind, vrange: (u32, u32), gen: &mut Gen) -> TrapPair {
+    let v = gen.log_range(vrange.0, vrange.1);
+    let aspect = gen.f32_in(0.5, 2.5);
+    let nu = ((v as f32 * aspect).sqrt().round() as u32).clamp(3, 200);
+    let nv = (v / nu).max(3);
+    let a_kind = if gen.chance(0.7) {
+        ShapeKind::Torus
+    } else {
+        ShapeKind::Tube
+    };
+    let size_a = log_size(gen, 1.0, 60.0);
+    let size_b = log_size(gen, 1.0, 60.0);
+    let a = PartPlan {
+        kind: a_kind,
+        nu,
+        nv,
+        size: size_a,
+    }
+    .normalized();
+    let decl_trap = matches!(kind, TrapKind::MultiStream | TrapKind::Quantized);
+    let smaller = decl_trap && a_kind == ShapeKind::Torus && a.nv >= 3 && gen.chance(0.3);
+    let (b, tail_below) = if smaller {
+        let k = gen.range(2, a.nv - 1);
+        let b = PartPlan {
+            kind: ShapeKind::Plate,
+            nu: a.nu,
+            nv: k,
+            size: size_b,
+        }
+        .normalized();
+        (b, Some(b.vertex_count()))
+    } else {
+        let options: &[(ShapeKind, bool)] = if a_kind == ShapeKind::Torus {
+            &[
+                (ShapeKind::Tube, false),
+                (ShapeKind::Tube, true),
+                (ShapeKind::Plate, false),
+            ]
+        } else {
+            &[(ShapeKind::Plate, false), (ShapeKind::Plate, true)]
+        };
+        let &(bk, swap) = gen.pick(options).unwrap_or(&(ShapeKind::Plate, false));
+        let (bu, bv) = if swap { (a.nv, a.nu) } else { (a.nu, a.nv) };
+        let b = PartPlan {
+            kind: bk,
+            nu: bu,
+            nv: bv,
+            size: size_b,
+        }
+        .normalized();
+        (b, None)
+    };
+    TrapPair { kind, a, b, tail_below }
+}
+
+/// Push A and B (categories, fresh names, materials, A's trap format, whether B sits
+/// right after A and whether B's indices are damaged) as the file's `p`-th pair.
+fn push_pair(spec: &mut FileSpec, p: usize, pair: &TrapPair, gen: &mut Gen) {
+    let stage = spec.kind == FileKind::Stage;
+    let TrapPair { kind, a, b, tail_below } = *pair;
+    let cat_a = match (kind, stage) {
+        (TrapKind::MultiStream, _) => Category::OpaqueMultistream,
+        (TrapKind::Quantized, true) => Category::StageQuantized,
+        (TrapKind::Quantized, false) => Category::OpaqueQuantized,
+        (_, true) => Category::Stage,
+        (_, false) => Category::Body,
+    };
+    let cat_b = if stage { Category::Stage } else { Category::Body };
+    let ntex = spec.textures.len();
+    let materials = |gen: &mut Gen| {
+        if stage {
+            vec![gen.range_usize(0, ntex.saturating_sub(1))]
+        } else {
+            (0..ntex).collect::<Vec<usize>>()
+        }
+    };
+    let base = spec
+        .rel_path
+        .rsplit('/')
+        .next()
+        .unwrap_or("x")
+        .trim_end_matches(".xpr")
+        .to_string();
+    let names: HashSet<String> = spec.resources.iter().map(|r| r.name.clone()).collect();
+    let fresh = |want: String, gen: &mut Gen| {
+        let mut n = want;
+        while names.contains(&n) {
+            n = format!("{n}_{}", gen.range(0, 9));
+        }
+        n
+    };
+    let (name_a, name_b) = if stage {
+        let s = base.trim_start_matches("Stage_S").to_string();
+        (
+            fresh(format!("obj_s{s}_{:03}", 600 + 2 * p), gen),
+            fresh(format!("obj_s{s}_{:03}", 601 + 2 * p), gen),
+        )
+    } else {
+        (
+            fresh(format!("{base}_p{}", 2 * p), gen),
+            fresh(format!("{base}_p{}", 2 * p + 1), gen),
+        )
+    };
+    let owner = spec.resources.len();
+    let mats_a = materials(gen);
+    spec.resources.push(ResourcePlan {
+        name: name_a,
+        category: cat_a,
+        parts: vec![a],
+        records: RecordLayout::PerPart,
+        format: trap_format(kind, gen),
+        duplicate_of: None,
+        share_block: false,
+        materials: mats_a,
+        family: Some(Family::OwnerTrapOwner { kind, tail_below }),
+    });
+    let adjacent = gen.chance(0.4);
+    let damaged = gen.chance(1.0 / 3.0);
+    let mats_b = materials(gen);
+    spec.resources.push(ResourcePlan {
+        name: name_b,
+        category: cat_b,
+        parts: vec![b],
+        records: RecordLayout::PerPart,
+        format: VertexFormat::documented(false),
+        duplicate_of: None,
+        share_block: false,
+        materials: mats_b,
+        family: Some(Family::OwnerTrapSibling {
+            owner,
+            adjacent,
+            damaged,
+        }),
+    });
+}
+
 #[cfg(test)]
 mod tests {
+    use super::edit::word;
     use super::*;
-    use crate::descriptor::{build_descriptor, scan_records, DescInput};
+    use crate::descriptor::{build_descriptor, scan_markers, scan_records, DescInput};
     use crate::geom::build_part;
 
     #[test]

@@ -1,20 +1,14 @@
 //! Block encoders (standard little-endian BCn layouts, CTX1): one 4×4 block of source
 //! pixels → its bytes.
 
-use super::*;
+use super::plan::{Argb8Order, TexFormat, TexPlan};
+use super::reference::{ref_bc1_palette, ref_bc4_palette, ref_ctx1_palette};
 
 pub(super) fn to565(c: [u8; 4]) -> u16 {
     let r = (c[0] as u32 * 31 + 127) / 255;
     let g = (c[1] as u32 * 63 + 127) / 255;
     let b = (c[2] as u32 * 31 + 127) / 255;
     ((r << 11) | (g << 5) | b) as u16
-}
-
-pub(super) fn from565(v: u16) -> [i32; 3] {
-    let r = ((v >> 11) & 31) as i32;
-    let g = ((v >> 5) & 63) as i32;
-    let b = (v & 31) as i32;
-    [(r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2)]
 }
 
 /// Standard (little-endian) BC1 colour block of 16 RGBA pixels, 4-colour mode.

@@ -1,7 +1,14 @@
 //! The reference decoder: the expected output of a correct exporter for every block the
 //! encoders write (its own palettes and rounding, independent of the project's decoder).
 
-use super::*;
+use super::plan::TexFormat;
+
+pub(super) fn from565(v: u16) -> [i32; 3] {
+    let r = ((v >> 11) & 31) as i32;
+    let g = ((v >> 5) & 63) as i32;
+    let b = (v & 31) as i32;
+    [(r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2)]
+}
 
 pub(super) fn ref_bc1_palette(b: &[u8], opaque: bool) -> [[u8; 4]; 4] {
     let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;

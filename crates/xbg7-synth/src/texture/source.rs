@@ -1,7 +1,9 @@
 //! Source images: each texture's seeded pattern and colours, limited to what its
 //! format can represent.
 
-use super::*;
+use super::encode::to565;
+use super::plan::{mix, Argb8Order, TexFormat, TexPlan};
+use super::reference::from565;
 
 /// FNV-1a of the plan (name, size, format): the image depends on nothing else.
 pub(super) fn plan_seed(t: &TexPlan) -> u64 {
@@ -16,12 +18,6 @@ pub(super) fn plan_seed(t: &TexPlan) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01B3);
     }
     h
-}
-
-pub(super) fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    z = (z ^ (z >> 33)).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    z ^ (z >> 33)
 }
 
 pub(super) fn colour(seed: u64) -> [f32; 4] {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use xbg7::mesh::Mesh;
 use xbg7_synth::{
     build_file, file_plan, load_truth, write_disc, Category, FileKind, FileSpec, Scale, SynthFile, SynthOptions,
-    TruthResource,
+    TruthContainer, TruthResource, TruthTexture,
 };
 
 const SEED: u64 = 20260712;
@@ -243,6 +243,25 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
     let t = &f.truth;
     assert_eq!(t.size, b.len() as u64);
     let data = &b[x.data_start..];
+    check_directory(&x, t);
+    let tex_names: HashSet<Vec<u8>> = t.textures.iter().map(|t| t.name.as_bytes().to_vec()).collect();
+    for r in &t.resources {
+        let (_, off, size, name) = &x.entries[r.index as usize];
+        assert_eq!(name, r.name.as_bytes());
+        check_resource(&b[*off..off + size], data, &tex_names, r);
+    }
+    for tx in &t.textures {
+        let (_, off, size, name) = &x.entries[tx.index as usize];
+        assert_eq!(*size, 52);
+        assert_eq!(name, tx.name.as_bytes());
+        check_texture(&b[*off..off + 52], data, tx);
+    }
+    check_no_overlap(spec, t);
+    let _ = x.header_size;
+}
+
+/// The directory's XBG7 and TX2D entries are the truth's resources and textures.
+fn check_directory(x: &Xpr, t: &TruthContainer) {
     let xbg7: Vec<usize> = (0..x.entries.len()).filter(|&i| &x.entries[i].0 == b"XBG7").collect();
     let tx2d: Vec<usize> = (0..x.entries.len()).filter(|&i| &x.entries[i].0 == b"TX2D").collect();
     assert_eq!(
@@ -253,194 +272,219 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
         tx2d.iter().map(|&i| i as u32).collect::<Vec<_>>(),
         t.textures.iter().map(|r| r.index).collect::<Vec<_>>()
     );
-    let tex_names: HashSet<Vec<u8>> = t.textures.iter().map(|t| t.name.as_bytes().to_vec()).collect();
-    for r in &t.resources {
-        let (_, off, size, name) = &x.entries[r.index as usize];
-        assert_eq!(name, r.name.as_bytes());
-        let d = &b[*off..off + size];
-        let m = markers(d);
-        assert_eq!(m.len(), 1, "{}: exactly one marker", r.name);
-        let m = m[0];
-        assert_eq!(u32be(d, m + 4), r.index_count);
-        assert_eq!(u32be(d, m - 32), r.vertex_count, "{}: V at marker-32", r.name);
-        let between: Vec<u32> = (1..8).map(|k| u32be(d, m - 32 + 4 * k)).collect();
-        assert!(between.contains(&(2 * r.index_count + 3)));
-        let decl = parse_decl(d, m + 8);
-        let stride0 = decl
-            .iter()
-            .filter(|e| e.0 == 0)
-            .map(|e| e.1 as usize + type_size(e.2))
-            .max()
-            .unwrap();
-        assert_eq!(stride0 as u32, r.stride);
-        let pos = decl.iter().find(|e| e.3 == 0 && e.4 == 0).expect("POSITION");
-        // Material names in the descriptor are TX2D names.
-        let has = |s: &[u8]| {
-            let mut z = s.to_vec();
-            z.push(0);
-            d.windows(z.len()).any(|w| w == &z[..])
-        };
-        assert!(tex_names.iter().any(|n| has(n)), "{}: a material name", r.name);
-        assert!(has(format!("{}_root", r.name).as_bytes()), "{}: node name", r.name);
-        let recs = records(d);
-        assert!(!recs.is_empty());
+}
+
+/// One declaration element: (stream, offset, type, usage, usage_index).
+type DeclElem = (u16, u16, u32, u8, u8);
+
+/// One XBG7 resource: its descriptor `d`, its records and blocks, and the bytes at the
+/// truth offsets of the data section.
+fn check_resource(d: &[u8], data: &[u8], tex_names: &HashSet<Vec<u8>>, r: &TruthResource) {
+    let (decl, recs) = check_descriptor(d, tex_names, r);
+    let mesh = r.mesh.as_ref().unwrap();
+    check_records_and_blocks(r, &decl, &recs);
+    check_block_bytes(r, &decl, data);
+    assert_eq!(r.digest.is_some(), r.expected != "rejected");
+    if let Some(dg) = &r.digest {
+        assert_eq!(dg, &mesh.digest());
+    }
+}
+
+/// The descriptor: one marker with V at marker−32, the declaration (stride 0 as the
+/// truth's), material and node names, records adding up to I. Returns the declaration
+/// and the records.
+fn check_descriptor(d: &[u8], tex_names: &HashSet<Vec<u8>>, r: &TruthResource) -> (Vec<DeclElem>, Vec<[u32; 4]>) {
+    let m = markers(d);
+    assert_eq!(m.len(), 1, "{}: exactly one marker", r.name);
+    let m = m[0];
+    assert_eq!(u32be(d, m + 4), r.index_count);
+    assert_eq!(u32be(d, m - 32), r.vertex_count, "{}: V at marker-32", r.name);
+    let between: Vec<u32> = (1..8).map(|k| u32be(d, m - 32 + 4 * k)).collect();
+    assert!(between.contains(&(2 * r.index_count + 3)));
+    let decl = parse_decl(d, m + 8);
+    assert_eq!(stride_of(&decl, 0) as u32, r.stride);
+    // Material names in the descriptor are TX2D names.
+    let has = |s: &[u8]| {
+        let mut z = s.to_vec();
+        z.push(0);
+        d.windows(z.len()).any(|w| w == &z[..])
+    };
+    assert!(tex_names.iter().any(|n| has(n)), "{}: a material name", r.name);
+    assert!(has(format!("{}_root", r.name).as_bytes()), "{}: node name", r.name);
+    let recs = records(d);
+    assert!(!recs.is_empty());
+    assert_eq!(
+        recs.iter().map(|r| r[2]).sum::<u32>(),
+        r.index_count,
+        "{}: records split I",
+        r.name
+    );
+    (decl, recs)
+}
+
+/// Stride of stream `k`: the end of its furthest element (0 without elements).
+fn stride_of(decl: &[DeclElem], k: u16) -> usize {
+    decl.iter()
+        .filter(|e| e.0 == k)
+        .map(|e| e.1 as usize + type_size(e.2))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Records against the truth's primitives and blocks; documented blocks at the data
+/// start with the documented declaration head, the others not.
+fn check_records_and_blocks(r: &TruthResource, decl: &[DeclElem], recs: &[[u32; 4]]) {
+    let mesh = r.mesh.as_ref().unwrap();
+    assert_eq!(mesh.primitives.len(), recs.len());
+    for (p, rec) in mesh.primitives.iter().zip(recs) {
+        assert_eq!(p.index_count, rec[2]);
+        assert!(rec[0] <= r.vertex_count);
+    }
+    if r.category == "multi_submesh" {
+        assert!(r.blocks.len() >= 2);
+        assert_eq!(recs.iter().map(|r| r[0]).sum::<u32>(), r.vertex_count);
+        for (blk, rec) in r.blocks.iter().zip(recs) {
+            assert_eq!((blk.vertex_count, blk.index_count), (rec[0], rec[2]));
+        }
+    } else {
+        assert_eq!(r.blocks.len(), 1);
         assert_eq!(
-            recs.iter().map(|r| r[2]).sum::<u32>(),
-            r.index_count,
-            "{}: records split I",
+            (r.blocks[0].vertex_count, r.blocks[0].index_count),
+            (r.vertex_count, r.index_count)
+        );
+    }
+    if r.category == "documented" || r.category == "multi_submesh" {
+        assert_eq!(r.blocks[0].index_offset, 0, "documented block at the data start");
+        assert_eq!(
+            decl[0..2].iter().map(|e| (e.1, e.2, e.3)).collect::<Vec<_>>(),
+            vec![(0, 0x2A23B9, 0), (12, 0x1A2360, 3)]
+        );
+    } else {
+        assert!(
+            r.blocks.iter().all(|blk| blk.index_offset > 0),
+            "{}: not at the data start",
             r.name
         );
-        let mesh = r.mesh.as_ref().unwrap();
-        assert_eq!(mesh.primitives.len(), recs.len());
-        for (p, rec) in mesh.primitives.iter().zip(&recs) {
-            assert_eq!(p.index_count, rec[2]);
-            assert!(rec[0] <= r.vertex_count);
-        }
-        if r.category == "multi_submesh" {
-            assert!(r.blocks.len() >= 2);
-            assert_eq!(recs.iter().map(|r| r[0]).sum::<u32>(), r.vertex_count);
-            for (blk, rec) in r.blocks.iter().zip(&recs) {
-                assert_eq!((blk.vertex_count, blk.index_count), (rec[0], rec[2]));
-            }
-        } else {
-            assert_eq!(r.blocks.len(), 1);
-            assert_eq!(
-                (r.blocks[0].vertex_count, r.blocks[0].index_count),
-                (r.vertex_count, r.index_count)
-            );
-        }
-        if r.category == "documented" || r.category == "multi_submesh" {
-            assert_eq!(r.blocks[0].index_offset, 0, "documented block at the data start");
-            assert_eq!(
-                decl[0..2].iter().map(|e| (e.1, e.2, e.3)).collect::<Vec<_>>(),
-                vec![(0, 0x2A23B9, 0), (12, 0x1A2360, 3)]
-            );
-        } else {
-            assert!(
-                r.blocks.iter().all(|blk| blk.index_offset > 0),
-                "{}: not at the data start",
-                r.name
-            );
-        }
-        // Bytes at the truth offsets are the truth mesh.
-        let mut icur = 0usize;
-        let mut vbase = 0u32;
-        for blk in &r.blocks {
-            let io = blk.index_offset as usize;
-            // Stream 0 follows the indices, or (positions last) the other streams do.
-            let before: usize = match r.family.as_deref() {
-                Some("streams_position_last") => {
-                    let mut streams: Vec<u16> = decl.iter().map(|e| e.0).filter(|&k| k != 0).collect();
-                    streams.sort_unstable();
-                    streams.dedup();
-                    let stride = |k: u16| {
-                        decl.iter()
-                            .filter(|e| e.0 == k)
-                            .map(|e| e.1 as usize + type_size(e.2))
-                            .max()
-                            .unwrap_or(0)
-                    };
-                    streams.iter().map(|&k| stride(k) * blk.vertex_count as usize).sum()
-                }
-                _ => 0,
-            };
-            // (All apart: stream 0 anywhere but inside the index buffer.)
-            if r.family.as_deref() == Some("streams_all_apart") {
-                let vo = blk.vertex_offset as usize;
-                assert!(vo + 12 <= io || vo >= io + 2 * blk.index_count as usize, "{}", r.name);
-            } else {
-                assert_eq!(blk.vertex_offset as usize, io + 2 * blk.index_count as usize + before);
-            }
-            for k in 0..blk.index_count as usize {
-                let file = u16be(data, io + 2 * k) as u32;
-                assert_eq!(file + vbase, mesh.indices[icur + k], "{}: index {k}", r.name);
-            }
-            if pos.2 == 0x2A23B9 && pos.0 == 0 {
-                for v in 0..blk.vertex_count as usize {
-                    let o = blk.vertex_offset as usize + v * stride0 + pos.1 as usize;
-                    let p: [u32; 3] = [u32be(data, o), u32be(data, o + 4), u32be(data, o + 8)];
-                    let want = mesh.positions[vbase as usize + v].map(f32::to_bits);
-                    assert_eq!(p, want, "{}: position {v}", r.name);
-                }
-            } else {
-                assert_eq!(r.expected, "rejected");
-            }
-            icur += blk.index_count as usize;
-            vbase += blk.vertex_count;
-        }
-        assert_eq!(icur, mesh.indices.len());
-        assert_eq!(vbase as usize, mesh.positions.len());
-        assert_eq!(r.digest.is_some(), r.expected != "rejected");
-        if let Some(dg) = &r.digest {
-            assert_eq!(dg, &mesh.digest());
-        }
     }
-    for tx in &t.textures {
-        let (_, off, size, name) = &x.entries[tx.index as usize];
-        assert_eq!(*size, 52);
-        assert_eq!(name, tx.name.as_bytes());
-        let d = &b[*off..off + 52];
-        assert_eq!(u32be(d, 0) & 0xF, 3);
-        let (f0, f1, f2) = (u32be(d, 0x1C), u32be(d, 0x20), u32be(d, 0x24));
-        assert_eq!(f0 & 3, 2);
-        let fmt = f1 & 0x3F;
-        // (format code, texels per block side, bytes per block): FORMAT.md §8 / XDK.
-        let (code, bd, bpb) = match tx.format.as_str() {
-            "DXT1" => (18, 4, 8),
-            "DXT2_3" => (19, 4, 16),
-            "DXT4_5" => (20, 4, 16),
-            "DXN" => (49, 4, 16),
-            "DXT5A" => (59, 4, 8),
-            "CTX1" => (60, 4, 8),
-            "8_8_8_8" => (6, 1, 4),
-            "5_6_5" => (4, 1, 2),
-            other => panic!("{}: unexpected format {other}", tx.name),
+}
+
+/// Bytes at the truth offsets are the truth mesh: stream 0 where the layout puts it,
+/// the indices, and (FLOAT3 positions on stream 0) every position bit for bit.
+fn check_block_bytes(r: &TruthResource, decl: &[DeclElem], data: &[u8]) {
+    let mesh = r.mesh.as_ref().unwrap();
+    let stride0 = stride_of(decl, 0);
+    let pos = decl.iter().find(|e| e.3 == 0 && e.4 == 0).expect("POSITION");
+    let mut icur = 0usize;
+    let mut vbase = 0u32;
+    for blk in &r.blocks {
+        let io = blk.index_offset as usize;
+        // Stream 0 follows the indices, or (positions last) the other streams do.
+        let before: usize = match r.family.as_deref() {
+            Some("streams_position_last") => {
+                let mut streams: Vec<u16> = decl.iter().map(|e| e.0).filter(|&k| k != 0).collect();
+                streams.sort_unstable();
+                streams.dedup();
+                streams
+                    .iter()
+                    .map(|&k| stride_of(decl, k) * blk.vertex_count as usize)
+                    .sum()
+            }
+            _ => 0,
         };
-        assert_eq!(fmt, code, "{}", tx.name);
-        // Endian 8in32 for 8_8_8_8 (file bytes A, R, G, B), 8in16 for the others.
-        assert_eq!((f1 >> 6) & 3, if fmt == 6 { 2 } else { 1 });
-        assert_eq!(f0 >> 31 == 1, tx.tiled, "{}: tiled bit", tx.name);
-        assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
-        assert_eq!(tx.data_offset % 4096, 0);
-        assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));
-        // Row pitch padded to 32 blocks, tiled and linear (the header's pitch is the
-        // padded one). Tiled: height padded to 32 blocks too, and with 2-byte texels an
-        // odd number of tiles spans 1 KiB more (tiles pair up in the tiled order: the
-        // last one reaches 0xC00 bytes past its start); linear: pitch × rows.
-        let (wb, hb) = (tx.width.div_ceil(bd) as u64, tx.height.div_ceil(bd) as u64);
-        let pitch_blocks = ((f0 >> 22) & 0x1FF) as u64 * 32 / bd as u64;
-        assert_eq!(pitch_blocks, wb.div_ceil(32) * 32, "{}: pitch", tx.name);
-        let size = if tx.tiled {
-            let tiles = (pitch_blocks / 32) * hb.div_ceil(32);
-            pitch_blocks * hb.div_ceil(32) * 32 * bpb + if bpb == 2 && tiles % 2 == 1 { 1024 } else { 0 }
+        // (All apart: stream 0 anywhere but inside the index buffer.)
+        if r.family.as_deref() == Some("streams_all_apart") {
+            let vo = blk.vertex_offset as usize;
+            assert!(vo + 12 <= io || vo >= io + 2 * blk.index_count as usize, "{}", r.name);
         } else {
-            pitch_blocks * hb * bpb
-        };
-        // The swizzle (dword3 bits 1–12) the XDK writes for the format.
-        let swz = (u32be(d, 0x28) >> 1) & 0xFFF;
-        let allowed: &[u32] = match fmt {
-            6 => &[0x60A, 0x688, 0xA0A],
-            4 => &[0xA0A],
-            49 | 60 => &[0xB08],
-            59 => &[0xA00],
-            _ => &[0x688],
-        };
-        assert!(allowed.contains(&swz), "{}: swizzle {swz:#x}", tx.name);
-        assert_eq!(size, tx.data_size);
-        assert!(tx.data_offset + size <= data.len() as u64);
-        let payload = &data[tx.data_offset as usize..(tx.data_offset + size) as usize];
-        assert!(
-            payload.iter().filter(|&&c| c != 0).count() as u64 >= wb * hb / 2,
-            "{} ({} {}×{}, tiled {}): not zeros",
-            tx.name,
-            tx.format,
-            tx.width,
-            tx.height,
-            tx.tiled
-        );
-        assert!(tx.digest.as_ref().is_some_and(|d| d.len() == 64));
+            assert_eq!(blk.vertex_offset as usize, io + 2 * blk.index_count as usize + before);
+        }
+        for k in 0..blk.index_count as usize {
+            let file = u16be(data, io + 2 * k) as u32;
+            assert_eq!(file + vbase, mesh.indices[icur + k], "{}: index {k}", r.name);
+        }
+        if pos.2 == 0x2A23B9 && pos.0 == 0 {
+            for v in 0..blk.vertex_count as usize {
+                let o = blk.vertex_offset as usize + v * stride0 + pos.1 as usize;
+                let p: [u32; 3] = [u32be(data, o), u32be(data, o + 4), u32be(data, o + 8)];
+                let want = mesh.positions[vbase as usize + v].map(f32::to_bits);
+                assert_eq!(p, want, "{}: position {v}", r.name);
+            }
+        } else {
+            assert_eq!(r.expected, "rejected");
+        }
+        icur += blk.index_count as usize;
+        vbase += blk.vertex_count;
     }
-    // No two (blocks of) resources overlap unless one is a shared duplicate.
+    assert_eq!(icur, mesh.indices.len());
+    assert_eq!(vbase as usize, mesh.positions.len());
+}
+
+/// One TX2D descriptor `d` (FORMAT.md §8) against the truth, and its payload in the
+/// data section: size from the padded pitch and tiling, not zeros.
+fn check_texture(d: &[u8], data: &[u8], tx: &TruthTexture) {
+    assert_eq!(u32be(d, 0) & 0xF, 3);
+    let (f0, f1, f2) = (u32be(d, 0x1C), u32be(d, 0x20), u32be(d, 0x24));
+    assert_eq!(f0 & 3, 2);
+    let fmt = f1 & 0x3F;
+    // (format code, texels per block side, bytes per block): FORMAT.md §8 / XDK.
+    let (code, bd, bpb) = match tx.format.as_str() {
+        "DXT1" => (18, 4, 8),
+        "DXT2_3" => (19, 4, 16),
+        "DXT4_5" => (20, 4, 16),
+        "DXN" => (49, 4, 16),
+        "DXT5A" => (59, 4, 8),
+        "CTX1" => (60, 4, 8),
+        "8_8_8_8" => (6, 1, 4),
+        "5_6_5" => (4, 1, 2),
+        other => panic!("{}: unexpected format {other}", tx.name),
+    };
+    assert_eq!(fmt, code, "{}", tx.name);
+    // Endian 8in32 for 8_8_8_8 (file bytes A, R, G, B), 8in16 for the others.
+    assert_eq!((f1 >> 6) & 3, if fmt == 6 { 2 } else { 1 });
+    assert_eq!(f0 >> 31 == 1, tx.tiled, "{}: tiled bit", tx.name);
+    assert_eq!((f1 & !0xFFF) as u64, tx.data_offset);
+    assert_eq!(tx.data_offset % 4096, 0);
+    assert_eq!(((f2 & 0x1FFF) + 1, ((f2 >> 13) & 0x1FFF) + 1), (tx.width, tx.height));
+    // Row pitch padded to 32 blocks, tiled and linear (the header's pitch is the
+    // padded one). Tiled: height padded to 32 blocks too, and with 2-byte texels an
+    // odd number of tiles spans 1 KiB more (tiles pair up in the tiled order: the
+    // last one reaches 0xC00 bytes past its start); linear: pitch × rows.
+    let (wb, hb) = (tx.width.div_ceil(bd) as u64, tx.height.div_ceil(bd) as u64);
+    let pitch_blocks = ((f0 >> 22) & 0x1FF) as u64 * 32 / bd as u64;
+    assert_eq!(pitch_blocks, wb.div_ceil(32) * 32, "{}: pitch", tx.name);
+    let size = if tx.tiled {
+        let tiles = (pitch_blocks / 32) * hb.div_ceil(32);
+        pitch_blocks * hb.div_ceil(32) * 32 * bpb + if bpb == 2 && tiles % 2 == 1 { 1024 } else { 0 }
+    } else {
+        pitch_blocks * hb * bpb
+    };
+    // The swizzle (dword3 bits 1–12) the XDK writes for the format.
+    let swz = (u32be(d, 0x28) >> 1) & 0xFFF;
+    let allowed: &[u32] = match fmt {
+        6 => &[0x60A, 0x688, 0xA0A],
+        4 => &[0xA0A],
+        49 | 60 => &[0xB08],
+        59 => &[0xA00],
+        _ => &[0x688],
+    };
+    assert!(allowed.contains(&swz), "{}: swizzle {swz:#x}", tx.name);
+    assert_eq!(size, tx.data_size);
+    assert!(tx.data_offset + size <= data.len() as u64);
+    let payload = &data[tx.data_offset as usize..(tx.data_offset + size) as usize];
+    assert!(
+        payload.iter().filter(|&&c| c != 0).count() as u64 >= wb * hb / 2,
+        "{} ({} {}×{}, tiled {}): not zeros",
+        tx.name,
+        tx.format,
+        tx.width,
+        tx.height,
+        tx.tiled
+    );
+    assert!(tx.digest.as_ref().is_some_and(|d| d.len() == 64));
+}
+
+/// No two (blocks of) resources overlap unless one is a shared duplicate.
+fn check_no_overlap(spec: &FileSpec, t: &TruthContainer) {
     let mut spans: Vec<(u64, u64, &TruthResource)> = t
         .resources
         .iter()
@@ -470,7 +514,6 @@ fn check_container(spec: &FileSpec, f: &SynthFile) {
     for w in spans.windows(2) {
         assert!(w[0].1 <= w[1].0, "{}: overlapping data at {:#x}", spec.rel_path, w[1].0);
     }
-    let _ = x.header_size;
 }
 
 #[test]
