@@ -1,7 +1,15 @@
 //! The glTF JSON of one resource: buffer views, accessors, the mesh with its
 //! primitives and plain materials, the node and the extras naming the source.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+
+use xbg7::mesh::Mesh;
+
+use super::buffer::Encoded;
+use super::types::Source;
 
 /// An f32 vector as a JSON array of the exact f64 values.
 pub(super) fn json_vec(v: &[f32]) -> json::Value {
