@@ -10,8 +10,8 @@ use xbg7::mesh::Mesh;
 use super::document::raw;
 use super::types::{Source, SpecularGloss};
 
-/// Add images, textures and material texture references (see [`build`](super::build)).
-/// `root.materials[k]` is primitive `k`'s material, as [`document`](super::document::document) writes them.
+/// Add images, textures and material texture references (see `gltf_out::build`).
+/// `root.materials[k]` is primitive `k`'s material, as `document::document` writes them.
 pub(super) fn apply_textures(
     root: &mut json::Root,
     mesh: &Mesh,
