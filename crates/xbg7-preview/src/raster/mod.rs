@@ -58,10 +58,12 @@
 //!
 //! # Files
 //!
-//! `camera` (view frame and fit), `coverage` (edge functions, depth buffer, spans, SSE2),
-//! `sampling` (albedo mip chains and lookups), `shading` (light, wireframe, one sample),
-//! `resolve` (samples → pixels), `image` (the RGBA image and PNG); this file holds the
-//! options, the scratch buffers and [`render_mesh_with`], which runs them in order.
+//! `types` (the fixed parameters, the options and their clamping), `camera` (view frame
+//! and fit), `coverage` (edge functions, depth buffer, spans, SSE2), `sampling` (albedo
+//! mip chains and lookups), `srgb` (sRGB ↔ linear), `shading` (the surface, light,
+//! wireframe, one sample), `resolve` (samples → pixels), `image` (the RGBA image and
+//! PNG); this file is the facade (explicit re-exports) and holds the scratch buffers,
+//! the triangle setup and [`render_mesh_with`], which runs the phases in order.
 
 use xbg7::mesh::Mesh;
 
