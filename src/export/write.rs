@@ -454,13 +454,22 @@ impl ModelWriter<'_> {
         src: &Source<'_>,
     ) -> std::io::Result<Result<WrittenModel, gltf_out::GltfError>> {
         let (out, dir) = (self.out, self.dir);
-        match self.format {
-            Format::Gltf => {
-                let bin_name = format!("{file}.bin");
-                let g = match gltf_out::try_build_textured(m, &bin_name, self.gopts, src, self.links) {
-                    Ok(g) => g,
-                    Err(e) => return Ok(Err(e)),
-                };
+        let bin_name = format!("{file}.bin");
+        let output = match self.format {
+            Format::Gltf => gltf_out::Output::Gltf { bin_uri: &bin_name },
+            Format::Glb => gltf_out::Output::Glb,
+        };
+        let png = |uri: &str| self.embedded.get(uri).map(Vec::as_slice);
+        let textures = gltf_out::Textures {
+            links: self.links,
+            png: (self.format == Format::Glb).then_some(&png as gltf_out::PngLookup),
+        };
+        let built = match gltf_out::build(m, self.gopts, src, Some(textures), output) {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(e)),
+        };
+        match built {
+            gltf_out::Built::Gltf(g) => {
                 self.outputs
                     .write(&out.join(dir).join(format!("{file}.gltf")), &g.gltf)?;
                 self.outputs.write(&out.join(dir).join(&bin_name), &g.bin)?;
@@ -470,12 +479,7 @@ impl ModelWriter<'_> {
                     document: g.gltf,
                 }))
             }
-            Format::Glb => {
-                let png = |uri: &str| self.embedded.get(uri).map(Vec::as_slice);
-                let glb = match gltf_out::try_build_glb_textured(m, self.gopts, src, self.links, &png) {
-                    Ok(g) => g,
-                    Err(e) => return Ok(Err(e)),
-                };
+            gltf_out::Built::Glb(glb) => {
                 self.outputs.write(&out.join(dir).join(format!("{file}.glb")), &glb)?;
                 Ok(Ok(WrittenModel {
                     gltf: format!("{dir}/{file}.glb"),

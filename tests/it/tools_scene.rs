@@ -263,7 +263,7 @@ fn format_key_parses_and_defaults_to_gltf() {
 #[test]
 fn primitives_with_one_material_name_share_one_material() {
     use xbg7::mesh::{Mesh, Primitive};
-    use xbg7_gltf::gltf_out::{build, Axis, GltfOptions, Source, VertexColor};
+    use xbg7_gltf::gltf_out::{build, Axis, GltfOptions, Output, Source, VertexColor};
     let prim = |first, material: Option<&str>| Primitive {
         first_index: first,
         index_count: 3,
@@ -292,7 +292,11 @@ fn primitives_with_one_material_name_share_one_material() {
         name: "m",
         textures: &textures,
     };
-    let doc: serde_json::Value = serde_json::from_slice(&build(&mesh, "m.bin", &opts, &src).gltf).unwrap();
+    let files = build(&mesh, &opts, &src, None, Output::Gltf { bin_uri: "m.bin" })
+        .unwrap()
+        .into_gltf()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&files.gltf).unwrap();
     let names: Vec<&str> = doc["materials"]
         .as_array()
         .unwrap()

@@ -300,105 +300,193 @@ fn merge(
         .collect();
     let moves = cast_sheet(&boxes);
     let source = serde_json::json!({ "source": { "container": container } });
-    let mut out = json::Root {
-        asset: json::Asset {
-            generator: Some(format!("xbg7-export {}", env!("CARGO_PKG_VERSION"))),
-            version: "2.0".to_string(),
-            ..Default::default()
-        },
-        extras: serde_json::value::to_raw_value(&source).ok(),
-        ..Default::default()
-    };
-    if let Some((_, len)) = embedded {
-        out.buffers.push(json::Buffer {
-            byte_length: USize64::from(len),
-            name: None,
-            uri: None,
-            extensions: None,
-            extras: None,
-        });
-    }
-    let (mut sampler_keys, mut image_keys, mut texture_keys, mut material_keys) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut children = Vec::new();
+    let mut merger = Merger::new(&source, embedded);
     for (k, (doc, shift)) in docs.into_iter().zip(moves).enumerate() {
-        let invalid = |detail: String| SceneError::Invalid { part: k, detail };
-        // Buffers: the embedded one (GLB) maps to the blob, the others keep their URI.
-        let mut buffer_map = Vec::with_capacity(doc.buffers.len());
-        let mut buffer_shift = Vec::with_capacity(doc.buffers.len());
-        for (b, buf) in doc.buffers.into_iter().enumerate() {
-            match embedded {
+        merger.add_part(k, doc, shift)?;
+    }
+    Ok(merger.finish(name, &source))
+}
+
+/// The scene being merged: the output document, the dedup keys of the shared lists and
+/// the root nodes of the parts added so far.
+struct Merger<'e> {
+    out: json::Root,
+    embedded: Option<(&'e [usize], usize)>,
+    sampler_keys: Vec<String>,
+    image_keys: Vec<String>,
+    texture_keys: Vec<String>,
+    material_keys: Vec<String>,
+    children: Vec<Index<json::Node>>,
+}
+
+/// Where a part's buffers went: per part buffer, its scene buffer and the shift of its
+/// views' offsets (the part's offset in the GLB blob).
+struct BufferMap {
+    index: Vec<u32>,
+    shift: Vec<u64>,
+}
+
+impl<'e> Merger<'e> {
+    /// An empty scene (asset, `extras.source`), with the embedded buffer in GLB mode.
+    fn new(source: &serde_json::Value, embedded: Option<(&'e [usize], usize)>) -> Self {
+        let mut out = json::Root {
+            asset: json::Asset {
+                generator: Some(format!("xbg7-export {}", env!("CARGO_PKG_VERSION"))),
+                version: "2.0".to_string(),
+                ..Default::default()
+            },
+            extras: serde_json::value::to_raw_value(source).ok(),
+            ..Default::default()
+        };
+        if let Some((_, len)) = embedded {
+            out.buffers.push(json::Buffer {
+                byte_length: USize64::from(len),
+                name: None,
+                uri: None,
+                extensions: None,
+                extras: None,
+            });
+        }
+        Merger {
+            out,
+            embedded,
+            sampler_keys: Vec::new(),
+            image_keys: Vec::new(),
+            texture_keys: Vec::new(),
+            material_keys: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+
+    /// Append part `k` re-indexed, its root moved by `shift`.
+    fn add_part(&mut self, k: usize, doc: json::Root, shift: [f32; 3]) -> Result<(), SceneError> {
+        let buffers = self.add_buffers(k, doc.buffers)?;
+        let view_base = self.add_views(k, doc.buffer_views, &buffers)?;
+        let accessor_base = self.add_accessors(doc.accessors, view_base);
+        let texture_map = self.add_textures(k, doc.samplers, doc.images, doc.textures, view_base)?;
+        let material_map = self.add_materials(k, doc.materials, &texture_map)?;
+        let mesh_base = self.add_meshes(k, doc.meshes, accessor_base, &material_map)?;
+        let node_base = self.add_nodes(k, doc.nodes, mesh_base)?;
+        self.place_roots(k, doc.scene, &doc.scenes, node_base, shift);
+        self.add_extensions(doc.extensions_used, doc.extensions_required);
+        Ok(())
+    }
+
+    /// Buffers: the embedded one (GLB) maps to the blob, the others keep their URI.
+    fn add_buffers(&mut self, k: usize, buffers: Vec<json::Buffer>) -> Result<BufferMap, SceneError> {
+        let mut map = BufferMap {
+            index: Vec::with_capacity(buffers.len()),
+            shift: Vec::with_capacity(buffers.len()),
+        };
+        for (b, buf) in buffers.into_iter().enumerate() {
+            match self.embedded {
                 Some((offsets, _)) if b == 0 && buf.uri.is_none() => {
-                    buffer_map.push(0u32);
-                    buffer_shift.push(offsets[k] as u64);
+                    map.index.push(0u32);
+                    map.shift.push(offsets[k] as u64);
                 }
                 _ => {
                     if buf.uri.is_none() {
-                        return Err(invalid(format!("buffer {b} has no URI")));
+                        return Err(invalid(k, format!("buffer {b} has no URI")));
                     }
-                    out.buffers.push(buf);
-                    buffer_map.push((out.buffers.len() - 1) as u32);
-                    buffer_shift.push(0);
+                    self.out.buffers.push(buf);
+                    map.index.push((self.out.buffers.len() - 1) as u32);
+                    map.shift.push(0);
                 }
             }
         }
-        let view_base = out.buffer_views.len();
-        for mut v in doc.buffer_views {
+        Ok(map)
+    }
+
+    /// Buffer views onto their scene buffers, offsets shifted; the first view's index.
+    fn add_views(
+        &mut self,
+        k: usize,
+        views: Vec<json::buffer::View>,
+        buffers: &BufferMap,
+    ) -> Result<usize, SceneError> {
+        let view_base = self.out.buffer_views.len();
+        for mut v in views {
             let b = v.buffer.value();
-            let (Some(&nb), Some(&sh)) = (buffer_map.get(b), buffer_shift.get(b)) else {
-                return Err(invalid(format!("buffer view names missing buffer {b}")));
+            let (Some(&nb), Some(&sh)) = (buffers.index.get(b), buffers.shift.get(b)) else {
+                return Err(invalid(k, format!("buffer view names missing buffer {b}")));
             };
             v.buffer = Index::new(nb);
             if sh > 0 {
                 let at = v.byte_offset.map_or(0, |o| o.0);
                 v.byte_offset = Some(USize64(at + sh));
             }
-            out.buffer_views.push(v);
+            self.out.buffer_views.push(v);
         }
-        let accessor_base = out.accessors.len();
-        for mut a in doc.accessors {
+        Ok(view_base)
+    }
+
+    /// Accessors onto the re-indexed views; the first accessor's index.
+    fn add_accessors(&mut self, accessors: Vec<json::Accessor>, view_base: usize) -> usize {
+        let accessor_base = self.out.accessors.len();
+        for mut a in accessors {
             a.buffer_view = a.buffer_view.map(|v| idx(v, view_base));
             if let Some(s) = &mut a.sparse {
                 s.indices.buffer_view = idx(s.indices.buffer_view, view_base);
                 s.values.buffer_view = idx(s.values.buffer_view, view_base);
             }
-            out.accessors.push(a);
+            self.out.accessors.push(a);
         }
-        let sampler_map: Vec<u32> = doc
-            .samplers
+        accessor_base
+    }
+
+    /// Samplers, images and textures, each stored once; per part texture, its scene index.
+    fn add_textures(
+        &mut self,
+        k: usize,
+        samplers: Vec<json::texture::Sampler>,
+        images: Vec<json::Image>,
+        textures: Vec<json::Texture>,
+        view_base: usize,
+    ) -> Result<Vec<u32>, SceneError> {
+        let sampler_map: Vec<u32> = samplers
             .into_iter()
-            .map(|s| push_dedup(&mut out.samplers, &mut sampler_keys, s))
+            .map(|s| push_dedup(&mut self.out.samplers, &mut self.sampler_keys, s))
             .collect();
-        let image_map: Vec<u32> = doc
-            .images
+        let image_map: Vec<u32> = images
             .into_iter()
             .map(|mut im| {
                 im.buffer_view = im.buffer_view.map(|v| idx(v, view_base));
-                push_dedup(&mut out.images, &mut image_keys, im)
+                push_dedup(&mut self.out.images, &mut self.image_keys, im)
             })
             .collect();
-        let mut texture_map = Vec::with_capacity(doc.textures.len());
-        for mut t in doc.textures {
+        let mut texture_map = Vec::with_capacity(textures.len());
+        for mut t in textures {
             let map = |m: &[u32], i: usize, what: &str| {
                 m.get(i)
                     .copied()
-                    .ok_or_else(|| invalid(format!("texture names missing {what} {i}")))
+                    .ok_or_else(|| invalid(k, format!("texture names missing {what} {i}")))
             };
             t.source = Index::new(map(&image_map, t.source.value(), "image")?);
             t.sampler = t
                 .sampler
                 .map(|s| map(&sampler_map, s.value(), "sampler").map(Index::new))
                 .transpose()?;
-            texture_map.push(push_dedup(&mut out.textures, &mut texture_keys, t));
+            texture_map.push(push_dedup(&mut self.out.textures, &mut self.texture_keys, t));
         }
+        Ok(texture_map)
+    }
+
+    /// Materials with their texture references re-indexed, each stored once; per part
+    /// material, its scene index.
+    fn add_materials(
+        &mut self,
+        k: usize,
+        materials: Vec<json::Material>,
+        texture_map: &[u32],
+    ) -> Result<Vec<u32>, SceneError> {
         let tex = |i: Index<json::Texture>| -> Result<Index<json::Texture>, SceneError> {
             texture_map
                 .get(i.value())
                 .map(|&t| Index::new(t))
-                .ok_or_else(|| invalid(format!("material names missing texture {}", i.value())))
+                .ok_or_else(|| invalid(k, format!("material names missing texture {}", i.value())))
         };
-        let mut material_map = Vec::with_capacity(doc.materials.len());
-        for mut m in doc.materials {
+        let mut material_map = Vec::with_capacity(materials.len());
+        for mut m in materials {
             let pbr = &mut m.pbr_metallic_roughness;
             for info in [
                 &mut pbr.base_color_texture,
@@ -425,10 +513,22 @@ fn merge(
                     info.index = tex(info.index)?;
                 }
             }
-            material_map.push(push_dedup(&mut out.materials, &mut material_keys, m));
+            material_map.push(push_dedup(&mut self.out.materials, &mut self.material_keys, m));
         }
-        let mesh_base = out.meshes.len();
-        for mut mesh in doc.meshes {
+        Ok(material_map)
+    }
+
+    /// Meshes with their accessors, materials and morph targets re-indexed; the first
+    /// mesh's index.
+    fn add_meshes(
+        &mut self,
+        k: usize,
+        meshes: Vec<json::Mesh>,
+        accessor_base: usize,
+        material_map: &[u32],
+    ) -> Result<usize, SceneError> {
+        let mesh_base = self.out.meshes.len();
+        for mut mesh in meshes {
             for p in &mut mesh.primitives {
                 for a in p.attributes.values_mut() {
                     *a = idx(*a, accessor_base);
@@ -437,7 +537,7 @@ fn merge(
                 if let Some(m) = p.material {
                     let nm = material_map
                         .get(m.value())
-                        .ok_or_else(|| invalid(format!("primitive names missing material {}", m.value())))?;
+                        .ok_or_else(|| invalid(k, format!("primitive names missing material {}", m.value())))?;
                     p.material = Some(Index::new(*nm));
                 }
                 for t in p.targets.iter_mut().flatten() {
@@ -449,64 +549,96 @@ fn merge(
                     }
                 }
             }
-            out.meshes.push(mesh);
+            self.out.meshes.push(mesh);
         }
-        let node_base = out.nodes.len();
-        let node_count = doc.nodes.len();
-        for mut n in doc.nodes {
+        Ok(mesh_base)
+    }
+
+    /// Nodes with their mesh and children re-indexed; the first node's index.
+    fn add_nodes(&mut self, k: usize, nodes: Vec<json::Node>, mesh_base: usize) -> Result<usize, SceneError> {
+        let node_base = self.out.nodes.len();
+        let node_count = nodes.len();
+        for mut n in nodes {
             n.mesh = n.mesh.map(|m| idx(m, mesh_base));
             if let Some(ch) = &mut n.children {
                 for c in ch.iter_mut() {
                     if c.value() >= node_count {
-                        return Err(invalid(format!("node names missing child {}", c.value())));
+                        return Err(invalid(k, format!("node names missing child {}", c.value())));
                     }
                     *c = idx(*c, node_base);
                 }
             }
-            out.nodes.push(n);
+            self.out.nodes.push(n);
         }
-        let scene = doc.scene.map_or(0, |s| s.value());
-        let roots = doc.scenes.get(scene).map(|s| s.nodes.clone()).unwrap_or_default();
-        let movable = roots.len() == 1 && out.nodes[node_base + roots[0].value()].matrix.is_none();
+        Ok(node_base)
+    }
+
+    /// Move the part's default-scene roots to its cell: its one root node itself when it
+    /// has no matrix, else a `part_<k>` node holding them; that node becomes a child of
+    /// the scene's root.
+    fn place_roots(
+        &mut self,
+        k: usize,
+        scene: Option<Index<json::Scene>>,
+        scenes: &[json::Scene],
+        node_base: usize,
+        shift: [f32; 3],
+    ) {
+        let scene = scene.map_or(0, |s| s.value());
+        let roots = scenes.get(scene).map(|s| s.nodes.clone()).unwrap_or_default();
+        let movable = roots.len() == 1 && self.out.nodes[node_base + roots[0].value()].matrix.is_none();
         if movable {
-            let n = &mut out.nodes[node_base + roots[0].value()];
+            let n = &mut self.out.nodes[node_base + roots[0].value()];
             let t = n.translation.unwrap_or([0.0; 3]);
             n.translation = Some([t[0] + shift[0], t[1] + shift[1], t[2] + shift[2]]);
-            children.push(idx(roots[0], node_base));
+            self.children.push(idx(roots[0], node_base));
         } else {
-            out.nodes.push(json::Node {
+            self.out.nodes.push(json::Node {
                 name: Some(format!("part_{k}")),
                 translation: Some(shift),
                 children: Some(roots.iter().map(|r| idx(*r, node_base)).collect()),
                 ..Default::default()
             });
-            children.push(Index::new((out.nodes.len() - 1) as u32));
+            self.children.push(Index::new((self.out.nodes.len() - 1) as u32));
         }
-        for e in doc.extensions_used {
-            if !out.extensions_used.contains(&e) {
-                out.extensions_used.push(e);
+    }
+
+    /// Merge `extensionsUsed` / `extensionsRequired` (first occurrence order).
+    fn add_extensions(&mut self, used: Vec<String>, required: Vec<String>) {
+        for e in used {
+            if !self.out.extensions_used.contains(&e) {
+                self.out.extensions_used.push(e);
             }
         }
-        for e in doc.extensions_required {
-            if !out.extensions_required.contains(&e) {
-                out.extensions_required.push(e);
+        for e in required {
+            if !self.out.extensions_required.contains(&e) {
+                self.out.extensions_required.push(e);
             }
         }
     }
-    let root_node = out.push(json::Node {
-        name: Some(name.to_string()),
-        children: Some(children),
-        extras: serde_json::value::to_raw_value(&source).ok(),
-        ..Default::default()
-    });
-    let scene = out.push(json::Scene {
-        extensions: None,
-        extras: None,
-        name: Some(name.to_string()),
-        nodes: vec![root_node],
-    });
-    out.scene = Some(scene);
-    Ok(out)
+
+    /// The scene: one root node named `name` (with `extras.source`) over the parts.
+    fn finish(mut self, name: &str, source: &serde_json::Value) -> json::Root {
+        let root_node = self.out.push(json::Node {
+            name: Some(name.to_string()),
+            children: Some(self.children),
+            extras: serde_json::value::to_raw_value(source).ok(),
+            ..Default::default()
+        });
+        let scene = self.out.push(json::Scene {
+            extensions: None,
+            extras: None,
+            name: Some(name.to_string()),
+            nodes: vec![root_node],
+        });
+        self.out.scene = Some(scene);
+        self.out
+    }
+}
+
+/// A part's document naming something it does not have.
+fn invalid(part: usize, detail: String) -> SceneError {
+    SceneError::Invalid { part, detail }
 }
 
 #[cfg(test)]

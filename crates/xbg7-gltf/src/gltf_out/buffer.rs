@@ -1,11 +1,45 @@
 //! The binary buffer: a mesh's attributes in the output frame (axis flip, winding,
 //! normals recomputed where missing or degenerate, colours clamped), exact bounds,
-//! 4-byte alignment.
+//! 4-byte alignment, and the images embedded after the mesh's data.
 
-use super::*;
+use gltf_json as json;
+use json::validation::USize64;
+
+use xbg7::mesh::Mesh;
+
+use super::types::{Axis, GltfError, GltfOptions, VertexColor};
 
 pub(super) fn pad4(n: usize) -> usize {
     n.div_ceil(4) * 4
+}
+
+/// Embed every image `png` supplies (by its URI) in `bin`: a `bufferView` after the
+/// mesh's, 4-byte aligned, replacing the image's URI; the buffer's `byteLength` follows.
+pub(super) fn embed_images<'p>(root: &mut json::Root, bin: &mut Vec<u8>, png: &dyn Fn(&str) -> Option<&'p [u8]>) {
+    let buffer = json::Index::new(0);
+    for k in 0..root.images.len() {
+        let Some(bytes) = root.images[k].uri.as_deref().and_then(png) else {
+            continue;
+        };
+        bin.resize(pad4(bin.len()), 0);
+        let view = root.push(json::buffer::View {
+            buffer,
+            byte_length: USize64::from(bytes.len()),
+            byte_offset: Some(USize64::from(bin.len())),
+            byte_stride: None,
+            name: None,
+            target: None,
+            extensions: None,
+            extras: None,
+        });
+        bin.extend_from_slice(bytes);
+        let im = &mut root.images[k];
+        im.uri = None;
+        im.buffer_view = Some(view);
+    }
+    if let Some(b) = root.buffers.first_mut() {
+        b.byte_length = USize64::from(bin.len());
+    }
 }
 
 /// Where one attribute lives in the binary buffer.
@@ -287,4 +321,64 @@ pub(super) fn exact_bounds(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> 
         }
     }
     Some((lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gltf_out::document::json_vec;
+    use xbg7::mesh::Primitive;
+
+    #[test]
+    fn bounds_are_exact_and_deterministic_for_signed_zero() {
+        let pts = [[0.0, -0.0, 1.5], [-0.0, 0.0, -2.25], [0.1, 3.0, 0.0]];
+        let (lo, hi) = exact_bounds(&pts).unwrap();
+        assert_eq!(lo.map(f32::to_bits), [0.0f32, -0.0, -2.25].map(f32::to_bits));
+        assert_eq!(hi.map(f32::to_bits), [0.1f32, 3.0, 1.5].map(f32::to_bits));
+        assert_eq!(exact_bounds(&[]), None);
+        assert_eq!(json_vec(&[0.1]), serde_json::json!([0.10000000149011612]));
+    }
+
+    #[test]
+    fn unit_rejects_zero_and_non_finite() {
+        assert_eq!(unit([3.0, 0.0, 4.0]), Some([0.6, 0.0, 0.8]));
+        assert_eq!(unit([0.0; 3]), None);
+        assert_eq!(unit([f64::NAN, 0.0, 1.0]), None);
+        assert_eq!(unit([f64::INFINITY, 0.0, 0.0]), None);
+        assert_eq!(unit([1e-40, 0.0, 0.0]), Some([1.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn flip_swaps_second_and_third_index_per_primitive() {
+        let mesh = Mesh {
+            positions: vec![[0.0; 3]; 6],
+            indices: vec![0, 1, 2, 3, 4, 5, 5, 4, 3],
+            primitives: vec![
+                Primitive {
+                    first_index: 0,
+                    index_count: 3,
+                    material: None,
+                },
+                Primitive {
+                    first_index: 3,
+                    index_count: 6,
+                    material: None,
+                },
+            ],
+            ..Default::default()
+        };
+        let out = output_indices(&mesh, true).unwrap();
+        assert_eq!(out.values, [0, 2, 1, 3, 5, 4, 5, 3, 4]);
+        assert_eq!(out.ranges, [(0, 3), (3, 6)]);
+        let keep = output_indices(&mesh, false).unwrap();
+        assert_eq!(keep.values, mesh.indices);
+    }
+
+    #[test]
+    fn colours_clamp_and_nan_becomes_zero() {
+        assert_eq!(clamp01(f32::NAN), 0.0);
+        assert_eq!(clamp01(-1.0), 0.0);
+        assert_eq!(clamp01(2.0), 1.0);
+        assert_eq!(clamp01(0.25), 0.25);
+    }
 }

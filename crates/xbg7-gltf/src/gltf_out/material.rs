@@ -1,10 +1,17 @@
 //! Materials with textures: each primitive's material name → its linked maps
 //! (base colour, specular / gloss as PBR roughness or as extras, emissive).
 
-use super::*;
+use std::collections::BTreeMap;
 
-/// Add images, textures and material texture references (see [`try_build_textured`]).
-/// `root.materials[k]` is primitive `k`'s material, as [`document`] writes them.
+use gltf_json as json;
+
+use xbg7::mesh::Mesh;
+
+use super::document::raw;
+use super::types::{Source, SpecularGloss};
+
+/// Add images, textures and material texture references (see `gltf_out::build`).
+/// `root.materials[k]` is primitive `k`'s material, as `document::document` writes them.
 pub(super) fn apply_textures(
     root: &mut json::Root,
     mesh: &Mesh,

@@ -3,7 +3,7 @@
 use gltf::Semantic;
 use proptest::prelude::*;
 use xbg7::mesh::{Mesh, Primitive};
-use xbg7_gltf::gltf_out::{try_build, try_build_glb, Axis, GltfOptions, Source, VertexColor};
+use xbg7_gltf::gltf_out::{build, Axis, GltfOptions, Output, Source, VertexColor};
 
 fn finite() -> impl Strategy<Value = f32> {
     prop_oneof![
@@ -64,9 +64,9 @@ proptest! {
         };
         let tex = vec!["t_col".to_string()];
         let src = Source { container: "c.xpr", directory_index: 1, name: "r", textures: &tex };
-        let glb = try_build_glb(&m, &opts, &src).unwrap();
+        let glb = build(&m, &opts, &src, None, Output::Glb).unwrap().into_glb().unwrap();
         // Same binary data as the .gltf + .bin form.
-        let files = try_build(&m, "r.bin", &opts, &src).unwrap();
+        let files = build(&m, &opts, &src, None, Output::Gltf { bin_uri: "r.bin" }).unwrap().into_gltf().unwrap();
         let (doc, buffers, _) = gltf::import_slice(&glb).unwrap();
         prop_assert_eq!(&buffers[0][..files.bin.len()], &files.bin[..]);
 

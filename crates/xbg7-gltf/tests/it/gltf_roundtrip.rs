@@ -5,7 +5,25 @@ use gltf::buffer::Target;
 use gltf::Semantic;
 use serde_json::{json, Value};
 use xbg7::mesh::{Mesh, Primitive};
-use xbg7_gltf::gltf_out::{build, build_glb, try_build, Axis, GltfError, GltfFiles, GltfOptions, Source, VertexColor};
+use xbg7_gltf::gltf_out::{self, Axis, GltfError, GltfFiles, GltfOptions, Output, Source, VertexColor};
+
+/// `.gltf` + `.bin` of an untextured mesh, or why it cannot be written.
+fn try_build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_>) -> Result<GltfFiles, GltfError> {
+    gltf_out::build(mesh, opts, src, None, Output::Gltf { bin_uri }).map(|b| b.into_gltf().unwrap())
+}
+
+/// `.gltf` + `.bin` of an untextured valid mesh.
+fn build(mesh: &Mesh, bin_uri: &str, opts: &GltfOptions, src: &Source<'_>) -> GltfFiles {
+    try_build(mesh, bin_uri, opts, src).unwrap()
+}
+
+/// `.glb` of an untextured valid mesh.
+fn build_glb(mesh: &Mesh, opts: &GltfOptions, src: &Source<'_>) -> Vec<u8> {
+    gltf_out::build(mesh, opts, src, None, Output::Glb)
+        .unwrap()
+        .into_glb()
+        .unwrap()
+}
 
 fn opts(axis: Axis, vertex_color: VertexColor) -> GltfOptions {
     GltfOptions {

@@ -1,7 +1,9 @@
 //! The fixed three-quarter camera: the file → glTF → view frame, the orthographic fit
 //! of a mesh's drawable triangles into the image (margin, centring).
 
-use super::*;
+use xbg7::mesh::Mesh;
+
+use super::types::{COS_PITCH, COS_YAW, MARGIN, MAX_SIZE, SIN_PITCH, SIN_YAW};
 
 /// The file frame → glTF frame conversion previews use: the exporter's default Z mirror.
 pub fn file_to_gltf(p: [f32; 3]) -> [f64; 3] {

@@ -2,7 +2,7 @@
 //! the depth buffer with its plane equations, spans of wide triangles and the narrow
 //! triangles' columns (scalar, and SSE2 on x86_64, with identical results).
 
-use super::*;
+use super::types::{LANES, NARROW_EXTENT, SMALL_SPAN, SUB};
 
 /// Monotonic map of a (non-NaN) f32 to i32: `a < b ⇔ depth_key(a) < depth_key(b)`;
 /// every value, even −inf, maps above [`EMPTY_DEPTH`].
@@ -251,7 +251,8 @@ pub(super) fn fill_span_scalar(buf: &mut DepthBuffer<'_>, p: &Plane, sy: i64, lo
 /// the branch predictor.
 #[cfg(target_arch = "x86_64")]
 pub(super) mod sse2 {
-    use super::{DepthBuffer, Narrow, Plane, LANES};
+    use crate::raster::coverage::{DepthBuffer, Narrow, Plane};
+    use crate::raster::types::LANES;
     use std::arch::x86_64::*;
 
     /// A 4-byte lane: depth keys and triangle ids.
@@ -296,7 +297,7 @@ pub(super) mod sse2 {
         ) else {
             return false;
         };
-        // super::depth_key, per lane.
+        // `depth_key` (above), per lane.
         let bits = _mm_castps_si128(z);
         let key = _mm_xor_si128(bits, _mm_srli_epi32::<1>(_mm_srai_epi32::<31>(bits)));
         let old = load(d);

@@ -1,7 +1,7 @@
 //! The RGBA image every render produces and its PNG encoding (one encoder for the whole
 //! tool, fixed settings, deterministic bytes; the settings `bench --png` compares).
 
-use super::*;
+use serde::Serialize;
 
 /// An RGBA8 image, rows top to bottom.
 #[derive(Clone, Debug, PartialEq)]

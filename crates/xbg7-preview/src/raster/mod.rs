@@ -58,12 +58,13 @@
 //!
 //! # Files
 //!
-//! `camera` (view frame and fit), `coverage` (edge functions, depth buffer, spans, SSE2),
-//! `sampling` (albedo mip chains and lookups), `shading` (light, wireframe, one sample),
-//! `resolve` (samples → pixels), `image` (the RGBA image and PNG); this file holds the
-//! options, the scratch buffers and [`render_mesh_with`], which runs them in order.
+//! `types` (the fixed parameters, the options and their clamping), `camera` (view frame
+//! and fit), `coverage` (edge functions, depth buffer, spans, SSE2), `sampling` (albedo
+//! mip chains and lookups), `srgb` (sRGB ↔ linear), `shading` (the surface, light,
+//! wireframe, one sample), `resolve` (samples → pixels), `image` (the RGBA image and
+//! PNG); this file is the facade (explicit re-exports) and holds the scratch buffers,
+//! the triangle setup and [`render_mesh_with`], which runs the phases in order.
 
-use serde::Serialize;
 use xbg7::mesh::Mesh;
 
 mod camera;
@@ -72,96 +73,28 @@ mod image;
 mod resolve;
 mod sampling;
 mod shading;
+mod srgb;
+mod types;
 
-pub use camera::*;
-use coverage::*;
-pub use image::*;
-use resolve::*;
-pub use sampling::*;
-pub use shading::*;
+use camera::{fit_views, is_view, view_vertices_into};
+use coverage::{fill_triangle, orient, reset, round_to_i32, sample_bounds, DepthBuffer, Plane, Tri, EMPTY_DEPTH};
+use resolve::resolve;
+use sampling::{Texturing, NO_TEX};
+use shading::{normalize3, Shader, Surface};
+use types::{LANES, NO_TRI, SUB};
 
-/// Camera yaw in degrees: rotation around +Y (glTF frame) from +Z towards +X.
-pub const YAW_DEG: f64 = 35.0;
-/// Camera pitch in degrees: elevation above the XZ plane (looking down).
-pub const PITCH_DEG: f64 = 25.0;
-/// Fraction of the image left free on each side by the auto-fit.
-pub const MARGIN: f64 = 0.06;
-/// Largest accepted output size (larger requests are clamped).
-pub const MAX_SIZE: u32 = 4096;
-/// Largest accepted supersampling factor per axis.
-pub const MAX_SUPERSAMPLE: u32 = 8;
-/// Largest sample-grid side; the supersampling factor is lowered to stay within it
-/// (bounds the z-buffer to 4096² × 8 bytes = 128 MiB).
-pub const MAX_SAMPLES_PER_AXIS: u32 = 4096;
-/// Material colour (sRGB bytes): a light grey-blue.
-pub const MATERIAL_SRGB: [u8; 3] = [186, 198, 218];
-/// Wireframe overlay colour (sRGB bytes).
-pub const WIRE_SRGB: [u8; 3] = [38, 46, 62];
-/// Ambient light intensity.
-pub const AMBIENT: f32 = 0.30;
-/// Key light intensity.
-pub const KEY: f32 = 0.70;
-/// Key light direction in view space (x right, y up, z towards the viewer), unnormalised:
-/// from the upper left, in front.
-pub const KEY_DIR_VIEW: [f32; 3] = [-0.45, 0.60, 0.66];
-/// Half width of the wireframe lines, in output pixels.
-pub const WIRE_HALF_WIDTH: f32 = 0.6;
-
-// cos/sin of YAW_DEG and PITCH_DEG as literals: `f64::sin` may differ by an ulp between
-// platforms' libm, these never do (a unit test checks them against the trigonometry).
-const COS_YAW: f64 = 0.819_152_044_288_991_8;
-const SIN_YAW: f64 = 0.573_576_436_351_046;
-const COS_PITCH: f64 = 0.906_307_787_036_649_9;
-const SIN_PITCH: f64 = 0.422_618_261_740_699_44;
-
-/// Fixed-point sub-sample resolution of the edge functions (8 bits).
-const SUB: i64 = 256;
-/// Sample-rectangle width below which [`raster_tri`] tests samples one by one.
-const SMALL_SPAN: i64 = 4;
-/// Sample id of "no triangle".
-const NO_TRI: u32 = u32::MAX;
-/// Samples per row that [`fill_narrow`] tests at once (a narrow triangle's whole row).
-const LANES: usize = 4;
-/// Largest fixed-point extent (both axes) of a triangle [`fill_narrow`] takes: its edge
-/// functions then fit in `i32` (|w| < 2·(64·SUB + 4·SUB)² < 2³¹).
-const NARROW_EXTENT: i64 = 64 * SUB;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Background {
-    Transparent,
-    Solid([u8; 4]),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct RenderOptions {
-    /// Output width and height in pixels.
-    pub size: u32,
-    /// Supersampling factor per axis (2 = 2×2).
-    pub supersample: u32,
-    pub background: Background,
-    pub wireframe: bool,
-}
-
-impl Default for RenderOptions {
-    fn default() -> Self {
-        RenderOptions {
-            size: 512,
-            supersample: 2,
-            background: Background::Transparent,
-            wireframe: false,
-        }
-    }
-}
-
-/// Effective `(size, supersample)` after clamping to the documented limits.
-pub fn effective_dims(opts: &RenderOptions) -> (u32, u32) {
-    let size = opts.size.clamp(1, MAX_SIZE);
-    let ss = opts
-        .supersample
-        .clamp(1, MAX_SUPERSAMPLE)
-        .min((MAX_SAMPLES_PER_AXIS / size).max(1));
-    (size, ss)
-}
+pub use camera::{file_to_gltf, view_basis, view_coords, Camera};
+pub use image::{
+    compact_color, compresses_poorly, encode_png, try_encode_png, try_encode_png_compact, try_encode_png_with,
+    write_png_compact, Image, PngDeflate, PngSettings, RasterError, MAX_SAMPLE_RATIO, MIN_SAMPLE_BYTES, PNG_SETTINGS,
+    SAMPLE_BAND_ROWS, STORED,
+};
+pub use sampling::{Texture, MAX_TEXTURE_SIDE};
+pub use shading::shade_color;
+pub use types::{
+    effective_dims, Background, RenderOptions, AMBIENT, KEY, KEY_DIR_VIEW, MARGIN, MATERIAL_SRGB, MAX_SAMPLES_PER_AXIS,
+    MAX_SIZE, MAX_SUPERSAMPLE, PITCH_DEG, WIRE_HALF_WIDTH, WIRE_SRGB, YAW_DEG,
+};
 
 /// Working buffers of a render, reusable across renders (a grid renders thousands of
 /// cells: reusing them saves allocating and faulting in the z-buffer and the per-vertex
@@ -199,7 +132,9 @@ pub fn render_mesh_textured(mesh: &Mesh, opts: &RenderOptions, albedo: &[Option<
     render_mesh_with(mesh, opts, albedo, &mut Scratch::default())
 }
 
-/// [`render_mesh_textured`] with caller-provided working buffers (identical output).
+/// [`render_mesh_textured`] with caller-provided working buffers (identical output):
+/// fit the camera, light and project the vertices, fill the depth buffer triangle by
+/// triangle, resolve the samples into pixels.
 pub fn render_mesh_with(
     mesh: &Mesh,
     opts: &RenderOptions,
@@ -223,8 +158,60 @@ pub fn render_mesh_with(
     let side = (size * ss) as usize;
     let ssf = ss as f64;
 
-    // Per-vertex light intensity from the view-space unit normal (NaN: missing or
-    // unusable normal); empty without normals.
+    light_vertices(mesh, lit);
+
+    // Per sample: the closest depth so far and the triangle that drew it (the first one
+    // drawn on a depth tie). `LANES − 1` samples of padding let a narrow triangle's row
+    // write end past the last sample.
+    reset(depth, side * side + LANES - 1, EMPTY_DEPTH);
+    reset(ids, side * side + LANES - 1, NO_TRI);
+    tris.clear();
+    // Sample rectangle touched by any triangle: pixels outside it are background.
+    let mut touched: Option<(i64, i64, i64, i64)> = None;
+
+    project_vertices(views, &cam, ssf, side, proj);
+
+    let setup = TriSetup {
+        proj,
+        lit,
+        texturing: texturing.as_ref(),
+        side,
+        ssf,
+    };
+    for (tri_no, t) in mesh.indices.chunks_exact(3).enumerate() {
+        let Some(p) = setup.prepare(t, tri_no, &mut cursor) else {
+            continue;
+        };
+        let id = tris.len() as u32;
+        let mut buf = DepthBuffer {
+            depth: depth.as_mut_slice(),
+            ids: ids.as_mut_slice(),
+            side,
+        };
+        fill_triangle(&mut buf, &p.fx, &p.fy, p.bounds, &p.plane, id);
+        tris.push(p.tri);
+        let bounds = p.bounds;
+        touched = Some(touched.map_or(bounds, |t| {
+            (
+                t.0.min(bounds.0),
+                t.1.max(bounds.1),
+                t.2.min(bounds.2),
+                t.3.max(bounds.3),
+            )
+        }));
+    }
+
+    let surf = Surface {
+        views,
+        lit,
+        texturing: texturing.as_ref(),
+    };
+    resolve(size, ss, ids, tris, &surf, touched, opts)
+}
+
+/// Per-vertex light intensity from the view-space unit normal (NaN: missing or
+/// unusable normal) into `lit`; empty without normals.
+fn light_vertices(mesh: &Mesh, lit: &mut Vec<f32>) {
     let shader = Shader::new();
     lit.clear();
     if let Some(ns) = mesh.normals.as_ref().filter(|ns| ns.len() == mesh.positions.len()) {
@@ -236,18 +223,12 @@ pub fn render_mesh_with(
             normalize3([v[0] as f32, v[1] as f32, v[2] as f32]).map_or(f32::NAN, |u| shader.intensity(u))
         }));
     }
+}
 
-    // Per sample: the closest depth so far and the triangle that drew it (the first one
-    // drawn on a depth tie). `LANES − 1` samples of padding let a narrow triangle's row
-    // write end past the last sample.
-    reset(depth, side * side + LANES - 1, EMPTY_DEPTH);
-    reset(ids, side * side + LANES - 1, NO_TRI);
-    tris.clear();
+/// Every vertex projected once into `proj` (a vertex is shared by about six triangles):
+/// fixed-point sample coordinates, clamped just outside the `side`-sample grid.
+fn project_vertices(views: &[[f64; 3]], cam: &Camera, ssf: f64, side: usize, proj: &mut Vec<Proj>) {
     let lim = side as f64 + 2.0;
-    // Sample rectangle touched by any triangle: pixels outside it are background.
-    let mut touched: Option<(i64, i64, i64, i64)> = None;
-
-    // Every vertex projected once (a vertex is shared by about six triangles).
     proj.clear();
     proj.extend(views.iter().map(|v| {
         if !is_view(v) {
@@ -265,27 +246,49 @@ pub fn render_mesh_with(
             z: (o[2] * ssf).clamp(-1e30, 1e30) as f32,
         }
     }));
-    let has_normals = !lit.is_empty();
+}
 
-    for (tri_no, t) in mesh.indices.chunks_exact(3).enumerate() {
+/// A triangle ready to fill: its shading record, its depth plane, its fixed-point
+/// vertices (counter-clockwise) and its sample bounds.
+struct Prepared {
+    tri: Tri,
+    plane: Plane,
+    fx: [i64; 3],
+    fy: [i64; 3],
+    bounds: (i64, i64, i64, i64),
+}
+
+/// What setting up a triangle reads: the projected and lit vertices, the texturing and
+/// the sample grid (`side` samples per axis, `ssf` per pixel).
+struct TriSetup<'a, 't> {
+    proj: &'a [Proj],
+    lit: &'a [f32],
+    texturing: Option<&'a Texturing<'t>>,
+    side: usize,
+    ssf: f64,
+}
+
+impl TriSetup<'_, '_> {
+    /// Set up triangle `tri_no` (indices `t`), or `None` when it cannot be drawn or covers
+    /// no sample centre: orientation, barycentric gradients, smooth or flat shading, its
+    /// texture and mip level (advancing `cursor`), the depth plane.
+    fn prepare(&self, t: &[u32], tri_no: usize, cursor: &mut usize) -> Option<Prepared> {
+        let (proj, lit, side, ssf) = (self.proj, self.lit, self.side, self.ssf);
+        let has_normals = !lit.is_empty();
         let mut ix = [t[0] as usize, t[1] as usize, t[2] as usize];
         let (Some(&a), Some(&b), Some(&c)) = (proj.get(ix[0]), proj.get(ix[1]), proj.get(ix[2])) else {
-            continue;
+            return None;
         };
         if a.fx == i32::MIN || b.fx == i32::MIN || c.fx == i32::MIN {
-            continue;
+            return None;
         }
         let mut fx = [a.fx as i64, b.fx as i64, c.fx as i64];
         let mut fy = [a.fy as i64, b.fy as i64, c.fy as i64];
         let mut z = [a.z as f64, b.z as f64, c.z as f64];
         // Most triangles of a dense mesh in a small grid cell cover no sample centre:
         // skip them before any shading setup (they would not write a sample anyway).
-        let Some(bounds) = sample_bounds(&fx, &fy, side) else {
-            continue;
-        };
-        let Some((area, swapped)) = orient(&mut fx, &mut fy) else {
-            continue;
-        };
+        let bounds = sample_bounds(&fx, &fy, side)?;
+        let (area, swapped) = orient(&mut fx, &mut fy)?;
         if swapped {
             ix.swap(1, 2);
             z.swap(1, 2);
@@ -308,20 +311,9 @@ pub fn render_mesh_with(
             tex: NO_TEX,
             level: 0,
         };
-        if let Some(tx) = &texturing {
-            let tex = tx.tex_of(tri_no, &mut cursor);
-            let uv = ix.map(|i| tx.uvs[i]);
-            if tex != NO_TEX && uv.iter().flatten().all(|c| c.is_finite()) {
-                let (du1, dv1) = (uv[1][0] as f64 - uv[0][0] as f64, uv[1][1] as f64 - uv[0][1] as f64);
-                let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
-                let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
-                // Shading runs once per pixel: choose the level per pixel, not per sample.
-                let area2 = area as f64 / (SUB * SUB) as f64 / (ssf * ssf);
-                tri.tex = tex;
-                tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
-            }
+        if let Some(tx) = self.texturing {
+            assign_texture(&mut tri, tx, tri_no, cursor, area, ssf);
         }
-        let id = tris.len() as u32;
         let (dz1, dz2) = (z[1] - z[0], z[2] - z[0]);
         let plane = Plane {
             z0: z[0] as f32,
@@ -330,33 +322,40 @@ pub fn render_mesh_with(
             cx: 0.5 - tri.ox,
             cy: 0.5 - tri.oy,
         };
-        let mut buf = DepthBuffer {
-            depth: depth.as_mut_slice(),
-            ids: ids.as_mut_slice(),
-            side,
-        };
-        fill_triangle(&mut buf, &fx, &fy, bounds, &plane, id);
-        tris.push(tri);
-        touched = Some(touched.map_or(bounds, |t| {
-            (
-                t.0.min(bounds.0),
-                t.1.max(bounds.1),
-                t.2.min(bounds.2),
-                t.3.max(bounds.3),
-            )
-        }));
+        Some(Prepared {
+            tri,
+            plane,
+            fx,
+            fy,
+            bounds,
+        })
     }
+}
 
-    let surf = Surface {
-        views,
-        lit,
-        texturing: texturing.as_ref(),
-    };
-    resolve(size, ss, ids, tris, &surf, touched, opts)
+/// Give `tri` its primitive's texture and the mip level for its texels per pixel, when
+/// it has one and finite `TEXCOORD_0` at all three vertices (`area`: its doubled
+/// fixed-point area).
+fn assign_texture(tri: &mut Tri, tx: &Texturing<'_>, tri_no: usize, cursor: &mut usize, area: i64, ssf: f64) {
+    let tex = tx.tex_of(tri_no, cursor);
+    let uv = tri.v.map(|i| tx.uvs[i as usize]);
+    if tex != NO_TEX && uv.iter().flatten().all(|c| c.is_finite()) {
+        let (du1, dv1) = (uv[1][0] as f64 - uv[0][0] as f64, uv[1][1] as f64 - uv[0][1] as f64);
+        let (du2, dv2) = (uv[2][0] as f64 - uv[0][0] as f64, uv[2][1] as f64 - uv[0][1] as f64);
+        let uv_area2 = (du1 * dv2 - dv1 * du2).abs();
+        // Shading runs once per pixel: choose the level per pixel, not per sample.
+        let area2 = area as f64 / (SUB * SUB) as f64 / (ssf * ssf);
+        tri.tex = tex;
+        tri.level = tx.level_for(tex, uv_area2, area2.max(1e-12));
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::camera::dot3;
+    use super::coverage::{depth_key, fill_narrow_scalar, fill_span_scalar, is_narrow, raster_tri, Narrow};
+    use super::sampling::{floor_f32, mip_chain, to_fixed};
+    use super::srgb::{linear_to_srgb8, srgb_to_linear};
+    use super::types::{COS_PITCH, COS_YAW, SIN_PITCH, SIN_YAW};
     use super::*;
 
     #[test]

@@ -1,7 +1,11 @@
 //! From the depth buffer to pixels: each pixel's samples shaded by their triangle and
 //! averaged (premultiplied, then sRGB), over the background.
 
-use super::*;
+use super::coverage::Tri;
+use super::image::Image;
+use super::shading::{shade_sample, Shader, Surface};
+use super::srgb::{linear_to_srgb8, srgb_to_linear};
+use super::types::{Background, RenderOptions, MAX_SUPERSAMPLE, NO_TRI, WIRE_HALF_WIDTH};
 
 /// Shade every sample inside `touched` (the sample rectangle any triangle covered) and
 /// box-downsample with premultiplied alpha; pixels outside it are background.
@@ -42,103 +46,37 @@ pub(super) fn resolve(
     let wire = opts.wireframe.then_some(WIRE_HALF_WIDTH * ss as f32);
     let n_keys = ss_u * ss_u;
     let mut keys = [NO_TRI; (MAX_SUPERSAMPLE * MAX_SUPERSAMPLE) as usize];
-    // Sample j's centre relative to its pixel's first sample (keys are row-major).
-    let centres: Vec<(f32, f32)> = (0..n_keys)
-        .map(|j| ((j % ss_u) as f32 + 0.5, (j / ss_u) as f32 + 0.5))
-        .collect();
-    // 1/n for a group of n samples (a multiplication, not a division, per group).
-    let recip: Vec<f32> = (0..=n_keys).map(|n| 1.0 / n.max(1) as f32).collect();
+    let pixels = Pixels {
+        ids,
+        tris,
+        surf,
+        shader,
+        side,
+        ss_u,
+        n_samples,
+        bg_premul,
+        // Sample j's centre relative to its pixel's first sample (keys are row-major).
+        centres: (0..n_keys)
+            .map(|j| ((j % ss_u) as f32 + 0.5, (j / ss_u) as f32 + 0.5))
+            .collect(),
+        // 1/n for a group of n samples (a multiplication, not a division, per group).
+        recip: (0..=n_keys).map(|n| 1.0 / n.max(1) as f32).collect(),
+    };
     // Per pixel: (triangle id, samples, Σx, Σy) of each triangle it sees.
     let mut groups: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(n_keys);
     for py in py0..=py1 {
         for px in px0..=px1 {
             let o = (py * size_u + px) * 4;
-            // This pixel's sample keys, row-major.
-            let r0 = py * ss_u * side + px * ss_u;
-            if ss_u == 2 {
-                keys[..2].copy_from_slice(&ids[r0..r0 + 2]);
-                keys[2..4].copy_from_slice(&ids[r0 + side..r0 + side + 2]);
-            } else {
-                for sy in 0..ss_u {
-                    let r = r0 + sy * side;
-                    keys[sy * ss_u..(sy + 1) * ss_u].copy_from_slice(&ids[r..r + ss_u]);
-                }
-            }
+            pixels.gather_keys(px, py, &mut keys);
             let ks = &keys[..n_keys];
             let (bx, by) = ((px * ss_u) as f32, (py * ss_u) as f32);
-            let sample_centre = |j: usize| (bx + centres[j].0, by + centres[j].1);
-            if let Some(wd) = wire {
-                // The overlay varies within a pixel: shade every sample.
-                let mut acc = [0.0f32; 4];
-                let mut hits = 0u32;
-                for (j, &id) in ks.iter().enumerate() {
-                    if id == NO_TRI {
-                        for (a, b) in acc.iter_mut().zip(bg_premul) {
-                            *a += b;
-                        }
-                        continue;
-                    }
-                    hits += 1;
-                    let (cx, cy) = sample_centre(j);
-                    let c = shade_sample(&tris[id as usize], cx, cy, surf, shader, Some(wd));
-                    acc[0] += c[0];
-                    acc[1] += c[1];
-                    acc[2] += c[2];
-                    acc[3] += 1.0;
-                }
-                if hits > 0 {
-                    out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
-                }
-                continue;
+            let rgba = match wire {
+                Some(wd) => pixels.shade_wire(ks, bx, by, wd),
+                None => pixels.shade_pixel(ks, bx, by, &mut groups),
+            };
+            if let Some(rgba) = rgba {
+                out[o..o + 4].copy_from_slice(&rgba);
             }
-            // Without the wireframe, each triangle seen by a pixel is shaded once, at the
-            // centroid of its samples in that pixel, weighted by their count (the shading
-            // varies linearly across a pixel anyway): a pixel inside one triangle costs one
-            // shade, an edge pixel one per triangle instead of one per sample.
-            let first = ks[0];
-            if ks.iter().all(|&k| k == first) {
-                // All samples empty (background), or all on one triangle: shaded once at
-                // the pixel centre, the centroid of its samples.
-                if first != NO_TRI {
-                    let half = ss_u as f32 * 0.5;
-                    let (cx, cy) = (bx + half, by + half);
-                    let c = shade_sample(&tris[first as usize], cx, cy, surf, shader, None);
-                    out[o..o + 4].copy_from_slice(&[
-                        linear_to_srgb8(c[0]),
-                        linear_to_srgb8(c[1]),
-                        linear_to_srgb8(c[2]),
-                        255,
-                    ]);
-                }
-                continue;
-            }
-            groups.clear();
-            let mut n_bg = 0u32;
-            for (j, &id) in ks.iter().enumerate() {
-                if id == NO_TRI {
-                    n_bg += 1;
-                    continue;
-                }
-                let (cx, cy) = sample_centre(j);
-                match groups.iter_mut().find(|g| g.0 == id) {
-                    Some(g) => {
-                        g.1 += 1;
-                        g.2 += cx;
-                        g.3 += cy;
-                    }
-                    None => groups.push((id, 1, cx, cy)),
-                }
-            }
-            let mut acc = bg_premul.map(|c| c * n_bg as f32);
-            for &(id, n, sx, sy) in &groups {
-                let (nf, inv) = (n as f32, recip[n as usize]);
-                let c = shade_sample(&tris[id as usize], sx * inv, sy * inv, surf, shader, None);
-                acc[0] += c[0] * nf;
-                acc[1] += c[1] * nf;
-                acc[2] += c[2] * nf;
-                acc[3] += nf;
-            }
-            out[o..o + 4].copy_from_slice(&premultiplied_to_srgba(acc, n_samples));
         }
     }
     Image {
@@ -148,37 +86,119 @@ pub(super) fn resolve(
     }
 }
 
-/// What shading reads per vertex: view-space positions (for face normals, computed only
-/// where needed) and light intensities from the normals (NaN where unusable; empty when
-/// the mesh has none).
-pub(super) struct Surface<'a> {
-    pub(super) views: &'a [[f64; 3]],
-    pub(super) lit: &'a [f32],
-    pub(super) texturing: Option<&'a Texturing<'a>>,
+/// What resolving a pixel reads: the sample ids and triangles, the surface and shader,
+/// the sample grid, the background and the per-render tables.
+struct Pixels<'a> {
+    ids: &'a [u32],
+    tris: &'a [Tri],
+    surf: &'a Surface<'a>,
+    shader: &'a Shader,
+    side: usize,
+    ss_u: usize,
+    n_samples: f32,
+    bg_premul: [f32; 4],
+    /// Sample j's centre relative to its pixel's first sample.
+    centres: Vec<(f32, f32)>,
+    /// `recip[n]` = 1/n (n ≥ 1).
+    recip: Vec<f32>,
 }
 
-impl Surface<'_> {
-    /// Colour at light intensity `i` and barycentrics `b`: textured albedo when the
-    /// triangle has a texture and a finite interpolated `TEXCOORD_0`, else the material.
-    pub(super) fn shade(&self, t: &Tri, shader: &Shader, i: f32, b: [f32; 3]) -> [f32; 3] {
-        if let (Some(tx), true) = (self.texturing, t.tex != NO_TEX) {
-            let uv0 = tx.uvs[t.v[0] as usize];
-            let uv1 = tx.uvs[t.v[1] as usize];
-            let uv2 = tx.uvs[t.v[2] as usize];
-            let uv = [
-                uv0[0] * b[0] + uv1[0] * b[1] + uv2[0] * b[2],
-                uv0[1] * b[0] + uv1[1] * b[1] + uv2[1] * b[2],
-            ];
-            if let Some(albedo) = tx.sample(t.tex, t.level, uv) {
-                return albedo.map(|c| c * i);
+impl Pixels<'_> {
+    /// Pixel `(px, py)`'s sample keys into `keys`, row-major.
+    fn gather_keys(&self, px: usize, py: usize, keys: &mut [u32]) {
+        let (ids, side, ss_u) = (self.ids, self.side, self.ss_u);
+        let r0 = py * ss_u * side + px * ss_u;
+        if ss_u == 2 {
+            keys[..2].copy_from_slice(&ids[r0..r0 + 2]);
+            keys[2..4].copy_from_slice(&ids[r0 + side..r0 + side + 2]);
+        } else {
+            for sy in 0..ss_u {
+                let r = r0 + sy * side;
+                keys[sy * ss_u..(sy + 1) * ss_u].copy_from_slice(&ids[r..r + ss_u]);
             }
         }
-        shader.material.map(|c| c * i)
     }
 
-    pub(super) fn face_normal(&self, t: &Tri) -> [f32; 3] {
-        let v = |k: usize| self.views[t.v[k] as usize];
-        face_normal([v(0), v(1), v(2)])
+    /// Sample `j`'s centre in a pixel whose first sample is at `(bx, by)`.
+    fn sample_centre(&self, j: usize, bx: f32, by: f32) -> (f32, f32) {
+        (bx + self.centres[j].0, by + self.centres[j].1)
+    }
+
+    /// With the wireframe overlay, which varies within a pixel: every sample shaded;
+    /// `None` (background kept) when no triangle covers the pixel.
+    fn shade_wire(&self, ks: &[u32], bx: f32, by: f32, wd: f32) -> Option<[u8; 4]> {
+        let mut acc = [0.0f32; 4];
+        let mut hits = 0u32;
+        for (j, &id) in ks.iter().enumerate() {
+            if id == NO_TRI {
+                for (a, b) in acc.iter_mut().zip(self.bg_premul) {
+                    *a += b;
+                }
+                continue;
+            }
+            hits += 1;
+            let (cx, cy) = self.sample_centre(j, bx, by);
+            let c = shade_sample(&self.tris[id as usize], cx, cy, self.surf, self.shader, Some(wd));
+            acc[0] += c[0];
+            acc[1] += c[1];
+            acc[2] += c[2];
+            acc[3] += 1.0;
+        }
+        (hits > 0).then(|| premultiplied_to_srgba(acc, self.n_samples))
+    }
+
+    /// Without the wireframe, each triangle seen by a pixel is shaded once, at the
+    /// centroid of its samples in that pixel, weighted by their count (the shading
+    /// varies linearly across a pixel anyway): a pixel inside one triangle costs one
+    /// shade, an edge pixel one per triangle instead of one per sample. `None`
+    /// (background kept) when no triangle covers the pixel.
+    fn shade_pixel(&self, ks: &[u32], bx: f32, by: f32, groups: &mut Vec<(u32, u32, f32, f32)>) -> Option<[u8; 4]> {
+        let first = ks[0];
+        if ks.iter().all(|&k| k == first) {
+            // All samples empty (background), or all on one triangle: shaded once at
+            // the pixel centre, the centroid of its samples.
+            if first == NO_TRI {
+                return None;
+            }
+            let half = self.ss_u as f32 * 0.5;
+            let (cx, cy) = (bx + half, by + half);
+            let c = shade_sample(&self.tris[first as usize], cx, cy, self.surf, self.shader, None);
+            return Some([linear_to_srgb8(c[0]), linear_to_srgb8(c[1]), linear_to_srgb8(c[2]), 255]);
+        }
+        groups.clear();
+        let mut n_bg = 0u32;
+        for (j, &id) in ks.iter().enumerate() {
+            if id == NO_TRI {
+                n_bg += 1;
+                continue;
+            }
+            let (cx, cy) = self.sample_centre(j, bx, by);
+            match groups.iter_mut().find(|g| g.0 == id) {
+                Some(g) => {
+                    g.1 += 1;
+                    g.2 += cx;
+                    g.3 += cy;
+                }
+                None => groups.push((id, 1, cx, cy)),
+            }
+        }
+        let mut acc = self.bg_premul.map(|c| c * n_bg as f32);
+        for &(id, n, sx, sy) in groups.iter() {
+            let (nf, inv) = (n as f32, self.recip[n as usize]);
+            let c = shade_sample(
+                &self.tris[id as usize],
+                sx * inv,
+                sy * inv,
+                self.surf,
+                self.shader,
+                None,
+            );
+            acc[0] += c[0] * nf;
+            acc[1] += c[1] * nf;
+            acc[2] += c[2] * nf;
+            acc[3] += nf;
+        }
+        Some(premultiplied_to_srgba(acc, self.n_samples))
     }
 }
 

@@ -2,7 +2,9 @@
 //! per-sample lookup (perspective-free barycentric UVs, repeat wrap, bilinear in linear
 //! light, the level chosen per triangle from its texels per pixel).
 
-use super::*;
+use xbg7::mesh::Mesh;
+
+use super::srgb::srgb_to_linear;
 
 /// Texture id of an untextured triangle.
 pub(super) const NO_TEX: u32 = u32::MAX;

@@ -1,17 +1,11 @@
-//! Colour of a surface sample: sRGB ↔ linear, the ambient + key light on the face
+//! Colour of a surface sample: what shading reads per vertex ([`Surface`]), the ambient + key light on the face
 //! normal, the wireframe overlay, and the shading of one sample of a resolved triangle.
 
-use super::*;
-
-pub(super) fn srgb_to_linear(c: u8) -> f32 {
-    let x = c as f32 / 255.0;
-    x * x
-}
-
-pub(super) fn linear_to_srgb8(x: f32) -> u8 {
-    let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-    (x.sqrt() * 255.0 + 0.5) as u8
-}
+use super::camera::{dot3, view_coords};
+use super::coverage::Tri;
+use super::sampling::{Texturing, NO_TEX};
+use super::srgb::{linear_to_srgb8, srgb_to_linear};
+use super::types::{AMBIENT, KEY, KEY_DIR_VIEW, MATERIAL_SRGB, WIRE_SRGB};
 
 pub(super) fn normalize3(v: [f32; 3]) -> Option<[f32; 3]> {
     let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
@@ -132,4 +126,38 @@ pub(super) fn shade_sample(
         }
     }
     surf.shade(t, shader, shader.intensity(surf.face_normal(t)), [b0, b1, b2])
+}
+
+/// What shading reads per vertex: view-space positions (for face normals, computed only
+/// where needed) and light intensities from the normals (NaN where unusable; empty when
+/// the mesh has none).
+pub(super) struct Surface<'a> {
+    pub(super) views: &'a [[f64; 3]],
+    pub(super) lit: &'a [f32],
+    pub(super) texturing: Option<&'a Texturing<'a>>,
+}
+
+impl Surface<'_> {
+    /// Colour at light intensity `i` and barycentrics `b`: textured albedo when the
+    /// triangle has a texture and a finite interpolated `TEXCOORD_0`, else the material.
+    pub(super) fn shade(&self, t: &Tri, shader: &Shader, i: f32, b: [f32; 3]) -> [f32; 3] {
+        if let (Some(tx), true) = (self.texturing, t.tex != NO_TEX) {
+            let uv0 = tx.uvs[t.v[0] as usize];
+            let uv1 = tx.uvs[t.v[1] as usize];
+            let uv2 = tx.uvs[t.v[2] as usize];
+            let uv = [
+                uv0[0] * b[0] + uv1[0] * b[1] + uv2[0] * b[2],
+                uv0[1] * b[0] + uv1[1] * b[1] + uv2[1] * b[2],
+            ];
+            if let Some(albedo) = tx.sample(t.tex, t.level, uv) {
+                return albedo.map(|c| c * i);
+            }
+        }
+        shader.material.map(|c| c * i)
+    }
+
+    pub(super) fn face_normal(&self, t: &Tri) -> [f32; 3] {
+        let v = |k: usize| self.views[t.v[k] as usize];
+        face_normal([v(0), v(1), v(2)])
+    }
 }
