@@ -287,7 +287,7 @@ fn write_raw(
 }
 
 /// Encode as PNG (deterministic bytes). An inconsistent image (zero side, or a buffer
-/// that is not `width·height·4` bytes, which [`render_mesh`] never produces) is encoded
+/// that is not `width·height·4` bytes, which `render_mesh` never produces) is encoded
 /// as a single transparent pixel instead; use [`try_encode_png`] to get the error.
 pub fn encode_png(img: &Image) -> Vec<u8> {
     try_encode_png(img).unwrap_or_else(|_| try_encode_png(&Image::filled(1, 1, [0; 4])).unwrap_or_default())

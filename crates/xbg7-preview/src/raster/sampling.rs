@@ -9,7 +9,7 @@ use super::srgb::srgb_to_linear;
 /// Texture id of an untextured triangle.
 pub(super) const NO_TEX: u32 = u32::MAX;
 
-/// An albedo for [`render_mesh_textured`], prepared for sampling: its box-filtered mip
+/// An albedo for `render_mesh_textured`, prepared for sampling: its box-filtered mip
 /// chain in linear light (see [`MAX_TEXTURE_SIDE`]). Built once per image and shared by
 /// every render that uses it (a stage grid samples one texture in many cells).
 #[derive(Clone, Debug, PartialEq)]
