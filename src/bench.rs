@@ -14,7 +14,7 @@
 //!
 //! `--noisy-textures` runs (a)–(d) on a texture-heavy copy of the disc ([`noisy_copy`]).
 //!
-//! `--raster` instead times the rasterizer alone ([`raster`]): a 5 000-triangle sphere
+//! `--raster` instead times the rasterizer alone ([`raster()`]): a 5 000-triangle sphere
 //! rendered at 512² with 2×2 supersampling on one thread, with the wireframe overlay,
 //! and its PNG encoding. With `--disc` too, it also times the preview of the disc's
 //! largest stage ([`raster_grid`]): preparing its albedos and rendering its grid.
@@ -453,7 +453,7 @@ pub struct RasterReport {
     pub png_ms_median: f64,
 }
 
-/// Runs per timing of [`raster`].
+/// Runs per timing of [`raster()`].
 pub const RASTER_RUNS: usize = 30;
 
 /// Time the rasterizer on the calling thread (see the module doc).

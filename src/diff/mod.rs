@@ -16,7 +16,7 @@
 //!
 //! Per container: added (change), removed (regression), error appeared (regression),
 //! error disappeared (gain), error code changed (change). Coverage (per kind and per
-//! reason code) is recomputed from the container lists with [`manifest::summarize`].
+//! reason code) is recomputed from the container lists with [`crate::manifest::summarize`].
 //!
 //! Files: `compare` (the comparison and its types), `render` (text, Markdown, JSON, the
 //! HTML page's listed items); this file loads manifests and re-exports both.

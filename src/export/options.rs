@@ -40,7 +40,7 @@ pub struct ExportOptions {
     pub only: Option<Only>,
     pub previews: bool,
     pub progress: bool,
-    /// Print one line per container: what was decided (see [`explain`]).
+    /// Print one line per container: what was decided (see [`crate::export::explain`]).
     pub verbose: bool,
 }
 

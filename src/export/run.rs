@@ -67,7 +67,7 @@ pub fn container_dirs(found: &[DiscFile]) -> Vec<String> {
 /// Export a whole disc into `out`; returns the manifest (also written as
 /// `out/manifest.json`, last).
 ///
-/// The run holds an exclusive lock on `out` ([`LOCK_FILE`]). With `opts.only`, only the
+/// The run holds an exclusive lock on `out` ([`super::layout::LOCK_FILE`]). With `opts.only`, only the
 /// matching containers are exported: the previous manifest's entries of the others are
 /// kept (with their files), and a filter matching nothing is an error. Removing the
 /// previous run's stale outputs is restartable: the list is written
