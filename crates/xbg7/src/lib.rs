@@ -4,18 +4,19 @@
 //!
 //! # Getting started
 //!
-//! Parse a container once with [`Xpr::parse`], then decode its meshes (or textures):
+//! Parse a container once with [`Xpr::parse`], then decode its meshes ([`Xpr::meshes`]:
+//! each resource's triangle count here, or why it was rejected) or its textures
+//! ([`Xpr::textures`]):
 //!
 //! ```
 //! # let file = xbg7_synth::build_file(&xbg7_synth::file_plan(&xbg7_synth::SynthOptions::perfect(1, xbg7_synth::Scale::Demo))[0]);
 //! # let (bytes, path) = (file.bytes, std::path::Path::new(&file.rel_path));
 //! let xpr = xbg7::Xpr::parse(&bytes)?;
-//! for r in xpr.meshes(xbg7::Kind::from_file_name(path), &xbg7::DecodeConfig::default()).resources {
-//!     match &r.result {
-//!         Ok(d) => println!("{}: {} vertices, {} triangles", r.name_lossy(), d.mesh.positions.len(), d.mesh.indices.len() / 3),
-//!         Err(why) => println!("{}: rejected, {why}", r.name_lossy()),
-//!     }
+//! let kind = xbg7::Kind::from_file_name(path); // `Stage_S*.xpr` is a stage
+//! for r in xpr.meshes(kind, &xbg7::DecodeConfig::default()).resources {
+//!     println!("{}: {:?}", r.name_lossy(), r.result.map(|d| d.mesh.indices.len() / 3));
 //! }
+//! # assert!(xpr.meshes(kind, &Default::default()).resources.iter().any(|r| r.result.is_ok()));
 //! # Ok::<(), xbg7::Reason>(())
 //! ```
 //!
