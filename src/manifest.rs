@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use xbg7::container::{Container, TAG_TX2D, TAG_XBG7};
-pub use xbg7::record::{Kind, Layout};
 use xbg7::texture::Reject;
+pub use xbg7::vocab::{Kind, Layout};
 use xbg7::TextureDecode;
 
 pub const SCHEMA: &str = "xbg7-export.manifest/1";

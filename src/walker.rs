@@ -28,7 +28,7 @@
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-pub use xbg7::record::{is_stage, name_text};
+pub use xbg7::vocab::{is_stage, name_text};
 
 /// Manifest path prefix of every container: the game's resource folder.
 pub const PREFIX: &str = "hidden/resource3d/";

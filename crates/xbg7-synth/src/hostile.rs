@@ -672,7 +672,7 @@ pub fn write_fixtures(disc: &Path, src: &Sources) -> Result<Vec<HostileFile>, Sy
     let listed: Vec<Listed> = files
         .iter()
         .map(|h| Listed {
-            name: xbg7::record::name_text(&h.name),
+            name: xbg7::vocab::name_text(&h.name),
             what: &h.what,
             expect: &h.expect,
         })

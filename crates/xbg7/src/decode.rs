@@ -12,8 +12,8 @@ use crate::layout::plan::{self, Planned};
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::Reason;
-use crate::record::Kind;
 use crate::texture::resource::{decode_resource, TextureDecode};
+use crate::vocab::Kind;
 use std::rc::Rc;
 
 /// One parsed XPR2 container: its directory and data section, ready to decode.

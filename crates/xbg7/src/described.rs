@@ -8,8 +8,8 @@ use crate::decl::{DeclType, Declaration};
 use crate::descriptor::{self, Descriptor, SubmeshRecord};
 use crate::layout::records::{self, Selection};
 use crate::reason::{Code, Reason};
-use crate::record::Kind;
 use crate::vertex::AttributeMap;
+use crate::vocab::Kind;
 
 /// Reject declarations no layout can decode exactly.
 pub fn check_declaration(map: &AttributeMap) -> Result<(), Reason> {
@@ -106,7 +106,7 @@ pub(crate) struct Parsed<'a> {
 
 /// What a parsed descriptor says about a resource's block.
 pub(crate) struct Described {
-    pub(crate) d: Descriptor,
+    pub(crate) descriptor: Descriptor,
     pub(crate) map: AttributeMap,
     /// Why the vertices cannot be decoded exactly; the block is still located (by its
     /// stream holding POSITION, or stream 0) and claimed, so no other resource can take it.
@@ -124,7 +124,7 @@ impl Described {
     pub(crate) fn locate(&self) -> (&Declaration, &AttributeMap) {
         match &self.streams {
             Some((_, d, m)) => (d, m),
-            None => (&self.d.decl, &self.map),
+            None => (&self.descriptor.decl, &self.map),
         }
     }
 }
@@ -162,7 +162,7 @@ pub(crate) fn parse_resource<'a>(r: &container::Resource<'a>, kind: Kind) -> Par
                 Selection::Ambiguous(runs) => runs,
             };
             Described {
-                d,
+                descriptor: d,
                 map,
                 undecodable,
                 streams,

@@ -26,7 +26,7 @@
 //! everything else by content → `vertex` reads the blocks into a `mesh`,
 //! `layout::assemble` makes resources of them → `gates` accept or reject each decode
 //! (`reason` codes) → `outcome`. `decode` is the one orchestrator of these rounds.
-//! `texture` decodes TX2D resources to RGBA images. `record` is the vocabulary the
+//! `texture` decodes TX2D resources to RGBA images. `vocab` is the vocabulary the
 //! decoder shares with the manifest and the generator.
 
 pub mod be;
@@ -41,13 +41,13 @@ pub mod layout;
 pub mod mesh;
 pub mod outcome;
 pub mod reason;
-pub mod record;
 pub mod texture;
 pub mod vertex;
+pub mod vocab;
 
 pub use config::{DecodeConfig, StageConfig};
 pub use decode::Xpr;
 pub use outcome::{ContainerDecode, DecodedResource, ResourceOutcome, SplitKind};
 pub use reason::{Code, Reason};
-pub use record::Kind;
 pub use texture::resource::TextureDecode;
+pub use vocab::Kind;

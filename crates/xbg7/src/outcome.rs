@@ -8,7 +8,7 @@ use crate::layout::streams::StreamPlacement;
 use crate::layout::Placement;
 use crate::mesh::Mesh;
 use crate::reason::Reason;
-use crate::record::Layout;
+use crate::vocab::Layout;
 
 /// A resource that decoded and passed every gate.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,8 +16,8 @@ use crate::gates::{self, Measures};
 use crate::mesh::Mesh;
 use crate::outcome::{DecodedResource, ResourceOutcome, SplitKind};
 use crate::reason::{Code, Reason};
-use crate::record::Layout;
 use crate::vertex::append;
+use crate::vocab::Layout;
 use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
@@ -162,7 +162,7 @@ fn left_out<'a>(st: &'a Streams, r: &'a Described) -> impl Iterator<Item = Strea
         located: false,
         stride,
         offset: None,
-        left_out: Some(streams::left_out_reason(&stream_declaration(&r.d.decl, k))),
+        left_out: Some(streams::left_out_reason(&stream_declaration(&r.descriptor.decl, k))),
     })
 }
 
@@ -191,8 +191,8 @@ fn streams_apart(
     };
     let found = streams::search_apart(
         data,
-        r.d.vertex_count,
-        r.d.index_count,
+        r.descriptor.vertex_count,
+        r.descriptor.index_count,
         (pdecl, pmap),
         normal,
         same,
@@ -208,9 +208,9 @@ fn streams_apart(
     })?;
     let placement = Placement {
         index_offset: found.index_offset,
-        index_count: r.d.index_count,
+        index_count: r.descriptor.index_count,
         vertex_offset: found.position_offset,
-        vertex_count: r.d.vertex_count,
+        vertex_count: r.descriptor.vertex_count,
     };
     let mut d = assemble_whole(
         Decoded {
@@ -269,13 +269,15 @@ pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
     }
 }
 
-fn take(placed: &mut [Option<Result<Rc<Decoded>, Reason>>], u: usize) -> Result<Decoded, Reason> {
+/// The first round's result for unit `u`, moved out (each unit is assembled once).
+fn take_unit(placed: &mut [Option<Result<Rc<Decoded>, Reason>>], u: usize) -> Result<Decoded, Reason> {
     placed[u]
         .take()
         .unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit taken twice")))
         .map(owned)
 }
 
+/// A resource from its plan: the documented sequence of blocks, or its unit's one block.
 fn assemble(
     plan: Plan,
     r: &Described,
@@ -284,7 +286,7 @@ fn assemble(
 ) -> Result<DecodedResource, Reason> {
     match plan {
         Plan::Sequential { blocks } => assemble_blocks(blocks?, r, SplitKind::Records, cfg),
-        Plan::Whole { unit } => assemble_whole(take(placed, unit)?, r, cfg),
+        Plan::Whole { unit } => assemble_whole(take_unit(placed, unit)?, r, cfg),
     }
 }
 
@@ -317,9 +319,9 @@ fn assemble_whole(b: Decoded, r: &Described, cfg: &DecodeConfig) -> Result<Decod
             Err(why) => (split, note) = (Some(SplitKind::Undecided), Some(why)),
         }
     } else if r.records.len() > 1 {
-        return Err(records::ambiguous(&r.records, r.d.index_count));
+        return Err(records::ambiguous(&r.records, r.descriptor.index_count));
     }
-    let mut d = finish(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
+    let mut d = measured(mesh, Layout::Anchored, vec![b.placement], b.measures, split, r, cfg)?;
     d.note = note;
     Ok(d)
 }
@@ -353,10 +355,11 @@ fn assemble_blocks(
     } else {
         first.measures
     };
-    finish(mesh, layout, placements, measures, split, r, cfg)
+    measured(mesh, layout, placements, measures, split, r, cfg)
 }
 
-fn finish(
+/// The resource of a gated mesh: skybox and `spiky` measured, the declaration kept.
+fn measured(
     mesh: Mesh,
     layout: Layout,
     placements: Vec<Placement>,
@@ -375,7 +378,7 @@ fn finish(
         mesh,
         layout,
         placements,
-        decl: r.d.decl.clone(),
+        decl: r.descriptor.decl.clone(),
         measures,
         split,
         note: None,
@@ -395,7 +398,7 @@ pub(crate) fn name_all_materials(c: &Container<'_>, resources: &mut [ResourceOut
     let materials: HashSet<&str> = names.iter().map(String::as_str).collect();
     for (o, p) in resources.iter_mut().zip(parsed) {
         if let (Ok(dr), Ok(r)) = (&mut o.result, &p.desc) {
-            name_materials(&mut dr.mesh, &r.d.strings, &materials);
+            name_materials(&mut dr.mesh, &r.descriptor.strings, &materials);
         }
     }
 }

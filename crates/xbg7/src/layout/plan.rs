@@ -13,8 +13,8 @@ use crate::described::Parsed;
 use crate::descriptor::{Descriptor, SubmeshRecord};
 use crate::gates;
 use crate::reason::{Code, Reason};
-use crate::record::Kind;
 use crate::vertex::AttributeMap;
+use crate::vocab::Kind;
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -58,7 +58,7 @@ pub(crate) fn plan<'p>(
             out.plans.push(None);
             continue;
         };
-        let d = &r.d;
+        let d = &r.descriptor;
         let mut plan = None;
         // The documented layout is a single-stream block sequence.
         if let (Kind::Model, false, None, None) = (kind, start_taken, &r.undecodable, &r.streams) {
@@ -144,7 +144,11 @@ pub(crate) fn add_per_record_blocks(
 ) {
     for (blocks, p) in per_record.iter().zip(parsed) {
         if let (Some(blocks), Ok(r)) = (blocks, &p.desc) {
-            taken.extend(blocks.iter().map(|b| (None, b.placement.range(r.d.decl.stride))));
+            taken.extend(
+                blocks
+                    .iter()
+                    .map(|b| (None, b.placement.range(r.descriptor.decl.stride))),
+            );
         }
     }
 }
@@ -178,15 +182,15 @@ pub(crate) fn per_record_blocks(
         if r.undecodable.is_some()
             || !not_found
             || records.len() < 2
-            || vsum != r.d.vertex_count as u64
-            || isum != r.d.index_count as u64
+            || vsum != r.descriptor.vertex_count as u64
+            || isum != r.descriptor.index_count as u64
         {
             continue;
         }
         owner.push((k, records.len()));
         for rec in records {
             units.push(Unit {
-                decl: &r.d.decl,
+                decl: &r.descriptor.decl,
                 map: &r.map,
                 vertex_count: rec.vtx_count,
                 index_count: rec.idx_count,
