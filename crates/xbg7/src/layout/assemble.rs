@@ -3,7 +3,7 @@
 //! streams placed ([`super::streams`]); each gated as a whole and measured into a
 //! [`DecodedResource`]; the materials named from the container's TX2D names.
 
-use super::anchored::owned;
+use super::anchored::{overlaps, owned};
 use super::plan::Plan;
 use super::records::{self, SplitOrder};
 use super::streams::{self, StreamPlacement};
@@ -75,10 +75,9 @@ fn multi_stream(
         .collect();
     let uncontested = |d: &DecodedResource| {
         let stride = r.locate().0.stride;
-        !d.placements.iter().any(|p| {
-            let b = p.range(stride);
-            taken.iter().any(|t| t.start < b.end && b.start < t.end)
-        })
+        !d.placements
+            .iter()
+            .any(|p| streams::overlaps_any(&p.range(stride), &taken))
     };
     let located = assemble(plan, r, placed, cfg).and_then(|d| {
         if uncontested(&d) {
@@ -255,7 +254,7 @@ pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
     let mut losers = std::collections::BTreeSet::new();
     for (i, (a, ra)) in placed.iter().enumerate() {
         for (b, rb) in &placed[i + 1..] {
-            if a != b && ra.start < rb.end && rb.start < ra.end {
+            if a != b && overlaps(ra, rb) {
                 losers.insert(*a);
                 losers.insert(*b);
             }

@@ -280,7 +280,7 @@ fn u16_at(data: &[u8], at: usize) -> u32 {
 }
 
 /// Whether `r` shares a byte with any of `taken`.
-fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
+pub(crate) fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
     taken.iter().any(|t| overlaps(t, r))
 }
 
