@@ -141,6 +141,84 @@ fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usi
     out
 }
 
+/// Units that can exchange their blocks are left undecided: `u` placed on the index
+/// buffer at `w1`, another unit `x` with the same index count (not its twin: other counts
+/// or declaration) that reads the buffer at `w1` too, and a second buffer `w2` that both
+/// read, where `u`'s window is no longer list's tail and its block passes the gates, apart
+/// from `x`'s reading at `w1` and from the blocks of third placed units. Then `u` at `w2` and `x` at `w1` places
+/// as many units and FORMAT.md allows it as well (one index list, two vertex counts: what
+/// tells them apart lies past the smaller count's vertices, and nothing is promised
+/// there, §6), so neither reading is the file's: `u` is `ambiguous_anchor`, naming the
+/// other (whether or not the other was placed; it is met the same way when it was).
+fn reject_exchangeable(
+    data: &[u8],
+    units: &[Unit<'_>],
+    claims: &[Vec<Claim>],
+    results: &mut [Option<Result<Rc<Decoded>, Reason>>],
+) {
+    let mut reading: std::collections::HashMap<usize, Vec<(usize, Range<usize>)>> = std::collections::HashMap::new();
+    for (u, cs) in claims.iter().enumerate() {
+        for c in cs {
+            reading.entry(c.range.start).or_default().push((u, c.range.clone()));
+        }
+    }
+    let placed: Vec<(usize, Range<usize>)> = results
+        .iter()
+        .enumerate()
+        .filter_map(|(u, r)| match r {
+            Some(Ok(d)) => Some((u, d.placement.range(units[u].decl.stride))),
+            _ => None,
+        })
+        .collect();
+    // Does `range` overlap the block of a placed unit other than `u` and `x`?
+    let held =
+        |range: &Range<usize>, u: usize, x: usize| placed.iter().any(|(y, r)| *y != u && *y != x && overlaps(r, range));
+    let twins =
+        |a: &Unit<'_>, b: &Unit<'_>| (a.vertex_count, a.index_count, a.decl) == (b.vertex_count, b.index_count, b.decl);
+    let mut rejected: Vec<(usize, Reason)> = Vec::new();
+    for &(u, _) in &placed {
+        let Some(Ok(d)) = &results[u] else { continue };
+        let w1 = d.placement.index_offset;
+        let rivals = reading.get(&w1).into_iter().flatten().filter(|(x, r)| {
+            *x != u && units[*x].index_count == units[u].index_count && !twins(&units[*x], &units[u]) && !held(r, u, *x)
+        });
+        // `u`'s other reading: a list of its own (not the tail of a longer one, a block
+        // header's two triangles aside: FORMAT.md §6's suffix mis-anchor), free of third
+        // units, apart from `x`'s reading at `w1`, and one `u` would be emitted from (its
+        // block passes the gates there).
+        let found = rivals.into_iter().find_map(|(x, xr)| {
+            claims[u]
+                .iter()
+                .filter(|c| {
+                    c.range.start != w1
+                        && c.preceding <= HEADER_TRIANGLES
+                        && !held(&c.range, u, *x)
+                        && !overlaps(&c.range, xr)
+                        && c.ok(data).is_some()
+                })
+                .map(|c| c.range.start)
+                .find(|w2| reading.get(w2).is_some_and(|us| us.iter().any(|(y, _)| y == x)))
+                .map(|w2| (*x, w2))
+        });
+        if let Some((x, w2)) = found {
+            rejected.push((
+                u,
+                Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!(
+                        "two readings fit: its block at {w1:#x} and the one at {w2:#x} can be exchanged with another \
+                         resource's ({} vertices / {} indices), which reads both as well",
+                        units[x].vertex_count, units[x].index_count
+                    ),
+                ),
+            ));
+        }
+    }
+    for (u, why) in rejected {
+        results[u] = Some(Err(why));
+    }
+}
+
 /// Place every unit. `claimed` = byte ranges already owned (e.g. sequential blocks).
 pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<usize>], cfg: &GateConfig) -> Anchored {
     let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
@@ -180,6 +258,7 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
             .into_iter()
             .collect();
     held.retain(|c| !released.contains(c));
+    reject_exchangeable(scanner.data, units, &claims, &mut results);
     let claim_units: Vec<usize> = held.iter().map(|(u, _)| *u).collect();
     let claims: Vec<Range<usize>> = held.into_iter().map(|(_, r)| r).collect();
     Anchored {

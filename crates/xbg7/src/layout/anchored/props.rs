@@ -68,6 +68,9 @@ struct Res {
     damaged: bool,
     /// A byte-identical duplicate (same counts, same bytes) follows somewhere.
     dup: bool,
+    /// The first this many normals are zero (at most fewer than half: FORMAT.md §6 does
+    /// not promise unit normals, and the mean-|normal| gate still passes).
+    lead_zero: usize,
     gap: usize,
     padding: usize,
 }
@@ -82,10 +85,10 @@ fn res() -> impl Strategy<Value = Res> {
             prop::bool::weighted(0.1),
             prop::bool::weighted(0.1),
         ),
-        (0usize..24, 0usize..8),
+        (0usize..24, 0usize..8, prop_oneof![3 => Just(0usize), 1 => 0usize..6]),
     )
         .prop_map(
-            |((n, extra, scale), header, (has_block, decodable, damaged, dup), (gap, padding))| Res {
+            |((n, extra, scale), header, (has_block, decodable, damaged, dup), (gap, padding, lead_zero))| Res {
                 n,
                 extra,
                 scale,
@@ -94,6 +97,7 @@ fn res() -> impl Strategy<Value = Res> {
                 decodable,
                 damaged,
                 dup,
+                lead_zero,
                 gap: 2 * gap,
                 padding: 2 * padding,
             },
@@ -127,6 +131,10 @@ fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<Built>) {
         }
         if x.damaged {
             vtx[20..24].copy_from_slice(&3.0e9f32.to_be_bytes());
+        }
+        let vertices = vtx.len() / STRIDE;
+        for k in 0..x.lead_zero.min(vertices.saturating_sub(1) / 2) {
+            vtx[k * STRIDE + 12..k * STRIDE + 20].fill(0);
         }
         let header: Vec<u8> = match x.header {
             1 => vec![0; 12],
@@ -184,10 +192,11 @@ proptest! {
         rs in proptest::collection::vec(res(), 1..7),
         order in Just((0..16).collect::<Vec<usize>>()).prop_shuffle(),
     ) {
-        // Not covered: a damaged block in a container where a block header reads as
-        // triangles (docs/architecture.md, rule 5, "what stays open").
+        // Not covered: a damaged block, or one whose first normals are not unit, in a
+        // container where a block header reads as triangles (docs/architecture.md,
+        // rule 5, "what stays open").
         let rs: Vec<Res> = if rs.iter().any(|x| x.header == 2) {
-            rs.into_iter().map(|x| Res { damaged: false, ..x }).collect()
+            rs.into_iter().map(|x| Res { damaged: false, lead_zero: 0, ..x }).collect()
         } else {
             rs
         };
@@ -209,9 +218,14 @@ proptest! {
                 );
             }
         }
-        // Every resource decodable, undamaged, with a block of its own and no header that
-        // reads as triangles: each is decoded.
-        let clean = rs.iter().all(|x| x.has_block && x.decodable && !x.damaged && x.header < 2);
+        // Every resource decodable, undamaged, with a block of its own, no header that
+        // reads as triangles and unit normals: each is decoded. (Leading normals that are
+        // not unit are in the first assertion only: a block whose run of unit normals
+        // goes on past its end, into bytes that read as unit normals at its stride, is
+        // not found — docs/architecture.md, rule 4.)
+        let clean = rs
+            .iter()
+            .all(|x| x.has_block && x.decodable && !x.damaged && x.header < 2 && x.lead_zero == 0);
         if clean {
             for (u, result) in r.results.iter().enumerate() {
                 prop_assert!(
@@ -263,6 +277,7 @@ fn one(n: u16, extra: usize, has_block: bool, decodable: bool, damaged: bool, du
         decodable,
         damaged,
         dup,
+        lead_zero: 0,
         gap: 0,
         padding: 0,
     }
@@ -333,4 +348,35 @@ fn headers_that_read_as_triangles_do_not_shift_a_row_of_blocks() {
         "{:?}",
         r.results[3].as_ref().map(|x| x.placement)
     );
+}
+
+#[test]
+fn a_block_whose_first_normals_are_not_unit_is_found() {
+    // Its first four normals zero: the run of unit normals starts at vertex 4, so the
+    // buffer starts four strides before it (the search tried two before this rule).
+    let r = placed(&[Res {
+        lead_zero: 4,
+        ..one(10, 1, true, true, false, false)
+    }]);
+    assert_eq!(r, vec![Ok(4)]);
+}
+
+#[test]
+fn an_undecodable_neighbour_behind_a_header_lends_no_block() {
+    // A decodable 9/30 unit whose first normal is zero, and an undecodable 9/27 one; both
+    // behind headers that read as two triangles. The undecodable unit's windows over the
+    // first header read as the start of a list; were its claims widened like a decodable
+    // unit's, the 9/30 unit was decoded from the other's block (the property test found it).
+    let r = placed(&[
+        Res {
+            header: 2,
+            lead_zero: 1,
+            ..one(9, 2, true, true, false, false)
+        },
+        Res {
+            header: 2,
+            ..one(9, 1, true, false, false, false)
+        },
+    ]);
+    assert!(r[0].is_err() || r[0] == Ok(16), "{r:?}");
 }

@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::rc::Rc;
 
-/// Vertex-buffer starts tried before a run start, one stride each: the first normals of
-/// a real buffer may be zero or off-unit (FORMAT.md does not promise unit normals).
+/// Vertex-buffer starts before a run start whose preceding u16 is read with the run
+/// ([`Heads`], in offset order); the search tries every start that keeps the run inside
+/// the buffer, and the multi-stream search (`layout::streams`) this many.
 pub const MAX_LEADING_NON_UNIT: usize = 2;
 
 /// Most degenerate triangles the backward extension of a claim's window looks past for a
@@ -465,28 +466,36 @@ impl<'d> Scanner<'d> {
         let need = v.div_ceil(2).max(MIN_RUN_UNITS);
         for &((q0, l, _), before) in rs.iter().take_while(|r| r.0 .2 >= need) {
             let Some(p0) = q0.checked_sub(no) else { continue };
-            // Start-aligned: the run's first unit normal is vertex 0, or one of the first
-            // few vertices when the ones before it are not unit. A place one stride
-            // earlier is tried only when the bytes before this one are no index window
-            // of the unit (then they may be a vertex whose normal is not unit); where
-            // they are indices, the buffer starts here, and an earlier place would read
-            // a window shifted into them. (The same place found twice is deduplicated
-            // below; only valid windows, which are rare, cost more than a few reads.)
-            let mut p = p0;
-            for (k, &head) in before.iter().enumerate() {
-                if k > 0 {
-                    let Some(q) = p.checked_sub(s) else { break };
-                    p = q;
-                }
+            // Start-aligned: the buffer holds the run, so it starts at one of the places
+            // that keep the run inside its `V` slots: the run's first slot is vertex `k`
+            // for some `k ≤ V − L` (the vertices before it are whatever they are: their
+            // normals need not be unit, FORMAT.md §6), and at least the first
+            // [`MAX_LEADING_NON_UNIT`] (a run may go on past the buffer's end into bytes
+            // that read as unit normals). Each place is a claim where the `I` values
+            // before it are indices `< V` (most fail at the value next to them).
+            // An undecodable unit's declaration need not describe its bytes, so its run
+            // says little about where its buffer starts: it keeps the run's start and up
+            // to [`MAX_LEADING_NON_UNIT`] strides before it, up to the first valid window
+            // (its claims at every run and window start come from `structural_claims`).
+            let last = if unit.decodable {
+                v.saturating_sub(l).max(MAX_LEADING_NON_UNIT)
+            } else {
+                MAX_LEADING_NON_UNIT
+            };
+            for k in 0..=last {
+                let Some(p) = p0.checked_sub(k * s) else { break };
                 if p < 2 * i {
                     break;
                 }
-                // (`valid`'s own first test, from the run's list instead of the data.)
+                let head =
+                    (before.get(k).copied()).unwrap_or_else(|| u16::from_be_bytes([data[p - 2], data[p - 1]]) as u32);
                 if head >= unit.vertex_count || !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
                 pinned.extend(pin(data, p, unit, cfg, &mut seen, &mut found.failures));
-                break;
+                if !unit.decodable {
+                    break;
+                }
             }
             // End-aligned: junk before the buffer may decode as unit normals too.
             if l > v && !end_aligned_hopeless {
