@@ -380,3 +380,15 @@ fn an_undecodable_neighbour_behind_a_header_lends_no_block() {
     ]);
     assert!(r[0].is_err() || r[0] == Ok(16), "{r:?}");
 }
+
+#[test]
+fn counting_referenced_vertices_is_bounded_by_the_u16_range() {
+    // A descriptor may declare 0xFFFFFFFF vertices: u16 indices reference at most 2¹⁶
+    // of them, and the scratch bitset is never larger than that (the window holds values
+    // `< v` only, as every caller has checked).
+    let data: Vec<u8> = [0u16, 1, 2, 65535, 2].iter().flat_map(|x| x.to_be_bytes()).collect();
+    let mut seen = Vec::new();
+    assert_eq!(super::search::referenced(&data, 0, 5, u32::MAX as usize, &mut seen), 4);
+    assert_eq!(seen.len(), 1024);
+    assert_eq!(super::search::referenced(&data, 0, 3, 3, &mut seen), 3);
+}

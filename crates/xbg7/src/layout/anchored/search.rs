@@ -204,9 +204,11 @@ impl Windows {
 }
 
 /// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
+/// The values are u16, so the scratch never holds more than 2¹⁶ bits, whatever `v` a
+/// descriptor declares (a `vertex_count` of 0xFFFFFFFF once cost 512 MiB, zeroed per call).
 pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
     seen.clear();
-    seen.resize(v.div_ceil(64), 0);
+    seen.resize(v.min(1 << 16).div_ceil(64), 0);
     for c in data[w..w + 2 * i].chunks_exact(2) {
         let x = u16::from_be_bytes([c[0], c[1]]) as usize;
         seen[x / 64] |= 1 << (x % 64);
