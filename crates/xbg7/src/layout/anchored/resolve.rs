@@ -129,17 +129,22 @@ fn firmest(data: &[u8], cs: &[Claim], unit: &Unit<'_>) -> Vec<bool> {
     if !unit.decodable {
         return vec![true; cs.len()];
     }
-    let mut levels: Vec<u32> = cs.iter().map(|c| c.stray).collect();
+    // A window that reads as the tail of a longer list (more edge triangles than a block
+    // header holds: FORMAT.md §6's suffix mis-anchor) is never firmer than a list of its
+    // own, whatever its stray slots.
+    let level = |c: &Claim| (c.preceding > HEADER_TRIANGLES, c.stray);
+    let mut levels: Vec<(bool, u32)> = cs.iter().map(level).collect();
     levels.sort_unstable();
     levels.dedup();
-    for &s in &levels {
-        let passing: Vec<bool> = cs.iter().map(|c| c.stray == s && c.ok(data).is_some()).collect();
+    for &l in &levels {
+        let passing: Vec<bool> = cs.iter().map(|c| level(c) == l && c.ok(data).is_some()).collect();
         if passing.contains(&true) {
             return passing;
         }
     }
     // Nothing passes (every claim is now gated): the fewest stray slots.
-    cs.iter().map(|c| Some(&c.stray) == levels.first()).collect()
+    let fewest = cs.iter().map(|c| c.stray).min();
+    cs.iter().map(|c| Some(c.stray) == fewest).collect()
 }
 
 /// Do the `V` normals `e` of a buffer at vertex start `p` lie inside the data?
