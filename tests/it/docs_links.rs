@@ -74,3 +74,25 @@ fn the_repository_never_refers_to_the_shared_folder() {
         assert!(!text.contains("../shared"), "{} refers to ../shared", md.display());
     }
 }
+
+/// `cargo install --path .` ignores `Cargo.lock` (it re-resolved 153 packages and built 14
+/// newer crates than the tests ran with, issue 41): every install line says `--locked`.
+#[test]
+fn every_documented_cargo_install_of_this_crate_is_locked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for md in markdown_files(root) {
+        let text = std::fs::read_to_string(&md).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| l.contains("cargo install") && l.contains("--path"))
+        {
+            seen += 1;
+            assert!(line.contains("--locked"), "{}: {line}", md.display());
+        }
+    }
+    assert!(
+        seen >= 1,
+        "the README's install line is gone: is the check still needed?"
+    );
+}
