@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use std::process::Command;
 use xbg7_export::walker::{copy_name, name_text};
 
-use crate::common;
-use common::diff_self;
+#[cfg(unix)] // (Its one user builds a file name of invalid UTF-8, a Unix file name.)
+use crate::common::diff_self;
 
 /// Pieces of names that make escapes meet: the escape character, escape-shaped text
 /// (`\xff`, `\~2`), the bytes those stand for, valid and invalid UTF-8.
