@@ -9,7 +9,8 @@
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
 //! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
 //! `inspect` is `info` and `render` (one container alone); `text` makes disc text
-//! safe to show (shared by `diff` and `report`).
+//! safe to show (shared by `diff` and `report`); `pipe` tells a reader that went away
+//! (`info X | head -1`) from a failed write.
 
 pub mod atomic;
 pub mod bench;
@@ -20,6 +21,7 @@ pub mod image;
 pub mod inspect;
 pub mod manifest;
 pub mod names;
+pub mod pipe;
 pub mod report;
 pub mod text;
 pub mod verify;

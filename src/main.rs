@@ -9,6 +9,7 @@ use xbg7_export::config::Config;
 use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::inspect;
 use xbg7_export::manifest::Manifest;
+use xbg7_export::pipe;
 use xbg7_synth::{self as synth, Scale, SynthOptions};
 
 #[derive(Parser, Debug)]
@@ -293,13 +294,22 @@ fn main() {
     if cli.cmd.as_ref().is_some_and(prints_to_stdout) {
         quiet_on_closed_pipe();
     }
+    let pipes = cli.cmd.as_ref().is_some_and(prints_to_stdout);
     match run(cli) {
         Ok(()) => {}
+        // (Windows: a closed pipe is an error of the write, not a signal.)
+        Err(e) if pipes && closed_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("xbg7-export: error: {e:#}");
             std::process::exit(2);
         }
     }
+}
+
+/// Whether the error, or any error under it, is a write to a closed pipe.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(pipe::is_closed_pipe))
 }
 
 /// The subcommands whose output is text on stdout, made to be piped (`diff A B | head`).
@@ -312,12 +322,25 @@ fn prints_to_stdout(cmd: &Cmd) -> bool {
 /// Let a closed stdout end the process quietly, as it ends any Unix tool: Rust ignores
 /// SIGPIPE, so `println!` meets `EPIPE` and panics ("failed printing to stdout", exit 101
 /// with a backtrace); with the default action restored the process just ends there.
+/// Windows has no SIGPIPE: there a `print!` that meets a closed pipe (`ERROR_NO_DATA`,
+/// `ERROR_PIPE_NOT_CONNECTED`) ends the process quietly from the panic hook, and a
+/// write error that reaches `main` does so there ([`pipe::is_closed_pipe`]).
 fn quiet_on_closed_pipe() {
     #[cfg(unix)]
     // SAFETY: called once at start-up, before any thread exists; restoring a signal's
     // default disposition has no other effect on the process.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    #[cfg(not(unix))]
+    {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload_as_str().is_some_and(pipe::is_closed_pipe_panic) {
+                std::process::exit(0);
+            }
+            default(info);
+        }));
     }
 }
 
