@@ -39,7 +39,7 @@ pub struct Exported {
 
 /// Folder name of every found container (same order): sanitised stems made unique, a
 /// file spelled exactly `.xpr` named before its case-only variants (`X.xpr` keeps `X`,
-/// `X.XPR` gets `X~<i>`), and the tool's top-level names ([`RESERVED_NAMES`]) never
+/// `X.XPR` gets `X~<i>`; `X..xpr`, a stem with a trailing dot, too), and the tool's top-level names ([`RESERVED_NAMES`]) never
 /// taken. Computed over the whole disc, so a `--only` run uses the full run's names.
 pub fn container_dirs(found: &[DiscFile]) -> Vec<String> {
     let stems: Vec<&[u8]> = found
@@ -50,7 +50,8 @@ pub fn container_dirs(found: &[DiscFile]) -> Vec<String> {
         })
         .collect();
     let mut order: Vec<usize> = (0..found.len()).collect();
-    order.sort_by_key(|&i| (!found[i].rel.ends_with(".xpr"), i));
+    // (And `bar.xpr` keeps `bar` before `bar..xpr`, whose trailing dot is dropped.)
+    order.sort_by_key(|&i| (!found[i].rel.ends_with(".xpr"), stems[i].ends_with(b"."), i));
     let refs: Vec<(u32, &[u8])> = order.iter().map(|&i| (i as u32, stems[i])).collect();
     let mut dirs = vec![String::new(); found.len()];
     for (k, name) in names::unique_names(&refs).into_iter().enumerate() {
