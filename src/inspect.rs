@@ -6,6 +6,7 @@
 use crate::config::{Config, PREVIEW_SIZE, STAGE_CELL};
 use crate::export;
 use crate::manifest::Kind;
+use crate::text::plural;
 use std::io::Write;
 use std::path::Path;
 use thiserror::Error;
@@ -52,12 +53,12 @@ pub fn info(file: &Path, cfg: &Config, w: &mut dyn Write) -> Result<(), InspectE
         .into_container();
     writeln!(
         w,
-        "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {} resources",
+        "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {}",
         file.display(),
         c.header_size,
         c.data_start,
         c.data_size,
-        c.resources.len()
+        plural(c.resources.len(), "resource", "resources")
     )?;
     for r in &c.resources {
         writeln!(
@@ -98,13 +99,13 @@ pub fn info(file: &Path, cfg: &Config, w: &mut dyn Write) -> Result<(), InspectE
             Ok(dr) => {
                 writeln!(
                     w,
-                    "  [{:3}] decoded ({}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
+                    "  [{:3}] decoded ({}) at {:#x}: {}, {}, {}",
                     r.index,
                     dr.layout.as_str(),
                     dr.placements[0].index_offset,
-                    dr.mesh.vertex_count(),
-                    dr.mesh.triangle_count(),
-                    dr.mesh.primitives.len()
+                    plural(dr.mesh.vertex_count(), "vertex", "vertices"),
+                    plural(dr.mesh.triangle_count(), "triangle", "triangles"),
+                    plural(dr.mesh.primitives.len(), "sub-mesh", "sub-meshes")
                 )?;
                 for s in &dr.streams {
                     match (s.offset, &s.left_out) {

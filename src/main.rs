@@ -10,6 +10,7 @@ use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::inspect;
 use xbg7_export::manifest::Manifest;
 use xbg7_export::pipe;
+use xbg7_export::text::plural;
 use xbg7_synth::{self as synth, Scale, SynthOptions};
 
 #[derive(Parser, Debug)]
@@ -637,7 +638,12 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
                 let n = synth::hostile::write_hostile(out, opts)
                     .with_context(|| format!("writing hostile files to {}", out.display()))?
                     .len();
-                spinner.suspend(|| eprintln!("{n} hostile files added (see hostile.json)"));
+                spinner.suspend(|| {
+                    eprintln!(
+                        "{} added (see hostile.json)",
+                        plural(n, "hostile file", "hostile files")
+                    )
+                });
             }
             Ok(())
         });
@@ -696,9 +702,9 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     }
     if let Some(first) = run.unwritten.first() {
         eprintln!(
-            "xbg7-export: error: outputs of {} container(s) could not be written (first: {first}; \
+            "xbg7-export: error: outputs of {} could not be written (first: {first}; \
              the manifest lists each with its error)",
-            run.unwritten.len()
+            plural(run.unwritten.len(), "container", "containers")
         );
         std::process::exit(EXIT_UNWRITTEN);
     }
@@ -717,13 +723,13 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
         .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
         .collect();
     println!(
-        "{} files, {} resources: {} decoded, {} rejected ({}); {} file errors; {:.1} s",
-        s.total.files,
-        s.total.resources,
+        "{}, {}: {} decoded, {} rejected ({}); {}; {:.1} s",
+        plural(s.total.files, "file", "files"),
+        plural(s.total.resources, "resource", "resources"),
         s.total.decoded,
         s.total.rejected,
         kinds.join(", "),
-        s.total.file_errors,
+        plural(s.total.file_errors, "file error", "file errors"),
         secs,
     );
     // The last line: what to open (the report, or the manifest without one).

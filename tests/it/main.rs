@@ -12,6 +12,7 @@ mod shapes;
 
 mod architecture;
 mod bench_noisy;
+mod cli_words;
 mod diff_demo;
 mod diff_manifest;
 mod disc_forms;

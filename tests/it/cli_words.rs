@@ -1,0 +1,77 @@
+//! What the CLI says, word for word (issue 41): counted words in the singular for exactly
+//! one ("1 sub-mesh", never "1 sub-meshes").
+
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+}
+
+/// `info` over the demo disc's first containers: every counted word agrees with its
+/// number, and a one-primitive mesh says "1 sub-mesh".
+#[test]
+fn info_counts_in_the_singular_for_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for spec in xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .iter()
+        .take(12)
+    {
+        let file = tmp.path().join(format!("{}.xpr", spec.index));
+        std::fs::write(&file, xbg7_synth::build_file(spec).bytes).unwrap();
+        let o = bin().arg("info").arg(&file).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        text.push_str(&String::from_utf8(o.stdout).unwrap());
+    }
+    for bad in ["1 sub-meshes", "1 vertices", "1 triangles,", "1 resources"] {
+        let hit = text.lines().find(|l| l.contains(&format!(" {bad}")));
+        assert!(hit.is_none(), "{hit:?}");
+    }
+    assert!(
+        text.contains(", 1 sub-mesh\n"),
+        "no one-primitive mesh in the sample:\n{text}"
+    );
+    assert!(
+        text.contains(" sub-meshes\n"),
+        "no many-primitive mesh in the sample:\n{text}"
+    );
+}
+
+/// A disc of one model: the summary counts "1 file" and "0 file errors", in words that
+/// agree with their numbers.
+#[test]
+fn the_summary_of_one_file_says_one_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let res = tmp.path().join("disc").join("hidden").join("resource3d");
+    std::fs::create_dir_all(&res).unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    std::fs::write(res.join("one.xpr"), xbg7_synth::build_file(&spec).bytes).unwrap();
+    let o = bin()
+        .args(["--no-previews", "--no-report", "--disc"])
+        .arg(tmp.path().join("disc"))
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let line = out.lines().next().unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/manifest.json")).unwrap()).unwrap();
+    let t = &m["summary"];
+    let n = |k: &str| t[k].as_u64().unwrap();
+    let resources = match n("resources") {
+        1 => "1 resource".to_string(),
+        r => format!("{r} resources"),
+    };
+    let want = format!(
+        "1 file, {resources}: {} decoded, {} rejected (",
+        n("decoded"),
+        n("rejected")
+    );
+    assert!(line.starts_with(&want), "{line:?} does not start with {want:?}");
+    assert!(line.contains("); 0 file errors; "), "{line:?}");
+}
