@@ -1,7 +1,7 @@
 //! The `xbg7-export` command line: export a disc, generate the synthetic disc, run the
 //! demo, inspect or render one container. `anyhow` lives here only.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -138,12 +138,14 @@ enum Cmd {
         /// Only resources whose name matches this glob.
         #[arg(long)]
         only: Option<String>,
-        /// Image size (model, 16 to 4096) or cell size (grid, 16 to 1024) in pixels.
-        #[arg(long)]
+        /// Image size in pixels: a model's (16 to 4096, default 512: the configuration's
+        /// output.preview_size) or a grid cell's (16 to 1024, default 128: output.stage_cell).
+        #[arg(long, value_name = "PX")]
         size: Option<u32>,
-        /// The PNG to write.
+        /// The PNG to write [default: FILE's name with .png, in the current folder; never over
+        /// a file already there].
         #[arg(short = 'o', long, value_name = "OUT.png")]
-        out: PathBuf,
+        out: Option<PathBuf>,
         /// Pipeline configuration (default: built-in defaults).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -382,7 +384,13 @@ fn run(cli: Cli) -> Result<()> {
             size,
             out,
             config,
-        }) => render(&file, only.as_deref(), size, &out, &load_config(config.as_deref())?),
+        }) => {
+            let cfg = load_config(config.as_deref())?;
+            match out {
+                Some(out) => render(&file, only.as_deref(), size, &out, &cfg),
+                None => render_new(&file, only.as_deref(), size, &cfg),
+            }
+        }
     }
 }
 
@@ -745,6 +753,20 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
 /// `render` (and `info --preview`): the container's preview written to `out`, with a
 /// note when the grid is capped and a summary line on stderr.
 fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &Config) -> Result<()> {
+    render_with(file, only, size, out, cfg, |png| {
+        std::fs::write(out, png).with_context(|| format!("writing {}", out.display()))
+    })
+}
+
+/// [`render`], the PNG's bytes given to `write`.
+fn render_with(
+    file: &Path,
+    only: Option<&str>,
+    size: Option<u32>,
+    out: &Path,
+    cfg: &Config,
+    write: impl FnOnce(&[u8]) -> Result<()>,
+) -> Result<()> {
     let r = inspect::render(file, only, size, cfg)?;
     if let Some((shown, cells)) = r.capped {
         eprintln!(
@@ -753,7 +775,7 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
             xbg7_preview::preview::MAX_GRID_PIXELS
         );
     }
-    std::fs::write(out, &r.png).with_context(|| format!("writing {}", out.display()))?;
+    write(&r.png)?;
     eprintln!(
         "{}: {} of {} resources decoded → {}",
         file.display(),
@@ -762,6 +784,39 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         out.display()
     );
     Ok(())
+}
+
+/// `render` without `-o`: `<FILE's stem>.png` in the current folder, refused when a file
+/// of that name is there (it may be the user's; `-o` overwrites on purpose).
+fn render_new(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) -> Result<()> {
+    let Some(stem) = file.file_stem() else {
+        bail!(
+            "{} has no file name to name the PNG after; give -o OUT.png",
+            file.display()
+        );
+    };
+    let mut name = stem.to_os_string();
+    name.push(".png");
+    let out = PathBuf::from(name);
+    let exists = |out: &Path| {
+        anyhow!(
+            "{} already exists (render names its PNG after FILE and never overwrites); give -o {} \
+             to overwrite it, or another -o",
+            out.display(),
+            out.display()
+        )
+    };
+    if out.symlink_metadata().is_ok() {
+        return Err(exists(&out));
+    }
+    render_with(file, only, size, &out, cfg, |png| {
+        use std::io::Write;
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&out) {
+            Ok(mut f) => f.write_all(png).with_context(|| format!("writing {}", out.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(&out)),
+            Err(e) => Err(e).with_context(|| format!("writing {}", out.display())),
+        }
+    })
 }
 
 /// Removes a folder tree when dropped (the bench's own scratch folder, also on an error).

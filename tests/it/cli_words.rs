@@ -1,5 +1,5 @@
 //! What the CLI says, word for word (issue 41): counted words in the singular for exactly
-//! one ("1 sub-mesh", never "1 sub-meshes").
+//! one ("1 sub-mesh", never "1 sub-meshes"); `render`'s defaults, shown and used.
 
 use std::process::Command;
 
@@ -74,4 +74,52 @@ fn the_summary_of_one_file_says_one_file() {
     );
     assert!(line.starts_with(&want), "{line:?} does not start with {want:?}");
     assert!(line.contains("); 0 file errors; "), "{line:?}");
+}
+
+/// `render --help` shows the defaults of `--size` (the configuration's) and of `-o`.
+#[test]
+fn render_help_shows_the_defaults() {
+    let o = bin().args(["render", "--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8(o.stdout).unwrap();
+    let cfg = xbg7_export::config::Config::default();
+    for want in [
+        format!("default {}", cfg.output.preview_size),
+        format!("default {}", cfg.output.stage_cell),
+        "default: FILE's name with .png".to_string(),
+    ] {
+        assert!(help.contains(&want), "{want:?} not in:\n{help}");
+    }
+}
+
+/// Without `-o`, `render` writes `<stem>.png` in the current folder, and never over a
+/// file that is already there (it says to give `-o`).
+#[test]
+fn render_without_o_writes_the_stem_png_and_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    let file = tmp.path().join("ship.v2.xpr");
+    std::fs::write(&file, xbg7_synth::build_file(&spec).bytes).unwrap();
+    let run = || bin().arg("render").arg(&file).current_dir(tmp.path()).output().unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let png = tmp.path().join("ship.v2.png");
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("ship.v2.png"), "{err}");
+    // Again: refused, the file untouched.
+    std::fs::write(&png, b"mine").unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("ship.v2.png already exists") && err.contains("-o"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&png).unwrap(), b"mine");
 }
