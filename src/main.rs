@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use xbg7_export::config::Config;
 use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::inspect;
-use xbg7_export::manifest::Manifest;
+use xbg7_export::manifest;
 use xbg7_export::pipe;
 use xbg7_export::text::plural;
 use xbg7_synth::{self as synth, Scale, SynthOptions};
@@ -706,7 +706,7 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     let t = std::time::Instant::now();
     let run = export::export_run(disc, out, &cfg, &opts)?;
     if !common.quiet {
-        print_summary(&run.manifest, out, t.elapsed().as_secs_f64());
+        print_summary(&run, opts.only.is_some(), out, t.elapsed().as_secs_f64());
     }
     if let Some(first) = run.unwritten.first() {
         eprintln!(
@@ -723,23 +723,32 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
 /// outputs: a full or read-only disk must not look like a clean run.
 const EXIT_UNWRITTEN: i32 = 3;
 
-fn print_summary(m: &Manifest, out: &Path, secs: f64) {
-    let s = &m.summary;
-    let kinds: Vec<String> = s
-        .kinds
-        .iter()
-        .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
-        .collect();
-    println!(
-        "{}, {}: {} decoded, {} rejected ({}); {}; {:.1} s",
-        plural(s.total.files, "file", "files"),
-        plural(s.total.resources, "resource", "resources"),
-        s.total.decoded,
-        s.total.rejected,
-        kinds.join(", "),
-        plural(s.total.file_errors, "file error", "file errors"),
-        secs,
-    );
+/// The end of a run on stdout: what it exported (with `--only`: this run's containers, then
+/// what was kept and what the manifest now lists), then the file to open.
+fn print_summary(run: &export::Exported, only: bool, out: &Path, secs: f64) {
+    let m = &run.manifest;
+    if only {
+        let this: std::collections::HashSet<&str> = run.exported.iter().map(String::as_str).collect();
+        let ran: Vec<_> = m
+            .containers
+            .iter()
+            .filter(|c| this.contains(c.path.as_str()))
+            .cloned()
+            .collect();
+        println!("this run: {}", summary_line(&manifest::summarize(&ran), secs));
+        let t = &m.summary.total;
+        match m.containers.len() - ran.len() {
+            0 => println!("nothing else kept: the manifest lists this run's files only"),
+            kept => println!(
+                "{} as the earlier run left them; the manifest lists {}, {}",
+                plural(kept, "other file kept", "other files kept"),
+                plural(t.files, "file", "files"),
+                plural(t.resources, "resource", "resources"),
+            ),
+        }
+    } else {
+        println!("{}", summary_line(&m.summary, secs));
+    }
     // The last line: what to open (the report, or the manifest without one).
     let report = out.join("index.html");
     let open = if report.is_file() {
@@ -748,6 +757,26 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
         out.join("manifest.json")
     };
     println!("{}", open.display());
+}
+
+/// "188 files, 866 resources: 845 decoded, 21 rejected (models …, stages …); 0 file
+/// errors; 2.1 s".
+fn summary_line(s: &manifest::Summary, secs: f64) -> String {
+    let kinds: Vec<String> = s
+        .kinds
+        .iter()
+        .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
+        .collect();
+    format!(
+        "{}, {}: {} decoded, {} rejected ({}); {}; {:.1} s",
+        plural(s.total.files, "file", "files"),
+        plural(s.total.resources, "resource", "resources"),
+        s.total.decoded,
+        s.total.rejected,
+        kinds.join(", "),
+        plural(s.total.file_errors, "file error", "file errors"),
+        secs,
+    )
 }
 
 /// `render` (and `info --preview`): the container's preview written to `out`, with a

@@ -29,11 +29,14 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     Ok(Xpr::parse(file)?.meshes(kind, &cfg.decoding()))
 }
 
-/// What a completed run did: the manifest it wrote, and the containers of this run (not
-/// those a `--only` run kept) some of whose outputs could not be written.
+/// What a completed run did: the manifest it wrote, the containers of this run (not
+/// those a `--only` run kept), and those of them some of whose outputs could not be
+/// written.
 #[derive(Debug)]
 pub struct Exported {
     pub manifest: Manifest,
+    /// Manifest paths of the containers this run exported (all of them without `--only`).
+    pub exported: Vec<String>,
     pub unwritten: Vec<String>,
 }
 
@@ -104,6 +107,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         .filter(|e| unwritten(e))
         .map(|e| e.path.clone())
         .collect();
+    let exported: Vec<String> = entries.iter().map(|e| e.path.clone()).collect();
     // A partial run keeps what it did not touch: the previous entries of every
     // container the filter does not select.
     if opts.only.is_some() {
@@ -119,7 +123,11 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         write_report(out, &mut manifest).map_err(out_err)?;
     }
     finish(out, &out_c, &manifest, previous, journal).map_err(out_err)?;
-    Ok(Exported { manifest, unwritten })
+    Ok(Exported {
+        manifest,
+        exported,
+        unwritten,
+    })
 }
 
 /// What [`prepare`] leaves for the run: the containers found, the canonical `--out`, and
@@ -175,14 +183,25 @@ fn select(
     selected: &impl Fn(&[&str]) -> bool,
 ) -> Result<(Vec<DiscFile>, Vec<String>), ExportError> {
     let all_dirs = container_dirs(&found);
+    let picked: Vec<bool> = found
+        .iter()
+        .zip(&all_dirs)
+        .map(|(f, d)| selected(&[f.file_name(), d, &f.rel]))
+        .collect();
+    if let (Some(o), false) = (&opts.only, picked.contains(&true)) {
+        let nearest = o.nearest(&all_dirs);
+        return Err(ExportError::NothingMatched(
+            o.describe(),
+            out.display().to_string(),
+            nearest,
+        ));
+    }
     let (found, dirs): (Vec<DiscFile>, Vec<String>) = found
         .into_iter()
         .zip(all_dirs)
-        .filter(|(f, d)| selected(&[f.file_name(), d, &f.rel]))
+        .zip(picked)
+        .filter_map(|(fd, p)| p.then_some(fd))
         .unzip();
-    if let (Some(o), true) = (&opts.only, found.is_empty()) {
-        return Err(ExportError::NothingMatched(o.describe(), out.display().to_string()));
-    }
     Ok((found, dirs))
 }
 

@@ -1,5 +1,6 @@
 //! What the CLI says, word for word (issue 41): counted words in the singular for exactly
-//! one ("1 sub-mesh", never "1 sub-meshes"); `render`'s defaults, shown and used.
+//! one ("1 sub-mesh", never "1 sub-meshes"); `render`'s defaults, shown and used; what an
+//! `--only` run says it did, and the names it suggests when it matches nothing.
 
 use std::process::Command;
 
@@ -122,4 +123,76 @@ fn render_without_o_writes_the_stem_png_and_never_overwrites() {
         "{err}"
     );
     assert_eq!(std::fs::read(&png).unwrap(), b"mine");
+}
+
+/// `--only` into a used `--out`: the summary says what this run exported, then what was
+/// kept and what the manifest lists; a glob that matches nothing names the nearest
+/// folders.
+#[test]
+fn only_says_what_this_run_exported_and_suggests_near_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let res = tmp.path().join("disc").join("hidden").join("resource3d");
+    std::fs::create_dir_all(&res).unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    let bytes = xbg7_synth::build_file(&spec).bytes;
+    for name in ["Stage_S1.xpr", "Stage_S10.xpr", "Stage_S100.xpr", "ship.xpr"] {
+        std::fs::write(res.join(name), &bytes).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let run = |extra: &[&str]| {
+        bin()
+            .args(["--no-previews", "--no-report", "--disc"])
+            .arg(tmp.path().join("disc"))
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let resources = |n: u64| {
+        if n == 1 {
+            "1 resource".to_string()
+        } else {
+            format!("{n} resources")
+        }
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let per_file = m["summary"]["resources"].as_u64().unwrap() / 4;
+    let full = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        full.starts_with(&format!("4 files, {}: ", resources(4 * per_file))),
+        "{full}"
+    );
+
+    let o = run(&["--only", "stage_s10"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with(&format!("this run: 1 file, {}: ", resources(per_file))),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "3 other files kept as the earlier run left them; the manifest lists 4 files, {}",
+            resources(4 * per_file)
+        )
+    );
+    assert!(lines[2].ends_with("manifest.json"), "{text}");
+
+    let o = run(&["--only", "S10"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.ends_with("; nearest: 'Stage_S10', 'Stage_S100'\n"), "{err}");
+    let o = run(&["--only", "zzz*"]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.ends_with("left as it was)\n"), "no name is near zzz: {err}");
 }
