@@ -199,7 +199,16 @@ pub fn render(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) 
             capped = Some((shown, cells.len()));
             cells.truncate(shown);
         }
-        preview::stage_grid(&cells, cell, cfg.output.stage_max_width, &opts)
+        let grid = preview::stage_grid(&cells, cell, cfg.output.stage_max_width, &opts);
+        // Each cell's name under it, as the report's grid shows them.
+        let layout = preview::GridLayout::new(cells.len(), cell, cfg.output.stage_max_width);
+        let names: Vec<String> = picked
+            .iter()
+            .filter(|r| export::in_grid(r))
+            .take(cells.len())
+            .map(|r| String::from_utf8_lossy(&r.name).into_owned())
+            .collect();
+        crate::label::labelled(&grid, &layout, &names)
     };
     Ok(Rendered {
         png: raster::encode_png(&img),

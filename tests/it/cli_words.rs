@@ -196,3 +196,36 @@ fn only_says_what_this_run_exported_and_suggests_near_names() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.ends_with("left as it was)\n"), "no name is near zzz: {err}");
 }
+
+/// `render` of a stage: every row of cells has a strip below it with the cells' names
+/// (ink pixels under the first cell), the strip [`xbg7_export::label::strip_height`] tall.
+#[test]
+fn render_names_each_cell_of_a_grid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.ends_with("/Stage_S10.xpr"))
+        .unwrap();
+    let file = tmp.path().join("Stage_S10.xpr");
+    std::fs::write(&file, xbg7_synth::build_file(&spec).bytes).unwrap();
+    let png = tmp.path().join("grid.png");
+    let o = bin().arg("render").arg(&file).arg("-o").arg(&png).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let cell = xbg7_export::config::Config::default().output.stage_cell;
+    let strip = xbg7_export::label::strip_height(cell);
+    assert_eq!(info.height % (cell + strip), 0, "{}×{}", info.width, info.height);
+    let px = |x: u32, y: u32| {
+        let i = ((y * info.width + x) * 4) as usize;
+        [buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]
+    };
+    let ink = (cell..cell + strip).flat_map(|y| (0..cell).map(move |x| (x, y)));
+    assert!(
+        ink.into_iter().any(|(x, y)| px(x, y) == [32, 32, 32, 255]),
+        "no name under the first cell"
+    );
+}
