@@ -17,6 +17,7 @@ pub mod atomic;
 pub mod bench;
 pub mod config;
 pub mod diff;
+pub mod eta;
 pub mod export;
 pub mod image;
 pub mod inspect;

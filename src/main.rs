@@ -610,8 +610,11 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     spinner.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {elapsed} elapsed {msg}").expect("static template"),
     );
-    // The plan is cheap (counts, no geometry): it gives the total to show.
-    let total = synth::file_plan(opts).len() as u64;
+    // The plan is cheap (counts, no geometry): it gives the totals to show, files and
+    // (estimated) bytes.
+    let plan = synth::file_plan(opts);
+    let total = plan.len() as u64;
+    let total_bytes: u64 = plan.iter().map(|f| f.estimated_size()).sum();
     let started = std::time::Instant::now();
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     // The generator reports nothing itself: show what it has written so far.
@@ -619,19 +622,18 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     let r = std::thread::scope(|s| {
         if progress {
             s.spawn(|| {
+                let mut eta = xbg7_export::eta::Eta::new(xbg7_export::eta::SYNTH);
                 while !done.load(std::sync::atomic::Ordering::Relaxed) {
                     let (files, bytes) = tree_size(&out.join("hidden"));
-                    // (An ETA from the files written once a tenth of them are: the stages,
-                    // most of the bytes, come in among the models.)
-                    let eta = match files {
-                        f if f * 10 >= total && f < total => {
-                            let left = started.elapsed().as_secs_f64() * (total - f) as f64 / f as f64;
-                            format!(", about {left:.0} s left")
-                        }
+                    // The time left by bytes, not files (the stages, most of the bytes,
+                    // come after the models), at the rate since the models were done
+                    // ([`xbg7_export::eta::SYNTH`]).
+                    let left = match eta.update(bytes, total_bytes, started.elapsed()) {
+                        Some(left) if files < total => format!(", {}", xbg7_export::eta::words(left)),
                         _ => String::new(),
                     };
                     spinner.set_message(format!(
-                        "generating the synthetic disc: {files}/{total} files, {:.1} MB{eta}",
+                        "generating the synthetic disc: {files}/{total} files, {:.1} MB{left}",
                         bytes as f64 / 1e6
                     ));
                     std::thread::sleep(std::time::Duration::from_millis(500));
