@@ -247,7 +247,8 @@
     tr.dataset.status = r.ok ? 'decoded' : 'rejected';
     if (r.rc) tr.dataset.reason = r.rc;
     var th = add(tr, el('td', 'th'));
-    if (r.p) add(add(th, link(r.p)), img(r.p, 48, 48, 'preview of ' + r.n));
+    // The small thumbnail (a model's ~thumb, a stage resource's cell), the big one on click.
+    if (r.p) add(add(th, link(r.p)), img(r.th || r.p, 48, 48, 'preview of ' + r.n));
     else if (!r.ok) add(th, why(r));
     add(tr, el('td', 'num', r.i));
     var name = add(tr, el('td', 'name'));
@@ -286,7 +287,7 @@
   function sideCell(tr, s) {
     var td = add(tr, el('td', 'side'));
     if (!s) { td.textContent = '—'; return; }
-    if (s.p) add(add(td, link(s.p)), img(s.p, 48, 48, ''));
+    if (s.p) add(add(td, link(s.p)), img(s.t || s.p, 48, 48, ''));
     add(td, el('div', null, s.s));
     if (s.g) add(td, link(s.g, /\.glb$/.test(s.g) ? 'glb' : 'gltf'));
   }
