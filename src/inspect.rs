@@ -6,6 +6,7 @@
 use crate::config::{Config, PREVIEW_SIZE, STAGE_CELL};
 use crate::export;
 use crate::manifest::Kind;
+use crate::text::plural;
 use std::io::Write;
 use std::path::Path;
 use thiserror::Error;
@@ -52,12 +53,12 @@ pub fn info(file: &Path, cfg: &Config, w: &mut dyn Write) -> Result<(), InspectE
         .into_container();
     writeln!(
         w,
-        "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {} resources",
+        "{}: XPR2 header_size {:#x}, data at {:#x} ({} bytes), {}",
         file.display(),
         c.header_size,
         c.data_start,
         c.data_size,
-        c.resources.len()
+        plural(c.resources.len(), "resource", "resources")
     )?;
     for r in &c.resources {
         writeln!(
@@ -98,13 +99,13 @@ pub fn info(file: &Path, cfg: &Config, w: &mut dyn Write) -> Result<(), InspectE
             Ok(dr) => {
                 writeln!(
                     w,
-                    "  [{:3}] decoded ({}) at {:#x}: {} vertices, {} triangles, {} sub-meshes",
+                    "  [{:3}] decoded ({}) at {:#x}: {}, {}, {}",
                     r.index,
                     dr.layout.as_str(),
                     dr.placements[0].index_offset,
-                    dr.mesh.vertex_count(),
-                    dr.mesh.triangle_count(),
-                    dr.mesh.primitives.len()
+                    plural(dr.mesh.vertex_count(), "vertex", "vertices"),
+                    plural(dr.mesh.triangle_count(), "triangle", "triangles"),
+                    plural(dr.mesh.primitives.len(), "sub-mesh", "sub-meshes")
                 )?;
                 for s in &dr.streams {
                     match (s.offset, &s.left_out) {
@@ -198,7 +199,16 @@ pub fn render(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) 
             capped = Some((shown, cells.len()));
             cells.truncate(shown);
         }
-        preview::stage_grid(&cells, cell, cfg.output.stage_max_width, &opts)
+        let grid = preview::stage_grid(&cells, cell, cfg.output.stage_max_width, &opts);
+        // Each cell's name under it, as the report's grid shows them.
+        let layout = preview::GridLayout::new(cells.len(), cell, cfg.output.stage_max_width);
+        let names: Vec<String> = picked
+            .iter()
+            .filter(|r| export::in_grid(r))
+            .take(cells.len())
+            .map(|r| String::from_utf8_lossy(&r.name).into_owned())
+            .collect();
+        crate::label::labelled(&grid, &layout, &names)
     };
     Ok(Rendered {
         png: raster::encode_png(&img),

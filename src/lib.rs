@@ -8,18 +8,23 @@
 //! `manifest` records every resource → `report` renders it as a page. `config` is
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
 //! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
-//! `inspect` is `info` and `render` (one container alone); `text` makes disc text
-//! safe to show (shared by `diff` and `report`).
+//! `inspect` is `info` and `render` (one container alone, `label` the names under its
+//! grid's cells); `text` makes disc text
+//! safe to show (shared by `diff` and `report`); `pipe` tells a reader that went away
+//! (`info X | head -1`) from a failed write.
 
 pub mod atomic;
 pub mod bench;
 pub mod config;
 pub mod diff;
+pub mod eta;
 pub mod export;
 pub mod image;
 pub mod inspect;
+pub mod label;
 pub mod manifest;
 pub mod names;
+pub mod pipe;
 pub mod report;
 pub mod text;
 pub mod verify;

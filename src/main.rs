@@ -1,14 +1,16 @@
 //! The `xbg7-export` command line: export a disc, generate the synthetic disc, run the
 //! demo, inspect or render one container. `anyhow` lives here only.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use xbg7_export::config::Config;
 use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::inspect;
-use xbg7_export::manifest::Manifest;
+use xbg7_export::manifest;
+use xbg7_export::pipe;
+use xbg7_export::text::plural;
 use xbg7_synth::{self as synth, Scale, SynthOptions};
 
 #[derive(Parser, Debug)]
@@ -136,12 +138,14 @@ enum Cmd {
         /// Only resources whose name matches this glob.
         #[arg(long)]
         only: Option<String>,
-        /// Image size (model, 16 to 4096) or cell size (grid, 16 to 1024) in pixels.
-        #[arg(long)]
+        /// Image size in pixels: a model's (16 to 4096, default 512: the configuration's
+        /// output.preview_size) or a grid cell's (16 to 1024, default 128: output.stage_cell).
+        #[arg(long, value_name = "PX")]
         size: Option<u32>,
-        /// The PNG to write.
+        /// The PNG to write [default: FILE's name with .png, in the current folder; never over
+        /// a file already there].
         #[arg(short = 'o', long, value_name = "OUT.png")]
-        out: PathBuf,
+        out: Option<PathBuf>,
         /// Pipeline configuration (default: built-in defaults).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -293,13 +297,22 @@ fn main() {
     if cli.cmd.as_ref().is_some_and(prints_to_stdout) {
         quiet_on_closed_pipe();
     }
+    let pipes = cli.cmd.as_ref().is_some_and(prints_to_stdout);
     match run(cli) {
         Ok(()) => {}
+        // (Windows: a closed pipe is an error of the write, not a signal.)
+        Err(e) if pipes && closed_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("xbg7-export: error: {e:#}");
             std::process::exit(2);
         }
     }
+}
+
+/// Whether the error, or any error under it, is a write to a closed pipe.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(pipe::is_closed_pipe))
 }
 
 /// The subcommands whose output is text on stdout, made to be piped (`diff A B | head`).
@@ -312,12 +325,25 @@ fn prints_to_stdout(cmd: &Cmd) -> bool {
 /// Let a closed stdout end the process quietly, as it ends any Unix tool: Rust ignores
 /// SIGPIPE, so `println!` meets `EPIPE` and panics ("failed printing to stdout", exit 101
 /// with a backtrace); with the default action restored the process just ends there.
+/// Windows has no SIGPIPE: there a `print!` that meets a closed pipe (`ERROR_NO_DATA`,
+/// `ERROR_PIPE_NOT_CONNECTED`) ends the process quietly from the panic hook, and a
+/// write error that reaches `main` does so there ([`pipe::is_closed_pipe`]).
 fn quiet_on_closed_pipe() {
     #[cfg(unix)]
     // SAFETY: called once at start-up, before any thread exists; restoring a signal's
     // default disposition has no other effect on the process.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    #[cfg(not(unix))]
+    {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload_as_str().is_some_and(pipe::is_closed_pipe_panic) {
+                std::process::exit(0);
+            }
+            default(info);
+        }));
     }
 }
 
@@ -358,7 +384,13 @@ fn run(cli: Cli) -> Result<()> {
             size,
             out,
             config,
-        }) => render(&file, only.as_deref(), size, &out, &load_config(config.as_deref())?),
+        }) => {
+            let cfg = load_config(config.as_deref())?;
+            match out {
+                Some(out) => render(&file, only.as_deref(), size, &out, &cfg),
+                None => render_new(&file, only.as_deref(), size, &cfg),
+            }
+        }
     }
 }
 
@@ -578,8 +610,11 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     spinner.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {elapsed} elapsed {msg}").expect("static template"),
     );
-    // The plan is cheap (counts, no geometry): it gives the total to show.
-    let total = synth::file_plan(opts).len() as u64;
+    // The plan is cheap (counts, no geometry): it gives the totals to show, files and
+    // (estimated) bytes.
+    let plan = synth::file_plan(opts);
+    let total = plan.len() as u64;
+    let total_bytes: u64 = plan.iter().map(|f| f.estimated_size()).sum();
     let started = std::time::Instant::now();
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     // The generator reports nothing itself: show what it has written so far.
@@ -587,19 +622,18 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
     let r = std::thread::scope(|s| {
         if progress {
             s.spawn(|| {
+                let mut eta = xbg7_export::eta::Eta::new(xbg7_export::eta::SYNTH);
                 while !done.load(std::sync::atomic::Ordering::Relaxed) {
                     let (files, bytes) = tree_size(&out.join("hidden"));
-                    // (An ETA from the files written once a tenth of them are: the stages,
-                    // most of the bytes, come in among the models.)
-                    let eta = match files {
-                        f if f * 10 >= total && f < total => {
-                            let left = started.elapsed().as_secs_f64() * (total - f) as f64 / f as f64;
-                            format!(", about {left:.0} s left")
-                        }
+                    // The time left by bytes, not files (the stages, most of the bytes,
+                    // come after the models), at the rate since the models were done
+                    // ([`xbg7_export::eta::SYNTH`]).
+                    let left = match eta.update(bytes, total_bytes, started.elapsed()) {
+                        Some(left) if files < total => format!(", {}", xbg7_export::eta::words(left)),
                         _ => String::new(),
                     };
                     spinner.set_message(format!(
-                        "generating the synthetic disc: {files}/{total} files, {:.1} MB{eta}",
+                        "generating the synthetic disc: {files}/{total} files, {:.1} MB{left}",
                         bytes as f64 / 1e6
                     ));
                     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -614,7 +648,12 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
                 let n = synth::hostile::write_hostile(out, opts)
                     .with_context(|| format!("writing hostile files to {}", out.display()))?
                     .len();
-                spinner.suspend(|| eprintln!("{n} hostile files added (see hostile.json)"));
+                spinner.suspend(|| {
+                    eprintln!(
+                        "{} added (see hostile.json)",
+                        plural(n, "hostile file", "hostile files")
+                    )
+                });
             }
             Ok(())
         });
@@ -669,13 +708,13 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     let t = std::time::Instant::now();
     let run = export::export_run(disc, out, &cfg, &opts)?;
     if !common.quiet {
-        print_summary(&run.manifest, out, t.elapsed().as_secs_f64());
+        print_summary(&run, opts.only.is_some(), out, t.elapsed().as_secs_f64());
     }
     if let Some(first) = run.unwritten.first() {
         eprintln!(
-            "xbg7-export: error: outputs of {} container(s) could not be written (first: {first}; \
+            "xbg7-export: error: outputs of {} could not be written (first: {first}; \
              the manifest lists each with its error)",
-            run.unwritten.len()
+            plural(run.unwritten.len(), "container", "containers")
         );
         std::process::exit(EXIT_UNWRITTEN);
     }
@@ -686,23 +725,32 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
 /// outputs: a full or read-only disk must not look like a clean run.
 const EXIT_UNWRITTEN: i32 = 3;
 
-fn print_summary(m: &Manifest, out: &Path, secs: f64) {
-    let s = &m.summary;
-    let kinds: Vec<String> = s
-        .kinds
-        .iter()
-        .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
-        .collect();
-    println!(
-        "{} files, {} resources: {} decoded, {} rejected ({}); {} file errors; {:.1} s",
-        s.total.files,
-        s.total.resources,
-        s.total.decoded,
-        s.total.rejected,
-        kinds.join(", "),
-        s.total.file_errors,
-        secs,
-    );
+/// The end of a run on stdout: what it exported (with `--only`: this run's containers, then
+/// what was kept and what the manifest now lists), then the file to open.
+fn print_summary(run: &export::Exported, only: bool, out: &Path, secs: f64) {
+    let m = &run.manifest;
+    if only {
+        let this: std::collections::HashSet<&str> = run.exported.iter().map(String::as_str).collect();
+        let ran: Vec<_> = m
+            .containers
+            .iter()
+            .filter(|c| this.contains(c.path.as_str()))
+            .cloned()
+            .collect();
+        println!("this run: {}", summary_line(&manifest::summarize(&ran), secs));
+        let t = &m.summary.total;
+        match m.containers.len() - ran.len() {
+            0 => println!("nothing else kept: the manifest lists this run's files only"),
+            kept => println!(
+                "{} as the earlier run left them; the manifest lists {}, {}",
+                plural(kept, "other file kept", "other files kept"),
+                plural(t.files, "file", "files"),
+                plural(t.resources, "resource", "resources"),
+            ),
+        }
+    } else {
+        println!("{}", summary_line(&m.summary, secs));
+    }
     // The last line: what to open (the report, or the manifest without one).
     let report = out.join("index.html");
     let open = if report.is_file() {
@@ -713,9 +761,43 @@ fn print_summary(m: &Manifest, out: &Path, secs: f64) {
     println!("{}", open.display());
 }
 
+/// "188 files, 866 resources: 845 decoded, 21 rejected (models …, stages …); 0 file
+/// errors; 2.1 s".
+fn summary_line(s: &manifest::Summary, secs: f64) -> String {
+    let kinds: Vec<String> = s
+        .kinds
+        .iter()
+        .map(|(k, c)| format!("{k}s {}/{}", c.decoded, c.resources))
+        .collect();
+    format!(
+        "{}, {}: {} decoded, {} rejected ({}); {}; {:.1} s",
+        plural(s.total.files, "file", "files"),
+        plural(s.total.resources, "resource", "resources"),
+        s.total.decoded,
+        s.total.rejected,
+        kinds.join(", "),
+        plural(s.total.file_errors, "file error", "file errors"),
+        secs,
+    )
+}
+
 /// `render` (and `info --preview`): the container's preview written to `out`, with a
 /// note when the grid is capped and a summary line on stderr.
 fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &Config) -> Result<()> {
+    render_with(file, only, size, out, cfg, |png| {
+        std::fs::write(out, png).with_context(|| format!("writing {}", out.display()))
+    })
+}
+
+/// [`render`], the PNG's bytes given to `write`.
+fn render_with(
+    file: &Path,
+    only: Option<&str>,
+    size: Option<u32>,
+    out: &Path,
+    cfg: &Config,
+    write: impl FnOnce(&[u8]) -> Result<()>,
+) -> Result<()> {
     let r = inspect::render(file, only, size, cfg)?;
     if let Some((shown, cells)) = r.capped {
         eprintln!(
@@ -724,7 +806,7 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
             xbg7_preview::preview::MAX_GRID_PIXELS
         );
     }
-    std::fs::write(out, &r.png).with_context(|| format!("writing {}", out.display()))?;
+    write(&r.png)?;
     eprintln!(
         "{}: {} of {} resources decoded → {}",
         file.display(),
@@ -733,6 +815,39 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         out.display()
     );
     Ok(())
+}
+
+/// `render` without `-o`: `<FILE's stem>.png` in the current folder, refused when a file
+/// of that name is there (it may be the user's; `-o` overwrites on purpose).
+fn render_new(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) -> Result<()> {
+    let Some(stem) = file.file_stem() else {
+        bail!(
+            "{} has no file name to name the PNG after; give -o OUT.png",
+            file.display()
+        );
+    };
+    let mut name = stem.to_os_string();
+    name.push(".png");
+    let out = PathBuf::from(name);
+    let exists = |out: &Path| {
+        anyhow!(
+            "{} already exists (render names its PNG after FILE and never overwrites); give -o {} \
+             to overwrite it, or another -o",
+            out.display(),
+            out.display()
+        )
+    };
+    if out.symlink_metadata().is_ok() {
+        return Err(exists(&out));
+    }
+    render_with(file, only, size, &out, cfg, |png| {
+        use std::io::Write;
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&out) {
+            Ok(mut f) => f.write_all(png).with_context(|| format!("writing {}", out.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists(&out)),
+            Err(e) => Err(e).with_context(|| format!("writing {}", out.display())),
+        }
+    })
 }
 
 /// Removes a folder tree when dropped (the bench's own scratch folder, also on an error).

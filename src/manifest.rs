@@ -133,6 +133,11 @@ pub struct ResourceEntry {
     pub bin: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// A model resource's small preview, at the stage cells' size (`output.stage_cell`,
+    /// when smaller than `preview_size`): what the report's rows show, `preview` on click.
+    /// (A stage resource's `preview` is its grid cell, already that small.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thumb: Option<String>,
     /// A multi-stream declaration's streams, in stream order: where each buffer is, or
     /// why it was left out (absent for a single-stream declaration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -177,6 +182,7 @@ impl ResourceEntry {
             gltf: None,
             bin: None,
             preview: None,
+            thumb: None,
             streams: Vec::new(),
         }
     }
@@ -525,6 +531,7 @@ impl Manifest {
                 out.extend(r.gltf.as_deref());
                 out.extend(r.bin.as_deref());
                 out.extend(r.preview.as_deref());
+                out.extend(r.thumb.as_deref());
             }
             for t in &c.textures {
                 out.extend(t.png.as_deref());

@@ -6,7 +6,9 @@
 //!
 //! - only `[A-Za-z0-9._-]` survive from the input; every other byte (non-UTF-8, `/`, `\`,
 //!   NUL, control bytes, spaces, ...) becomes `_`;
-//! - leading dots are stripped (no `.`, `..` or hidden names);
+//! - leading dots are stripped (no `.`, `..` or hidden names), and trailing dots too:
+//!   Windows drops them (and trailing spaces, which never survive), so `bar.` would be
+//!   the folder `bar` there, silently merged with another container's;
 //! - a name with nothing left of the original (empty, or only replacement `_`) becomes
 //!   `res_<index>`;
 //! - names longer than [`MAX_LEN`] bytes are cut and get `-<16 hex>` (BLAKE3 of the full
@@ -31,7 +33,8 @@ pub const MAX_UNIQUE_LEN: usize = 120;
 /// Hex digits of the hash suffix added when a name is truncated.
 const HASH_HEX: usize = 16;
 
-/// Sanitize one name: `[A-Za-z0-9._-]` kept, everything else `_`; empty, `.`/`..`-only,
+/// Sanitize one name: `[A-Za-z0-9._-]` kept, everything else `_`; leading and trailing
+/// dots stripped; empty, `.`/`..`-only,
 /// Windows device names and over-long names handled; `res_<index>` when nothing is left.
 pub fn sanitize(name: &[u8], index: u32) -> String {
     // Map bytes; remember which output bytes are original (not replacements).
@@ -40,7 +43,8 @@ pub fn sanitize(name: &[u8], index: u32) -> String {
         .map(|&b| if is_kept(b) { (b, true) } else { (b'_', false) })
         .collect();
     let start = mapped.iter().position(|&(b, _)| b != b'.').unwrap_or(mapped.len());
-    let body = &mapped[start..];
+    let end = mapped.iter().rposition(|&(b, _)| b != b'.').map_or(start, |i| i + 1);
+    let body = &mapped[start..end.max(start)];
     if !body.iter().any(|&(_, original)| original) {
         return format!("res_{index}");
     }
@@ -121,7 +125,37 @@ mod tests {
         assert_eq!(sanitize(b"..", 2), "res_2");
         assert_eq!(sanitize(b".", 3), "res_3");
         assert_eq!(sanitize(b"../etc", 4), "_etc");
-        assert_eq!(sanitize(b"a..b.", 4), "a..b.");
+        assert_eq!(sanitize(b"a..b", 4), "a..b");
+    }
+
+    /// Windows drops trailing dots and spaces (`bar.` is `bar` there): none is left, and
+    /// names that differ only by them are made distinct by [`unique_names`].
+    #[test]
+    fn strips_trailing_dots_and_never_ends_in_a_space() {
+        for (raw, want) in [
+            (&b"bar."[..], "bar"),
+            (b"bar..", "bar"),
+            (b"a..b.", "a..b"),
+            (b"bar ", "bar_"),
+            (b"bar. ", "bar._"),
+            (b"bar .", "bar_"),
+            (b".bar.", "bar"),
+            (b"...", "res_6"),
+            (b" .", "res_6"),
+            (b"_.", "_"),
+            (b"con.", "_con"),
+            (b"CON..txt.", "_CON..txt"),
+        ] {
+            assert_eq!(sanitize(raw, 6), want, "{}", String::from_utf8_lossy(raw));
+        }
+        let input: Vec<(u32, &[u8])> = vec![(0, b"bar"), (1, b"bar."), (2, b"bar.."), (3, b"BAR. ")];
+        assert_eq!(unique_names(&input), ["bar", "bar~1", "bar~2", "BAR._"]);
+        // A long name cut just after a dot still ends in its hash.
+        let mut long = vec![b'a'; 81];
+        long.extend([b'.'; 100]);
+        long.push(b'z');
+        let s = sanitize(&long, 0);
+        assert!(s.ends_with(&blake3::hash(&long).to_hex()[..16]), "{s}");
     }
 
     #[test]
@@ -197,6 +231,7 @@ mod tests {
         assert!(s.len() <= max, "{s} too long");
         assert!(s.bytes().all(|b| is_kept(b) || b == b'~'), "{s} has unsafe bytes");
         assert!(!s.starts_with('.'), "{s} starts with a dot");
+        assert!(!s.ends_with(['.', ' ']), "{s} ends with a dot or a space");
         assert!(!is_device_name(s), "{s} is a device name");
     }
 

@@ -17,6 +17,7 @@
 use crate::config::Config;
 use crate::export::{decode_container, kind_of};
 use crate::manifest::TextureEntry;
+use crate::text::plural;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -184,18 +185,26 @@ impl Report {
     /// A fixed-width table, one line per category, then (realism discs) one line per
     /// imperfection family, then the texture formats and totals.
     pub fn table(&self) -> String {
+        // The label column fits the longest label (`tiled extent past whole tiles` is 29
+        // characters), and each heading ends where its column's numbers end.
+        let w = (self.categories.keys())
+            .chain(self.families.keys())
+            .chain(self.textures.keys())
+            .chain(self.texture_shapes.keys())
+            .map(|k| k.chars().count())
+            .fold(22, usize::max);
         let mut s = format!(
-            "{:22} {:>17} {:>17} {:>7}\n",
+            "{:w$} {:>19} {:>19} {:>7}\n",
             "category", "decoded exact", "rejected (exp.)", "wrong"
         );
-        tally_rows(&mut s, &self.categories);
+        tally_rows(&mut s, &self.categories, w);
         if !self.families.is_empty() {
             let _ = writeln!(
                 s,
-                "{:22} {:>17} {:>17} {:>7}",
+                "{:w$} {:>19} {:>19} {:>7}",
                 "family", "decoded exact", "rejected (exp.)", "wrong"
             );
-            tally_rows(&mut s, &self.families);
+            tally_rows(&mut s, &self.families, w);
         }
         for (title, rows) in [
             ("texture format", &self.textures),
@@ -204,15 +213,15 @@ impl Report {
             if rows.is_empty() {
                 continue;
             }
-            let _ = writeln!(s, "{title:22} {:>17} {:>17} {:>7}", "decoded exact", "(tiled)", "wrong");
-            tex_rows(&mut s, rows);
+            let _ = writeln!(s, "{title:w$} {:>19} {:>17} {:>7}", "decoded exact", "(tiled)", "wrong");
+            tex_rows(&mut s, rows, w);
         }
         let _ = writeln!(
             s,
-            "total: {} wrong (decoded but differing from the truth), {} missed, {} container errors",
+            "total: {} wrong (decoded but differing from the truth), {} missed, {}",
             self.wrong(),
             self.missed(),
-            self.container_errors.len()
+            plural(self.container_errors.len(), "container error", "container errors")
         );
         if self.unsplit() > 0 {
             let _ = writeln!(
@@ -229,7 +238,7 @@ impl Report {
 /// One line per key: decoded exact / expected, rejected / expected rejects, wrong. A key
 /// whose resources may be decoded or rejected counts them on both sides (`n/total`), so
 /// the two columns add up to its size.
-fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
+fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>, w: usize) {
     for (key, t) in tallies {
         // A percentage of a decoded-or-rejected category would read as a shortfall
         // (27/27 decoded is also 0/27 rejected): it gets a note instead.
@@ -241,7 +250,7 @@ fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
         };
         let _ = writeln!(
             s,
-            "{key:22} {:>7}/{:<6} {:>4} {:>7}/{:<6} {:>4} {:>7}{}",
+            "{key:w$} {:>7}/{:<6} {:>4} {:>7}/{:<6} {:>4} {:>7}{}",
             t.decoded_exact,
             t.expected_decoded + t.expected_either,
             pct(t.decoded_exact, t.expected_decoded + t.expected_either),
@@ -258,7 +267,7 @@ fn tally_rows(s: &mut String, tallies: &BTreeMap<String, Tally>) {
     }
 }
 
-fn tex_rows(s: &mut String, rows: &BTreeMap<String, TexTally>) {
+fn tex_rows(s: &mut String, rows: &BTreeMap<String, TexTally>, w: usize) {
     for (fmt, t) in rows {
         let pct = if t.expected == 0 {
             100.0
@@ -267,7 +276,7 @@ fn tex_rows(s: &mut String, rows: &BTreeMap<String, TexTally>) {
         };
         let _ = writeln!(
             s,
-            "{fmt:22} {:>7}/{:<6} {pct:>3.0}% {:>17} {:>7}{}",
+            "{fmt:w$} {:>7}/{:<6} {pct:>3.0}% {:>17} {:>7}{}",
             t.exact,
             t.expected,
             t.exact_tiled,
@@ -486,4 +495,53 @@ pub fn check_disc(disc: &Path, truth: &TruthDisc, cfg: &Config) -> Report {
         .collect::<Vec<_>>()
         .into_iter()
         .fold(Report::default(), Report::merge)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A label longer than the old fixed 22 columns (`tiled extent past whole tiles`)
+    /// widens the label column of every section: each number stays in its column.
+    #[test]
+    fn the_table_stays_aligned_for_long_labels() {
+        let mut r = Report::default();
+        r.categories.insert(
+            "model".into(),
+            Tally {
+                expected_decoded: 10,
+                decoded_exact: 10,
+                ..Tally::default()
+            },
+        );
+        let tex = |n| TexTally {
+            expected: n,
+            exact: n,
+            ..TexTally::default()
+        };
+        r.textures.insert("DXT1".into(), tex(4));
+        r.texture_shapes.insert("tiled extent past whole tiles".into(), tex(2));
+        r.container_errors.push("hidden/resource3d/x.xpr: truncated".into());
+        let want = "\
+category                            decoded exact     rejected (exp.)   wrong
+model                              10/10     100%       0/0      100%       0
+texture format                      decoded exact           (tiled)   wrong
+DXT1                                4/4      100%                 0       0
+texture shape                       decoded exact           (tiled)   wrong
+tiled extent past whole tiles       2/2      100%                 0       0
+total: 0 wrong (decoded but differing from the truth), 0 missed, 1 container error
+";
+        assert_eq!(r.table(), want);
+    }
+
+    /// Short labels keep the 22 columns the label always had.
+    #[test]
+    fn short_labels_keep_the_old_width() {
+        let r = Report::default();
+        assert_eq!(
+            r.table(),
+            "category                     decoded exact     rejected (exp.)   wrong\n\
+             total: 0 wrong (decoded but differing from the truth), 0 missed, 0 container errors\n"
+        );
+    }
 }

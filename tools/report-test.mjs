@@ -361,7 +361,7 @@ console.log(`== demo disc exported with previews (${((Date.now() - t) / 1000).to
   const gained = rej[0];
   const names = [lost.name, changed.name, gained.name];
   Object.assign(lost, { status: 'rejected', reason: { code: 'ambiguous_anchor', detail: 'edited for the test' } });
-  for (const k of ['layout', 'offset', 'stride', 'declaration', 'bbox', 'digest', 'winding', 'gltf', 'bin', 'preview']) delete lost[k];
+  for (const k of ['layout', 'offset', 'stride', 'declaration', 'bbox', 'digest', 'winding', 'gltf', 'bin', 'preview', 'thumb']) delete lost[k];
   changed.digest = '0'.repeat(64);
   Object.assign(gained, { status: 'decoded', vertices: 3, triangles: 1 });
   delete gained.reason;

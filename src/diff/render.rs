@@ -4,7 +4,7 @@
 use super::compare::{Change, ContainerDiff, Coverage, Diff, ErrorChange, Presence, Was};
 use crate::manifest::Reason;
 use crate::manifest::{Counts, Status};
-use crate::text::clean;
+use crate::text::{clean, plural};
 use std::fmt::Write as _;
 
 /// How an item counts: gain (green), regression (red) or neutral change (yellow).
@@ -116,10 +116,6 @@ pub(super) fn bbox(b: &Option<[[f32; 3]; 2]>) -> String {
         None => "none".to_string(),
         Some([lo, hi]) => format!("[{}, {}, {}]..[{}, {}, {}]", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]),
     }
-}
-
-pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// "2 regressions, 1 gain, 3 changes" or "no changes".
@@ -405,7 +401,8 @@ pub fn render_markdown_capped(d: &Diff, cap: usize) -> String {
         );
     }
     if sizes.len() > LARGEST_SHOWN {
-        let _ = writeln!(out, "\n({} more containers changed.)", sizes.len() - LARGEST_SHOWN);
+        let more = plural(sizes.len() - LARGEST_SHOWN, "more container", "more containers");
+        let _ = writeln!(out, "\n({more} changed.)");
     }
     // What the last line needs, kept free.
     const TAIL: usize = 400;

@@ -24,6 +24,19 @@ pub enum ExportError {
     Jobs(usize),
     #[error("another xbg7-export is writing into {0} (it holds {0}/{LOCK_FILE}); wait for it or choose another --out")]
     Locked(String),
-    #[error("--only {0} matches no container of the disc (nothing exported, {1} left as it was)")]
-    NothingMatched(String, String),
+    #[error(
+        "--only {0} matches no container of the disc (nothing exported, {1} left as it was){hint}",
+        hint = nearest_hint(.2)
+    )]
+    NothingMatched(String, String, Vec<String>),
+}
+
+/// "; nearest: 'a', 'b'" after a filter that matched nothing (the disc's folder names
+/// nearest to it, each a glob that would match), or nothing when none is near.
+fn nearest_hint(nearest: &[String]) -> String {
+    if nearest.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = nearest.iter().map(|n| format!("'{n}'")).collect();
+    format!("; nearest: {}", quoted.join(", "))
 }

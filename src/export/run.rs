@@ -29,17 +29,20 @@ pub fn decode_container(file: &[u8], kind: Kind, cfg: &Config) -> Result<Contain
     Ok(Xpr::parse(file)?.meshes(kind, &cfg.decoding()))
 }
 
-/// What a completed run did: the manifest it wrote, and the containers of this run (not
-/// those a `--only` run kept) some of whose outputs could not be written.
+/// What a completed run did: the manifest it wrote, the containers of this run (not
+/// those a `--only` run kept), and those of them some of whose outputs could not be
+/// written.
 #[derive(Debug)]
 pub struct Exported {
     pub manifest: Manifest,
+    /// Manifest paths of the containers this run exported (all of them without `--only`).
+    pub exported: Vec<String>,
     pub unwritten: Vec<String>,
 }
 
 /// Folder name of every found container (same order): sanitised stems made unique, a
 /// file spelled exactly `.xpr` named before its case-only variants (`X.xpr` keeps `X`,
-/// `X.XPR` gets `X~<i>`), and the tool's top-level names ([`RESERVED_NAMES`]) never
+/// `X.XPR` gets `X~<i>`; `X..xpr`, a stem with a trailing dot, too), and the tool's top-level names ([`RESERVED_NAMES`]) never
 /// taken. Computed over the whole disc, so a `--only` run uses the full run's names.
 pub fn container_dirs(found: &[DiscFile]) -> Vec<String> {
     let stems: Vec<&[u8]> = found
@@ -50,7 +53,8 @@ pub fn container_dirs(found: &[DiscFile]) -> Vec<String> {
         })
         .collect();
     let mut order: Vec<usize> = (0..found.len()).collect();
-    order.sort_by_key(|&i| (!found[i].rel.ends_with(".xpr"), i));
+    // (And `bar.xpr` keeps `bar` before `bar..xpr`, whose trailing dot is dropped.)
+    order.sort_by_key(|&i| (!found[i].rel.ends_with(".xpr"), stems[i].ends_with(b"."), i));
     let refs: Vec<(u32, &[u8])> = order.iter().map(|&i| (i as u32, stems[i])).collect();
     let mut dirs = vec![String::new(); found.len()];
     for (k, name) in names::unique_names(&refs).into_iter().enumerate() {
@@ -103,6 +107,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         .filter(|e| unwritten(e))
         .map(|e| e.path.clone())
         .collect();
+    let exported: Vec<String> = entries.iter().map(|e| e.path.clone()).collect();
     // A partial run keeps what it did not touch: the previous entries of every
     // container the filter does not select.
     if opts.only.is_some() {
@@ -118,7 +123,11 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
         write_report(out, &mut manifest).map_err(out_err)?;
     }
     finish(out, &out_c, &manifest, previous, journal).map_err(out_err)?;
-    Ok(Exported { manifest, unwritten })
+    Ok(Exported {
+        manifest,
+        exported,
+        unwritten,
+    })
 }
 
 /// What [`prepare`] leaves for the run: the containers found, the canonical `--out`, and
@@ -174,14 +183,25 @@ fn select(
     selected: &impl Fn(&[&str]) -> bool,
 ) -> Result<(Vec<DiscFile>, Vec<String>), ExportError> {
     let all_dirs = container_dirs(&found);
+    let picked: Vec<bool> = found
+        .iter()
+        .zip(&all_dirs)
+        .map(|(f, d)| selected(&[f.file_name(), d, &f.rel]))
+        .collect();
+    if let (Some(o), false) = (&opts.only, picked.contains(&true)) {
+        let nearest = o.nearest(&all_dirs);
+        return Err(ExportError::NothingMatched(
+            o.describe(),
+            out.display().to_string(),
+            nearest,
+        ));
+    }
     let (found, dirs): (Vec<DiscFile>, Vec<String>) = found
         .into_iter()
         .zip(all_dirs)
-        .filter(|(f, d)| selected(&[f.file_name(), d, &f.rel]))
+        .zip(picked)
+        .filter_map(|(fd, p)| p.then_some(fd))
         .unzip();
-    if let (Some(o), true) = (&opts.only, found.is_empty()) {
-        return Err(ExportError::NothingMatched(o.describe(), out.display().to_string()));
-    }
     Ok((found, dirs))
 }
 
@@ -227,10 +247,12 @@ impl Previous {
 }
 
 /// The progress bar of a run: bytes done (a stage is 100× a model's work), elapsed time,
-/// the ETA once a quarter is done, and a tally of files, decoded and rejected resources.
+/// the time left once a quarter of the bytes is done ([`crate::eta`]), and a tally of
+/// files, decoded and rejected resources.
 struct Progress {
     bar: indicatif::ProgressBar,
-    eta_shown: std::sync::atomic::AtomicBool,
+    /// The time-left estimate, fed by [`Progress::done`] and read when the bar is drawn.
+    eta: std::sync::Arc<std::sync::Mutex<crate::eta::Eta>>,
     /// Files done, resources decoded and rejected.
     tally: [std::sync::atomic::AtomicUsize; 3],
     total_files: usize,
@@ -243,22 +265,36 @@ impl Progress {
         } else {
             indicatif::ProgressBar::hidden()
         };
-        bar.set_style(Self::style(""));
+        let eta = std::sync::Arc::new(std::sync::Mutex::new(crate::eta::Eta::new(crate::eta::EXPORT)));
+        bar.set_style(Self::style(eta.clone()));
         Progress {
             bar,
-            eta_shown: std::sync::atomic::AtomicBool::new(false),
+            eta,
             tally: Default::default(),
             total_files,
         }
     }
 
-    /// The ETA is shown once a quarter of the bytes is done: before that it extrapolates
-    /// from the first, atypical containers and overshoots several times.
-    fn style(eta: &str) -> indicatif::ProgressStyle {
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{binary_bytes}}/{{binary_total_bytes}} {{elapsed}} elapsed{eta} {{msg}}"
-        ))
+    /// The bar, then `, about N s left` ([`crate::eta`]: the rate by bytes since a tenth
+    /// was done, shown from a quarter), not indicatif's `{eta}`, which follows the recent
+    /// rate and said "ETA 2s" at 5 s of a 9.4 s run.
+    fn style(eta: std::sync::Arc<std::sync::Mutex<crate::eta::Eta>>) -> indicatif::ProgressStyle {
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {binary_bytes}/{binary_total_bytes} {elapsed} elapsed{left} {msg}",
+        )
         .expect("static template")
+        .with_key(
+            "left",
+            move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let left = eta
+                    .lock()
+                    .ok()
+                    .and_then(|mut e| e.update(s.pos(), s.len().unwrap_or(0), s.elapsed()));
+                if let Some(left) = left {
+                    let _ = write!(w, ", {}", crate::eta::words(left));
+                }
+            },
+        )
     }
 
     /// One container done: `bytes` of the total, its entry tallied.
@@ -270,8 +306,9 @@ impl Progress {
         tally[1].fetch_add(decoded, Relaxed);
         tally[2].fetch_add(e.resources.len() - decoded, Relaxed);
         bar.inc(bytes);
-        if bar.position() * 4 >= bar.length().unwrap_or(0) && !self.eta_shown.swap(true, Relaxed) {
-            bar.set_style(Self::style(", ETA {eta}"));
+        if let Ok(mut eta) = self.eta.lock() {
+            // The anchor is taken when a container completes, not at the next draw.
+            eta.update(bar.position(), bar.length().unwrap_or(0), bar.elapsed());
         }
         bar.set_message(format!(
             "{}/{} files, {} decoded, {} rejected",

@@ -237,6 +237,12 @@ pub(super) fn write_container(
         size: cfg.output.preview_size,
         ..Default::default()
     };
+    // A model's thumbnail for the report's rows, at the stage cells' size: the 512²
+    // preview is 60–190 KB shown at 48 px (issue 41: the demo page loaded ~100 MB).
+    let topts = (cfg.output.stage_cell < cfg.output.preview_size).then(|| raster::RenderOptions {
+        size: cfg.output.stage_cell,
+        ..Default::default()
+    });
     let mut made_dir = false;
     // One set of render buffers for this container's model previews; its albedos were
     // prepared once, for all of its previews.
@@ -279,6 +285,13 @@ pub(super) fn write_container(
                     let png = raster::encode_png(&raster::render_mesh_with(m, &ropts, &albedo, &mut scratch));
                     root.outputs.write(&out.join(dir).join(format!("{file}.png")), &png)?;
                     e.preview = Some(format!("{dir}/{file}.png"));
+                    if let Some(topts) = &topts {
+                        // `~` never comes out of a sanitised name: no resource is called so.
+                        let png = raster::encode_png(&raster::render_mesh_with(m, topts, &albedo, &mut scratch));
+                        root.outputs
+                            .write(&out.join(dir).join(format!("{file}~thumb.png")), &png)?;
+                        e.thumb = Some(format!("{dir}/{file}~thumb.png"));
+                    }
                 }
             }
         }

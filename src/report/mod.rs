@@ -132,6 +132,9 @@ struct Row {
     b: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     p: Option<String>,
+    /// The small preview the row shows (`thumb`; absent: the row shows `p`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    th: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -228,6 +231,7 @@ fn row(r: &ResourceEntry) -> Row {
         g: opt_href(&r.gltf),
         b: opt_href(&r.bin),
         p: opt_href(&r.preview),
+        th: opt_href(&r.thumb),
     }
 }
 
@@ -462,6 +466,9 @@ struct Side {
     /// Preview, glTF (hrefs, prefixed with the side's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
     p: Option<String>,
+    /// The small preview shown (`thumb`; absent: `p`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    t: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     g: Option<String>,
     /// Short description: "decoded, 552 v, 1032 t" or the reason code.
@@ -535,6 +542,7 @@ fn side(r: &ResourceEntry, prefix: Option<&str>) -> Side {
     let link = |rel: &Option<String>| prefix.and_then(|p| opt_href(rel).map(|h| format!("{p}{h}")));
     Side {
         p: link(&r.preview),
+        t: link(&r.thumb),
         g: link(&r.gltf),
         s: match (&r.status, &r.reason) {
             (Status::Decoded, _) => format!("decoded, {} vertices, {} triangles", r.vertices, r.triangles),

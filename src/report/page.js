@@ -38,6 +38,8 @@
     return n + ' B';
   }
   function num(n) { return n.toLocaleString('en-US'); }
+  // "1 container", "2 containers": the one rule for every counted word of the page.
+  function plural(n, one, many) { return num(n) + ' ' + (n === 1 ? one : many); }
   function f2(x) { return Math.abs(x) >= 1000 ? x.toExponential(2) : x.toFixed(2); }
 
   // Flat list of rows, each knowing its group.
@@ -150,7 +152,7 @@
     var ok = 0;
     g.rows.forEach(function (r) { ok += r.ok; });
     add(h, el('span', 'meta', size(g.size) + ' · ' + ok + '/' + g.rows.length + ' decoded' +
-      (g.tex.length ? ' · ' + g.tex.length + ' textures' : '') + (g.other ? ' · ' + g.other + (g.other === 1 ? ' other entry' : ' other entries') : '')));
+      (g.tex.length ? ' · ' + plural(g.tex.length, 'texture', 'textures') : '') + (g.other ? ' · ' + plural(g.other, 'other entry', 'other entries') : '')));
     if (g.sc) add(h, link(g.sc, 'stage scene', 'meta'));
     if (g.ec) {
       var e = add(sec, el('div', 'err'));
@@ -178,7 +180,7 @@
   var GRID_OPEN = 400, GRID_MAX = 3000;
   function stageGrid(sec, g) {
     var d = add(sec, el('details', 'grid'));
-    var sum = add(d, el('summary', null, 'stage grid · ' + num(g.rows.length) + ' resources '));
+    var sum = add(d, el('summary', null, 'stage grid · ' + plural(g.rows.length, 'resource', 'resources') + ' '));
     add(sum, link(g.pv, 'grid image', 'meta'));
     function fillCells() {
       if (d.dataset.filled) return;
@@ -245,7 +247,8 @@
     tr.dataset.status = r.ok ? 'decoded' : 'rejected';
     if (r.rc) tr.dataset.reason = r.rc;
     var th = add(tr, el('td', 'th'));
-    if (r.p) add(add(th, link(r.p)), img(r.p, 48, 48, 'preview of ' + r.n));
+    // The small thumbnail (a model's ~thumb, a stage resource's cell), the big one on click.
+    if (r.p) add(add(th, link(r.p)), img(r.th || r.p, 48, 48, 'preview of ' + r.n));
     else if (!r.ok) add(th, why(r));
     add(tr, el('td', 'num', r.i));
     var name = add(tr, el('td', 'name'));
@@ -284,7 +287,7 @@
   function sideCell(tr, s) {
     var td = add(tr, el('td', 'side'));
     if (!s) { td.textContent = '—'; return; }
-    if (s.p) add(add(td, link(s.p)), img(s.p, 48, 48, ''));
+    if (s.p) add(add(td, link(s.p)), img(s.t || s.p, 48, 48, ''));
     add(td, el('div', null, s.s));
     if (s.g) add(td, link(s.g, /\.glb$/.test(s.g) ? 'glb' : 'gltf'));
   }
@@ -328,7 +331,7 @@
     more.hidden = done;
     document.body.dataset.rendered = String(rendered);
     document.body.dataset.complete = done ? '1' : '0';
-    if (!done) more.firstChild.textContent = 'show all (' + num(total - rendered) + ' more rows)';
+    if (!done) more.firstChild.textContent = 'show all (' + plural(total - rendered, 'more row', 'more rows') + ')';
     return done;
   }
 
@@ -363,7 +366,7 @@
     cursor = 0; rendered = 0; section = null; tbody = null;
     var containers = new Set(hit.map(function (it) { return it.gi; })).size;
     shown.textContent = num(total) + ' of ' + num(items.length) + (DIFF ? ' facts' : ' resources') +
-      ' in ' + num(containers) + ' containers';
+      ' in ' + plural(containers, 'container', 'containers');
     document.body.dataset.rows = String(total);
     if (!plan.length) add(list, el('div', 'empty', 'nothing matches'));
     renderMore(BATCH);

@@ -6,28 +6,27 @@
 #   tests/blender/run.sh [OUT]        # OUT: an existing export folder (with manifest.json)
 #
 # Env: BLENDER (default: blender), XBG7_EXPORT (exporter binary; default: cargo run),
-#      BLENDER_INSTALL=1 to apt-get install blender and python3-numpy when missing.
+#      BLENDER_INSTALL=1 to run the README's apt-get line when blender or numpy is missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BLENDER=${BLENDER:-blender}
 
-if ! command -v "$BLENDER" >/dev/null; then
+# The README's Blender line, word for word (tests/it/docs_links.rs keeps the two equal):
+# Debian's blender package does not pull in numpy, which its glTF importer needs.
+README_PACKAGES="blender python3-numpy"
+# ... and the README's shim: Debian 12's importer calls np.bool, which numpy 1.24 removed.
+README_SHIM="import numpy; numpy.bool = bool"
+
+if ! command -v "$BLENDER" >/dev/null \
+  || ! "$BLENDER" -b --factory-startup --python-exit-code 1 --python-expr "import numpy" >/dev/null 2>&1; then
   if [ "${BLENDER_INSTALL:-0}" = 1 ]; then
-    echo "== installing blender (Debian package)"
+    echo "== installing as the README says: apt-get install $README_PACKAGES"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends blender python3-numpy >/dev/null
+    # shellcheck disable=SC2086 # the list is words
+    apt-get install -y -qq $README_PACKAGES >/dev/null
   else
-    echo "blender not found: apt-get install blender python3-numpy (or BLENDER_INSTALL=1)" >&2
-    exit 2
-  fi
-fi
-# Debian's Blender uses the system Python; its glTF importer needs numpy.
-if ! "$BLENDER" -b --factory-startup --python-exit-code 1 --python-expr "import numpy" >/dev/null 2>&1; then
-  if [ "${BLENDER_INSTALL:-0}" = 1 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-numpy >/dev/null
-  else
-    echo "Blender's Python has no numpy: apt-get install python3-numpy" >&2
+    echo "blender or its numpy not found: apt-get install $README_PACKAGES (or BLENDER_INSTALL=1)" >&2
     exit 2
   fi
 fi
@@ -42,6 +41,19 @@ else
   else
     cargo run --quiet --release -- demo --out "$OUT" --no-previews --quiet
   fi
+fi
+
+# The README's start line, as written, then one import (what a user does next by hand).
+first=$(find "$OUT" -mindepth 2 -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort | head -1)
+if [ -n "$first" ]; then
+  if ! log=$("$BLENDER" -b --factory-startup --python-exit-code 1 --python-expr "$README_SHIM" \
+    --python-expr "import bpy, sys; r = bpy.ops.import_scene.gltf(filepath=sys.argv[-1]); assert r == {'FINISHED'}, r" \
+    -- "$first" 2>&1); then
+    printf '%s\n' "$log" | tail -5 >&2
+    echo "the README's Blender start line (--python-expr \"$README_SHIM\") cannot import $first" >&2
+    exit 1
+  fi
+  echo "README's Blender line: imported $first"
 fi
 
 rc=0

@@ -40,6 +40,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
         gltf: Some(format!("models/{name}.gltf")),
         bin: Some(format!("models/{name}.bin")),
         preview: None,
+        thumb: None,
         streams: Vec::new(),
     }
 }

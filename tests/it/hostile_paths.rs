@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use std::process::Command;
 use xbg7_export::walker::{copy_name, name_text};
 
-use crate::common;
-use common::diff_self;
+#[cfg(unix)] // (Its one user builds a file name of invalid UTF-8, a Unix file name.)
+use crate::common::diff_self;
 
 /// Pieces of names that make escapes meet: the escape character, escape-shaped text
 /// (`\xff`, `\~2`), the bytes those stand for, valid and invalid UTF-8.
@@ -118,4 +118,43 @@ fn a_byte_ff_name_and_a_literal_backslash_name_are_two_containers() {
     paths.sort();
     assert_eq!(paths, ["hidden/resource3d/\\\\xff.xpr", "hidden/resource3d/\\xff.xpr"]);
     assert_eq!(diff_self(&m), 0);
+}
+
+/// Windows drops a name's trailing dots and spaces: disc files `bar.xpr`, `bar..xpr` and
+/// `bar...xpr` once got folders `bar`, `bar.` and `bar..`, one folder there (a silent
+/// overwrite, or exit 3). No output name ends in a dot or a space, the three containers
+/// keep three folders, and `bar.xpr` keeps `bar` (the others get their index).
+#[test]
+fn no_output_name_ends_in_a_dot_and_trailing_dots_keep_their_own_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let res = tmp.path().join("disc").join("hidden").join("resource3d");
+    std::fs::create_dir_all(&res).unwrap();
+    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    let bytes = xbg7_synth::build_file(&spec).bytes;
+    for name in ["bar.xpr", "bar..xpr", "bar...xpr", "index.html..xpr"] {
+        std::fs::write(res.join(name), &bytes).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let st = Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .args(["--quiet", "--disc"])
+        .arg(tmp.path().join("disc"))
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(0));
+    let mut top: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("bar") || n.starts_with("index.html~"))
+        .collect();
+    top.sort();
+    assert_eq!(top, ["bar", "bar~0", "bar~1", "index.html~3"]);
+    for e in walkdir::WalkDir::new(&out).min_depth(1) {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(['.', ' ']), "{name}");
+    }
 }

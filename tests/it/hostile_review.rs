@@ -121,6 +121,8 @@ fn a_planted_textures_symlink_is_not_written_through() {
 }
 
 /// A stage of `n` XBG7 entries with empty descriptors (each one a reject), ≈ 24 bytes each.
+/// (Linux only, like its test, which reads peak memory from `/proc`.)
+#[cfg(target_os = "linux")]
 fn many_entry_stage(n: usize) -> Vec<u8> {
     let entries: Vec<RawEntry> = (0..n)
         .map(|k| RawEntry {
@@ -133,6 +135,7 @@ fn many_entry_stage(n: usize) -> Vec<u8> {
 }
 
 /// Run the binary; (output, peak RSS in kB from /proc VmHWM, wall time).
+#[cfg(target_os = "linux")]
 fn run_measured(mut cmd: Command) -> (Output, u64, Duration) {
     let t = Instant::now();
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -501,6 +504,9 @@ fn preview_size_zero_is_a_config_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("output.preview_size = 0 is out of range"));
 }
 
+/// `diff A B` with a time limit: (exit code, stderr, wall time). (Its test uses a FIFO and
+/// `/dev/zero`: Unix only.)
+#[cfg(unix)]
 fn diff(a: &Path, b: &Path) -> (Option<i32>, String, Duration) {
     let t = Instant::now();
     let mut child = bin()

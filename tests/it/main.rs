@@ -12,9 +12,11 @@ mod shapes;
 
 mod architecture;
 mod bench_noisy;
+mod cli_words;
 mod diff_demo;
 mod diff_manifest;
 mod disc_forms;
+mod docs_commands;
 mod docs_links;
 mod export;
 mod hostile_atomic;

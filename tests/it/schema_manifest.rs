@@ -123,6 +123,7 @@ fn full_resource() -> ResourceEntry {
         gltf: Some("models/f001/rou_f001_body_00.gltf".into()),
         bin: Some("models/f001/rou_f001_body_00.bin".into()),
         preview: Some("models/f001/rou_f001_body_00.png".into()),
+        thumb: Some("m/rou_f001_body_00~thumb.png".into()),
         streams: vec![
             StreamEntry {
                 stream: 0,

@@ -4,6 +4,7 @@
 //! the faces, coherent triangle shuffling and first-use vertex renumbering.
 
 use super::rng::Gen;
+use crate::math::Math as _;
 
 /// Surface families. Grid families share `V = nu·nv` (+ extra), which is how the plan
 /// produces resources with the same vertex count and different index counts.
@@ -260,8 +261,8 @@ fn torus(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
         true,
         |u, v| {
             let (t, ph) = (tau * u, tau * v);
-            let r = big + small * ph.cos();
-            [r * t.cos() * sx, r * t.sin() * sy, small * ph.sin() * sz]
+            let r = big + small * ph.m_cos();
+            [r * t.m_cos() * sx, r * t.m_sin() * sy, small * ph.m_sin() * sz]
         },
         g,
     );
@@ -280,8 +281,8 @@ fn tube(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
         false,
         |u, v| {
             let t = tau * u;
-            let r = r0 * (1.0 + amp * (tau * k * v + ph0).sin());
-            [r * t.cos(), r * t.sin() * ey, (v - 0.5) * s]
+            let r = r0 * (1.0 + amp * (tau * k * v + ph0).m_sin());
+            [r * t.m_cos(), r * t.m_sin() * ey, (v - 0.5) * s]
         },
         g,
     );
@@ -301,7 +302,7 @@ fn plate(nu: u32, nv: u32, s: f32, sky: bool, gen: &mut Gen, g: &mut Geometry) {
         false,
         false,
         |u, v| {
-            let z = bend * (pi * u * fx).sin() * (pi * v * fy).cos() + alt;
+            let z = bend * (pi * u * fx).m_sin() * (pi * v * fy).m_cos() + alt;
             [(u - 0.5) * w, (v - 0.5) * h, z]
         },
         g,
@@ -321,24 +322,24 @@ fn capsule(nu: u32, nv: u32, s: f32, hull: bool, gen: &mut Gen, g: &mut Geometry
     let (ripple, keel) = (gen.f32_in(0.0, 0.15), gen.f32_in(0.35, 0.8));
     let profile = move |t: f32| -> f32 {
         if hull {
-            (pi * t).sin().powf(0.6) * (1.0 + ripple * (3.0 * pi * t).sin())
+            (pi * t).m_sin().m_powf(0.6) * (1.0 + ripple * (3.0 * pi * t).m_sin())
         } else {
-            (pi * t).sin()
+            (pi * t).m_sin()
         }
     };
     let nrows = nv as f32 + 1.0;
     let shape = move |u: f32, t: f32| -> V3 {
         let th = tau * u;
         let w = profile(t);
-        let y = b * w * th.sin();
+        let y = b * w * th.m_sin();
         let y = if hull && y < 0.0 { y * keel } else { y };
         let z = if hull {
             (t - 0.5) * s
         } else {
-            -(pi * t).cos() * half_len
+            -(pi * t).m_cos() * half_len
         };
         let lift = if hull { 0.08 * s * (t - 0.5) * (t - 0.5) } else { 0.0 };
-        [a * w * th.cos(), y + lift, z]
+        [a * w * th.m_cos(), y + lift, z]
     };
     // Rows at t = (j+1)/(nv+1), bottom (t = 0) to top (t = 1).
     grid(
@@ -377,7 +378,7 @@ fn capped_cylinder(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
     let at = move |u: f32, v: f32| {
         let t = tau * u;
         let rr = r * (1.0 + (taper - 1.0) * v);
-        [rr * t.cos(), rr * t.sin() * ey, (v - 0.5) * s]
+        [rr * t.m_cos(), rr * t.m_sin() * ey, (v - 0.5) * s]
     };
     grid(nu, nv, true, false, at, g);
     for (v, down) in [(0.0f32, true), (1.0, false)] {
@@ -388,7 +389,8 @@ fn capped_cylinder(nu: u32, nv: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
             .map(|i| {
                 let u = i as f32 / nu as f32;
                 g.positions.push(at(u, v));
-                g.uvs.push([0.5 + 0.5 * (tau * u).cos(), 0.5 + 0.5 * (tau * u).sin()]);
+                g.uvs
+                    .push([0.5 + 0.5 * (tau * u).m_cos(), 0.5 + 0.5 * (tau * u).m_sin()]);
                 c + 1 + i
             })
             .collect();
@@ -419,7 +421,7 @@ fn prism(nu: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
     let h = s * gen.f32_in(0.2, 1.0);
     let ring = |i: u32, z: f32| {
         let t = tau * (i % nu) as f32 / nu as f32;
-        [r * t.cos(), r * t.sin(), z]
+        [r * t.m_cos(), r * t.m_sin(), z]
     };
     for i in 0..nu {
         let b = g.positions.len() as u32;
@@ -434,7 +436,7 @@ fn prism(nu: u32, s: f32, gen: &mut Gen, g: &mut Geometry) {
         for i in 0..nu {
             g.positions.push(ring(i, z));
             let t = tau * i as f32 / nu as f32;
-            g.uvs.push([0.5 + 0.5 * t.cos(), 0.5 + 0.5 * t.sin()]);
+            g.uvs.push([0.5 + 0.5 * t.m_cos(), 0.5 + 0.5 * t.m_sin()]);
         }
         for k in 1..nu - 1 {
             if down {
@@ -477,9 +479,21 @@ fn random_rotation(gen: &mut Gen) -> [[f32; 3]; 3] {
         gen.f32_in(-0.6, 0.6),
         gen.f32_in(-0.6, 0.6),
     );
-    let rz = [[a.cos(), -a.sin(), 0.0], [a.sin(), a.cos(), 0.0], [0.0, 0.0, 1.0]];
-    let rx = [[1.0, 0.0, 0.0], [0.0, b.cos(), -b.sin()], [0.0, b.sin(), b.cos()]];
-    let ry = [[c.cos(), 0.0, c.sin()], [0.0, 1.0, 0.0], [-c.sin(), 0.0, c.cos()]];
+    let rz = [
+        [a.m_cos(), -a.m_sin(), 0.0],
+        [a.m_sin(), a.m_cos(), 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    let rx = [
+        [1.0, 0.0, 0.0],
+        [0.0, b.m_cos(), -b.m_sin()],
+        [0.0, b.m_sin(), b.m_cos()],
+    ];
+    let ry = [
+        [c.m_cos(), 0.0, c.m_sin()],
+        [0.0, 1.0, 0.0],
+        [-c.m_sin(), 0.0, c.m_cos()],
+    ];
     mat3(&rz, &mat3(&rx, &ry))
 }
 

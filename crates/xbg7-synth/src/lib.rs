@@ -13,6 +13,7 @@ pub mod build;
 pub mod descriptor;
 pub mod geom;
 pub mod hostile;
+pub mod math;
 pub mod plan;
 pub mod realism;
 pub mod rng;

@@ -1,6 +1,7 @@
 //! Deterministic randomness for the generator: per-file ChaCha8 streams derived from
 //! (disc seed, file index, purpose) and small panic-free sampling helpers.
 
+use crate::math::Math as _;
 use rand::seq::SliceRandom;
 use rand::{Rng as _, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -68,9 +69,9 @@ impl Gen {
 
     /// Log-uniform integer in `lo..=hi` (both ≥ 1).
     pub fn log_range(&mut self, lo: u32, hi: u32) -> u32 {
-        let (l, h) = ((lo.max(1) as f64).ln(), (hi.max(lo).max(1) as f64).ln());
+        let (l, h) = ((lo.max(1) as f64).m_ln(), (hi.max(lo).max(1) as f64).m_ln());
         let x = l + (h - l) * self.unit() as f64;
-        (x.exp().round() as u32).clamp(lo, hi.max(lo))
+        (x.m_exp().round() as u32).clamp(lo, hi.max(lo))
     }
 
     /// True with probability `p` (clamped to `[0, 1]`).

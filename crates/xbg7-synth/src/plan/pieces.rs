@@ -2,6 +2,7 @@
 //! target size, index splits, vertex formats (rich and opaque), texture sizes, families
 //! and a model's texture set.
 
+use crate::math::Math as _;
 use std::collections::HashSet;
 
 use crate::geom::{PartPlan, ShapeKind};
@@ -39,7 +40,7 @@ impl Counts {
 }
 
 pub(super) fn log_size(gen: &mut Gen, lo: f32, hi: f32) -> f32 {
-    (lo.ln() + (hi.ln() - lo.ln()) * gen.unit()).exp()
+    (lo.m_ln() + (hi.m_ln() - lo.m_ln()) * gen.unit()).m_exp()
 }
 
 /// Grid resolution for about `target` vertices of `kind`.

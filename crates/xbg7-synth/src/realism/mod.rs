@@ -31,6 +31,7 @@
 //! families' plan-time choices (which resources, the trap pairs). The [`Family`] and
 //! [`TrapKind`] types are plan data and live in [`crate::spec`] (re-exported here).
 
+use crate::math::Math as _;
 use std::collections::HashSet;
 
 use crate::geom::{PartPlan, ShapeKind};
@@ -156,7 +157,7 @@ pub fn apply_plan(spec: &mut FileSpec, opts: &SynthOptions) {
 }
 
 fn log_size(gen: &mut Gen, lo: f32, hi: f32) -> f32 {
-    (lo.ln() + (hi.ln() - lo.ln()) * gen.unit()).exp()
+    (lo.m_ln() + (hi.m_ln() - lo.m_ln()) * gen.unit()).m_exp()
 }
 
 fn elem(stream: u16, offset: u16, ty: EncType, usage: u8) -> ElemSpec {

@@ -4,6 +4,7 @@
 use super::encode::to565;
 use super::plan::{mix, Argb8Order, TexFormat, TexPlan};
 use super::reference::from565;
+use crate::math::Math as _;
 
 /// FNV-1a of the plan (name, size, format): the image depends on nothing else.
 pub(super) fn plan_seed(t: &TexPlan) -> u64 {
@@ -60,7 +61,7 @@ pub fn source_image(t: &TexPlan) -> Vec<[u8; 4]> {
         for x in 0..t.width {
             let (fx, fy) = (x as f32 / w, y as f32 / h);
             let grad = (0.6 * fx + 0.4 * fy).clamp(0.0, 1.0);
-            let wave = ((fx * std::f32::consts::TAU).sin() * (fy * std::f32::consts::PI).cos()) * 10.0;
+            let wave = ((fx * std::f32::consts::TAU).m_sin() * (fy * std::f32::consts::PI).m_cos()) * 10.0;
             let lerp = |k: usize, f: f32| c0[k] + (c1[k] - c0[k]) * f;
             let px: [f32; 4] = match kind {
                 Pattern::Gradient => [0, 1, 2, 3].map(|k| lerp(k, grad) + if k < 3 { wave } else { 0.0 }),

@@ -27,7 +27,7 @@
 //!   transparent black).
 //!
 //! The project decodes BC1–BC5 with `bcdec` (rounded interpolants): those values may
-//! differ by ±1 from the emulator's truncation (README, *Textures*), so the DXT1/3/5,
+//! differ by ±1 from the emulator's truncation (docs/textures.md, *Rounding of the interpolants*), so the DXT1/3/5,
 //! DXN and DXT5A interpolants are compared within ±1 and everything else exactly:
 //! endpoints, index selection, CTX1 (integer thirds, exact), the uncompressed formats,
 //! the layout (tiling, pitch, extent) and the swizzle.
