@@ -2,6 +2,7 @@
 //! one ("1 sub-mesh", never "1 sub-meshes"); `render`'s defaults, shown and used; what an
 //! `--only` run says it did, and the names it suggests when it matches nothing.
 
+use crate::common;
 use std::process::Command;
 
 fn bin() -> Command {
@@ -131,13 +132,8 @@ fn render_without_o_writes_the_stem_png_and_never_overwrites() {
 #[test]
 fn only_says_what_this_run_exported_and_suggests_near_names() {
     let tmp = tempfile::tempdir().unwrap();
-    let res = tmp.path().join("disc").join("hidden").join("resource3d");
-    std::fs::create_dir_all(&res).unwrap();
-    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
-        .into_iter()
-        .find(|s| s.rel_path.contains("/rou_"))
-        .unwrap();
-    let bytes = xbg7_synth::build_file(&spec).bytes;
+    let res = common::resource3d(&tmp);
+    let bytes = common::model_bytes();
     for name in ["Stage_S1.xpr", "Stage_S10.xpr", "Stage_S100.xpr", "ship.xpr"] {
         std::fs::write(res.join(name), &bytes).unwrap();
     }

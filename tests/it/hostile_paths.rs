@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use std::process::Command;
 use xbg7_export::walker::{copy_name, name_text};
 
+use crate::common;
 #[cfg(unix)] // (Its one user builds a file name of invalid UTF-8, a Unix file name.)
 use crate::common::diff_self;
 
@@ -89,13 +90,8 @@ proptest! {
 fn a_byte_ff_name_and_a_literal_backslash_name_are_two_containers() {
     use std::os::unix::ffi::OsStrExt;
     let tmp = tempfile::tempdir().unwrap();
-    let res = tmp.path().join("disc").join("hidden").join("resource3d");
-    std::fs::create_dir_all(&res).unwrap();
-    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
-        .into_iter()
-        .find(|s| s.rel_path.contains("/rou_"))
-        .unwrap();
-    let bytes = xbg7_synth::build_file(&spec).bytes;
+    let res = common::resource3d(&tmp);
+    let bytes = common::model_bytes();
     std::fs::write(res.join(std::ffi::OsStr::from_bytes(b"\xff.xpr")), &bytes).unwrap();
     std::fs::write(res.join(std::ffi::OsStr::from_bytes(b"\\xff.xpr")), &bytes).unwrap();
     let out = tmp.path().join("out");
@@ -127,13 +123,8 @@ fn a_byte_ff_name_and_a_literal_backslash_name_are_two_containers() {
 #[test]
 fn no_output_name_ends_in_a_dot_and_trailing_dots_keep_their_own_folder() {
     let tmp = tempfile::tempdir().unwrap();
-    let res = tmp.path().join("disc").join("hidden").join("resource3d");
-    std::fs::create_dir_all(&res).unwrap();
-    let spec = xbg7_synth::file_plan(&xbg7_synth::SynthOptions::demo(1))
-        .into_iter()
-        .find(|s| s.rel_path.contains("/rou_"))
-        .unwrap();
-    let bytes = xbg7_synth::build_file(&spec).bytes;
+    let res = common::resource3d(&tmp);
+    let bytes = common::model_bytes();
     for name in ["bar.xpr", "bar..xpr", "bar...xpr", "index.html..xpr"] {
         std::fs::write(res.join(name), &bytes).unwrap();
     }

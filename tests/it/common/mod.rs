@@ -35,3 +35,20 @@ pub fn diff_self(m: &Path) -> i32 {
         .code()
         .unwrap_or(-1)
 }
+
+/// The bytes of one demo model container (the first `rou_` file of the seed-1 plan), for
+/// tests that lay the same container out under names of their own.
+pub fn model_bytes() -> Vec<u8> {
+    let spec = xbg7_synth::file_plan(&SynthOptions::demo(1))
+        .into_iter()
+        .find(|s| s.rel_path.contains("/rou_"))
+        .unwrap();
+    xbg7_synth::build_file(&spec).bytes
+}
+
+/// `tmp/disc/hidden/resource3d`, created; returns its path.
+pub fn resource3d(tmp: &tempfile::TempDir) -> PathBuf {
+    let res = tmp.path().join("disc").join("hidden").join("resource3d");
+    std::fs::create_dir_all(&res).unwrap();
+    res
+}
