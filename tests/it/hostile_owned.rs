@@ -1,0 +1,107 @@
+//! Regression tests of issue #40 ("Nothing a user owns is deleted or overwritten, and no
+//! input costs more than its size"): one test (or more) per row, each building its input
+//! in a temp folder and running the exporter binary as a user does.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use xbg7_export::manifest::Manifest;
+use xbg7_synth::hostile::{self, assemble, disassemble, Sources};
+use xbg7_synth::SynthOptions;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+}
+
+fn sources() -> Sources {
+    hostile::sources(&SynthOptions::demo(1))
+}
+
+fn res_dir(disc: &Path) -> PathBuf {
+    disc.join("hidden").join("resource3d")
+}
+
+/// A disc holding `files` (name, bytes) in `root/disc/hidden/resource3d`.
+fn disc_of(root: &Path, files: &[(&str, &[u8])]) -> PathBuf {
+    let disc = root.join("disc");
+    std::fs::create_dir_all(res_dir(&disc)).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(res_dir(&disc).join(name), bytes).unwrap();
+    }
+    disc
+}
+
+fn export(disc: &Path, out: &Path, extra: &[&str]) -> Output {
+    bin()
+        .arg("--disc")
+        .arg(disc)
+        .arg("--out")
+        .arg(out)
+        .args(["--jobs", "1", "--quiet", "--no-previews"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) {
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(o));
+}
+
+fn manifest(out: &Path) -> Manifest {
+    serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// The sources' model with its NORMAL element moved to stream 1 and renamed TEXCOORD7:
+/// a multi-stream declaration with no NORMAL in any stream.
+fn multi_stream_without_normal(src: &Sources) -> Vec<u8> {
+    let (mut entries, data) = disassemble(&src.model.bytes);
+    let e = entries.iter_mut().find(|e| &e.tag == b"XBG7").unwrap();
+    let m = xbg7_synth::descriptor::scan_markers(&e.desc, 4)[0];
+    let mut at = m + 8;
+    let mut moved = false;
+    while e.desc[at..at + 2] != [0x00, 0xFF] {
+        // D3DVERTEXELEMENT9: stream u16, offset u16, type u32, method, usage, index, pad.
+        if e.desc[at + 9] == 3 {
+            e.desc[at..at + 4].copy_from_slice(&[0, 1, 0, 0]);
+            e.desc[at + 9] = 5;
+            e.desc[at + 10] = 7;
+            moved = true;
+        }
+        at += 12;
+    }
+    assert!(moved, "the model has a NORMAL");
+    assemble(&entries, &data)
+}
+
+// Row 15: the README lists `multi_stream_declaration` as "no longer emitted"; the binary
+// emits it for a multi-stream declaration with no NORMAL in any stream. The docs say so.
+#[test]
+fn multi_stream_declaration_is_emitted_and_the_readme_says_when() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("m.xpr", &multi_stream_without_normal(&src))]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &[]));
+    let m = manifest(&out);
+    let codes: Vec<String> = m.containers[0]
+        .resources
+        .iter()
+        .filter_map(|r| r.reason.as_ref())
+        .map(|r| r.code.to_string())
+        .collect();
+    assert!(codes.iter().any(|c| c == "multi_stream_declaration"), "{codes:?}");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let list = &readme[readme.find("Reason codes:").expect("the README lists the reason codes")..];
+    let at = list.find("`multi_stream_declaration`").unwrap();
+    let said = &list[at..at + list[at..].find("`,").unwrap_or(200)];
+    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!said.contains("no longer emitted"), "{said}");
+    assert!(said.contains("no NORMAL"), "{said}");
+}
