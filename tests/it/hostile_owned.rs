@@ -52,6 +52,14 @@ fn ok(o: &Output) {
     assert!(o.status.success(), "{:?}: {}", o.status, stderr(o));
 }
 
+/// Exit status 2 with exactly one line on stderr; that line.
+fn usage_error(o: &Output) -> String {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "one line: {e}");
+    e
+}
+
 fn manifest(out: &Path) -> Manifest {
     serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
 }
@@ -104,4 +112,59 @@ fn multi_stream_declaration_is_emitted_and_the_readme_says_when() {
     let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!said.contains("no longer emitted"), "{said}");
     assert!(said.contains("no NORMAL"), "{said}");
+}
+
+// Row 13: `[gates]` / `[stage]` values out of their range were accepted (exit 0, nothing
+// decoded, or a gate silently off with NaN); now exit 2 naming the key and its range.
+#[test]
+fn gate_values_out_of_range_are_refused_naming_the_key_and_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("m.xpr", &src.model.bytes)]);
+    for (k, (text, key, range)) in [
+        (
+            "max_degenerate_fraction = -1.0",
+            "gates.max_degenerate_fraction = -1",
+            "(0 to 1)",
+        ),
+        (
+            "max_abs_coordinate = -inf",
+            "gates.max_abs_coordinate = -inf",
+            "(more than 0, finite)",
+        ),
+        (
+            "min_referenced_fraction = 1.5",
+            "gates.min_referenced_fraction = 1.5",
+            "(0 to 1)",
+        ),
+        (
+            "min_winding_consistency = nan",
+            "gates.min_winding_consistency = NaN",
+            "(0 to 1)",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let cfg = tmp.path().join(format!("bad{k}.toml"));
+        std::fs::write(&cfg, format!("[gates]\n{text}\n")).unwrap();
+        let out = tmp.path().join(format!("out{k}"));
+        let e = usage_error(&export(&disc, &out, &["--config", cfg.to_str().unwrap()]));
+        assert!(e.contains(key) && e.contains(range), "{e}");
+        assert!(!out.join("manifest.json").exists());
+    }
+    let cfg = tmp.path().join("stage.toml");
+    std::fs::write(&cfg, "[stage]\nskybox_extent = nan\n").unwrap();
+    let o = bin()
+        .arg("info")
+        .arg(res_dir(&disc).join("m.xpr"))
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let e = usage_error(&o);
+    assert!(
+        e.contains("stage.skybox_extent = NaN is out of range (more than 0, finite)"),
+        "{e}"
+    );
 }
