@@ -84,7 +84,10 @@ pub const STAGE_MAX_WIDTH: std::ops::RangeInclusive<u32> = 16..=16384;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {error}")]
-    Read { path: String, error: std::io::Error },
+    Read {
+        path: String,
+        error: crate::input::ReadError,
+    },
     #[error("{path}: {error}")]
     Parse { path: String, error: Box<toml::de::Error> },
     #[error("{path}: output.{key} = {value} is out of range ({min} to {max})")]
@@ -212,7 +215,15 @@ impl Config {
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: p.clone(), error })?;
+        let read = |error| ConfigError::Read { path: p.clone(), error };
+        let bytes =
+            crate::input::read_bounded(path, crate::input::MAX_CONFIG_BYTES, "a configuration").map_err(read)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            read(crate::input::ReadError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                e.utf8_error(),
+            )))
+        })?;
         Config::from_toml(&text, &p)
     }
 }

@@ -9,7 +9,8 @@
 //! `pipeline.toml`; `names` the safe output file names; `diff`, `verify` and `bench`
 //! are the `diff`, `verify` and `bench` subcommands (the generator is `xbg7_synth`);
 //! `inspect` is `info` and `render` (one container alone); `text` makes disc text
-//! safe to show (shared by `diff` and `report`).
+//! safe to show (shared by `diff` and `report`); `input` reads a whole file only when
+//! it is a regular one, and at most a stated size (every user-named file, the tool's own).
 
 pub mod atomic;
 pub mod bench;
@@ -17,6 +18,7 @@ pub mod config;
 pub mod diff;
 pub mod export;
 pub mod image;
+pub mod input;
 pub mod inspect;
 pub mod manifest;
 pub mod names;

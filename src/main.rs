@@ -430,7 +430,10 @@ fn verify_cmd(a: VerifyArgs) -> Result<()> {
         truth,
     } = a;
     let cfg = load_config(config.as_deref())?;
-    let truth = synth::load_truth(&truth.unwrap_or_else(|| disc.join("truth.json")))?;
+    let truth_path = truth.unwrap_or_else(|| disc.join("truth.json"));
+    let bytes = xbg7_export::input::read_bounded(&truth_path, xbg7_export::input::MAX_TRUTH_BYTES, "a ground truth")
+        .with_context(|| format!("reading {}", truth_path.display()))?;
+    let truth = synth::parse_truth(&bytes, &truth_path)?;
     let t = std::time::Instant::now();
     let r = xbg7_export::verify::check_disc(&disc, &truth, &cfg);
     print!("{}", r.table());

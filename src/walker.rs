@@ -145,7 +145,7 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
         };
     }
     if !meta.is_dir() {
-        return Err(WalkError::Special(shown(), special_kind(&meta.file_type())));
+        return Err(WalkError::Special(shown(), crate::input::kind_of(&meta.file_type())));
     }
     if let Some(h) = child_dir(disc, "hidden")? {
         if let Some(res) = child_dir(&h, "resource3d")? {
@@ -187,28 +187,6 @@ pub fn copy_name(raw: &[u8], copy: usize) -> String {
     match text.is_char_boundary(cut) {
         true => format!("{}\\~{}{}", &text[..cut], copy + 1, &text[cut..]),
         false => format!("{text}\\~{}", copy + 1),
-    }
-}
-
-/// What a directory entry that is neither a file nor a symlink is.
-fn special_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
     }
 }
 
@@ -263,7 +241,7 @@ pub fn discover(disc: &Path) -> Result<Vec<DiscFile>, WalkError> {
         }
         let t = e.file_type();
         let symlink = e.path_is_symlink();
-        let not_a_file = (!t.is_file() && !symlink).then(|| special_kind(&t));
+        let not_a_file = (!t.is_file() && !symlink).then(|| crate::input::kind_of(&t));
         let name = name_text(e.file_name().as_encoded_bytes());
         out.push(DiscFile {
             abs: e.path().to_path_buf(),

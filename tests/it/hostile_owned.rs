@@ -168,3 +168,67 @@ fn gate_values_out_of_range_are_refused_naming_the_key_and_range() {
         "{e}"
     );
 }
+
+/// `cmd` run with its address space capped at 2 GiB (an unbounded read of `/dev/zero`
+/// then fails in seconds instead of filling the machine's memory).
+#[cfg(target_os = "linux")]
+fn capped(mut cmd: Command) -> Output {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        cmd.pre_exec(|| {
+            let cap = libc::rlimit {
+                rlim_cur: 2 << 30,
+                rlim_max: 2 << 30,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &cap) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    cmd.stdin(Stdio::null()).output().unwrap()
+}
+
+// Row 12: `/dev/zero` as `--config`, `info FILE`, `render FILE` or `verify --truth` was
+// read until memory ran out; now one line "not a regular file", exit 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn dev_zero_as_a_named_input_is_not_a_regular_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("m.xpr", &src.model.bytes)]);
+    let xpr = res_dir(&disc).join("m.xpr");
+    let zero = Path::new("/dev/zero");
+    let mut runs: Vec<(&str, Command)> = Vec::new();
+    let mut c = bin();
+    c.arg("--disc").arg(&disc).arg("--out").arg(tmp.path().join("out"));
+    c.arg("--config").arg(zero);
+    runs.push(("--config", c));
+    let mut c = bin();
+    c.arg("info").arg(&xpr).arg("--config").arg(zero);
+    runs.push(("info --config", c));
+    let mut c = bin();
+    c.arg("info").arg(zero);
+    runs.push(("info", c));
+    let mut c = bin();
+    c.arg("render").arg(zero).arg("-o").arg(tmp.path().join("r.png"));
+    runs.push(("render", c));
+    let mut c = bin();
+    c.arg("verify").arg("--disc").arg(&disc).arg("--truth").arg(zero);
+    runs.push(("verify --truth", c));
+    let mut c = bin();
+    c.arg("diff").arg(zero).arg(zero);
+    runs.push(("diff", c));
+    for (what, cmd) in runs {
+        let o = capped(cmd);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {e}");
+        assert_eq!(e.lines().count(), 1, "{what}: one line: {e}");
+        assert!(
+            e.contains("/dev/zero") && e.contains("not a regular file (a device)"),
+            "{what}: {e}"
+        );
+    }
+    assert!(!tmp.path().join("r.png").exists());
+}
