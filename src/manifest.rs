@@ -448,6 +448,11 @@ pub enum ManifestError {
     Duplicate(String),
 }
 
+/// Largest manifest read, by `diff` or by an export reading the previous one (a
+/// full-scale disc's manifest is ≈ 10 MB); also the bound of the tool's other files in
+/// `--out/.xbg7` (the journal and the pending removals list what a manifest lists).
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
+
 /// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
 pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::NotJson)?;

@@ -27,7 +27,7 @@ use std::path::Path;
 mod compare;
 mod render;
 
-pub use crate::manifest::{parse, ManifestError};
+pub use crate::manifest::{parse, ManifestError, MAX_MANIFEST_BYTES};
 pub use compare::{
     diff, exit_code, Appeared, Change, ContainerDiff, Coverage, Diff, ErrorChange, GeometryChanged, Moved,
     NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
@@ -47,9 +47,6 @@ pub enum DiffError {
     #[error("{path}: {error}")]
     Manifest { path: String, error: ManifestError },
 }
-
-/// Largest manifest [`load`] reads (a full-scale disc's manifest is ≈ 10 MB).
-pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 
 /// Read and [`parse`] a manifest file, or an export folder's `manifest.json`; errors name
 /// the path.

@@ -26,4 +26,11 @@ pub enum ExportError {
     Locked(String),
     #[error("--only {0} matches no container of the disc (nothing exported, {1} left as it was)")]
     NothingMatched(String, String),
+    /// One of the tool's own files in `--out` (the previous manifest, the journal, the
+    /// pending removals) is not a regular file or too large: nothing was changed.
+    #[error("{path}: {error}; the tool keeps its own records there: remove it and run again")]
+    OwnFile {
+        path: String,
+        error: crate::input::ReadError,
+    },
 }

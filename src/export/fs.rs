@@ -8,8 +8,8 @@
 use super::error::ExportError;
 use super::layout::{LOCK_FILE, MANIFEST, TOOL_DIR};
 use crate::atomic::{write_atomic, TMP_SUFFIX};
-use crate::manifest::Manifest;
 use crate::manifest::{Code, Reason};
+use crate::manifest::{Manifest, MAX_MANIFEST_BYTES};
 use crate::walker::DiscFile;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -128,17 +128,28 @@ pub(super) fn inside(root: &Path, path: &Path) -> bool {
     resolve_lexically(path).is_ok_and(|p| p.starts_with(root))
 }
 
-/// The lines of a text file (none when it cannot be read).
-pub(super) fn read_lines(path: &Path) -> Vec<String> {
-    std::fs::read(path)
-        .map(|b| {
-            String::from_utf8_lossy(&b)
-                .lines()
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+/// The bytes of the tool's own file `out/<rel>` (`None` when there is none): never
+/// through a symlink, only a regular file, at most [`MAX_MANIFEST_BYTES`] — a FIFO or a
+/// link to `/dev/zero` planted there is an error naming it, not a hang or a huge read.
+pub(super) fn read_own_file(out: &Path, rel: &str) -> Result<Option<Vec<u8>>, ExportError> {
+    let path = out.join(rel);
+    match crate::input::read_own(&path, MAX_MANIFEST_BYTES, "the tool's own file") {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(error) => Err(ExportError::OwnFile {
+            path: path.display().to_string(),
+            error,
+        }),
+    }
+}
+
+/// The non-empty lines of a text file's bytes.
+pub(super) fn lines(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The append-only list of outputs written so far ([`JOURNAL`](super::layout::JOURNAL)).
@@ -149,7 +160,18 @@ impl Journal {
         if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
             return Err(std::io::Error::other(format!("{} is not a file", path.display())));
         }
-        let f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let mut open = std::fs::OpenOptions::new();
+        open.create(true).append(true);
+        #[cfg(unix)]
+        {
+            // Not through a link, and not blocked by a FIFO put there since the check.
+            use std::os::unix::fs::OpenOptionsExt;
+            open.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let f = open.open(path)?;
+        if !f.metadata()?.is_file() {
+            return Err(std::io::Error::other(format!("{} is not a file", path.display())));
+        }
         Ok(Journal(Some(f)))
     }
 

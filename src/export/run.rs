@@ -6,8 +6,8 @@
 use super::entry::{explain, found_size, guarded, unwritten};
 use super::error::{ExportError, MAX_JOBS};
 use super::fs::{
-    abort_point, lock_out, read_lines, remove_output, resolve_lexically, take_buffer, tool_dir, write_tool_file,
-    Journal, Outputs,
+    abort_point, lines, lock_out, read_own_file, remove_output, resolve_lexically, take_buffer, tool_dir,
+    write_tool_file, Journal, Outputs,
 };
 use super::layout::{JOURNAL, LEGACY_PREVIOUS_MANIFEST, MANIFEST, PENDING_REMOVALS, PREVIOUS_MANIFEST, RESERVED_NAMES};
 use super::options::ExportOptions;
@@ -88,7 +88,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
     let selected = |names: &[&str]| opts.only.as_ref().is_none_or(|o| o.matches(names));
     let (found, dirs) = select(found, out, opts, &selected)?;
-    let previous = Previous::take(out).map_err(out_err)?;
+    let previous = Previous::take(out)?;
     let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
     let outputs = Outputs::journalled(out, &journal);
     let mut entries = export_all(&found, &dirs, &outputs, &out_c, cfg, opts)?;
@@ -197,29 +197,27 @@ impl Previous {
     /// The previous manifest is moved aside for the duration of the run, so a run killed
     /// half-way leaves no manifest that references a file this run has begun to replace
     /// (e.g. a new `.gltf` next to the old `.bin`). A run after a killed one finds it there.
-    fn take(out: &Path) -> std::io::Result<Previous> {
-        let (manifest_path, prev_path) = (out.join(MANIFEST), out.join(PREVIOUS_MANIFEST));
-        let legacy_prev = out.join(LEGACY_PREVIOUS_MANIFEST);
-        let read_manifest = |p: &Path| {
-            std::fs::symlink_metadata(p)
-                .is_ok_and(|m| m.is_file())
-                .then(|| std::fs::read(p).ok())
-                .flatten()
-                .and_then(|b| crate::manifest::parse(&b).ok())
-        };
-        let manifest = match read_manifest(&manifest_path) {
+    /// Every file is read ([`read_own_file`]: no symlink, no FIFO, bounded) before
+    /// anything is moved, so a bad one stops the run with `--out` as it was.
+    fn take(out: &Path) -> Result<Previous, ExportError> {
+        let current = read_own_file(out, MANIFEST)?;
+        let journal = read_own_file(out, JOURNAL)?;
+        let pending = read_own_file(out, PENDING_REMOVALS)?;
+        let parsed = |b: Option<Vec<u8>>| b.and_then(|b| crate::manifest::parse(&b).ok());
+        let manifest = match parsed(current) {
             Some(m) => {
-                std::fs::rename(&manifest_path, &prev_path)?;
+                std::fs::rename(out.join(MANIFEST), out.join(PREVIOUS_MANIFEST))
+                    .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
                 Some(m)
             }
-            None => read_manifest(&prev_path).or_else(|| read_manifest(&legacy_prev)),
+            None => match parsed(read_own_file(out, PREVIOUS_MANIFEST)?) {
+                Some(m) => Some(m),
+                None => parsed(read_own_file(out, LEGACY_PREVIOUS_MANIFEST)?),
+            },
         };
         // What killed runs wrote or meant to remove: candidates for removal at the end.
-        let mut leftovers: BTreeSet<String> = read_lines(&out.join(JOURNAL)).into_iter().collect();
-        if let Some(list) = std::fs::read(out.join(PENDING_REMOVALS))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok())
-        {
+        let mut leftovers: BTreeSet<String> = journal.as_deref().map(lines).into_iter().flatten().collect();
+        if let Some(list) = pending.and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok()) {
             leftovers.extend(list);
         }
         Ok(Previous { manifest, leftovers })

@@ -169,10 +169,10 @@ fn gate_values_out_of_range_are_refused_naming_the_key_and_range() {
     );
 }
 
-/// `cmd` run with its address space capped at 2 GiB (an unbounded read of `/dev/zero`
-/// then fails in seconds instead of filling the machine's memory).
+/// Cap `cmd`'s address space at 2 GiB (an unbounded read of `/dev/zero` then fails in
+/// seconds instead of filling the machine's memory).
 #[cfg(target_os = "linux")]
-fn capped(mut cmd: Command) -> Output {
+fn cap(cmd: &mut Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
     unsafe {
@@ -187,6 +187,12 @@ fn capped(mut cmd: Command) -> Output {
             }
         });
     }
+}
+
+/// `cmd` run with its address space capped ([`cap`]).
+#[cfg(target_os = "linux")]
+fn capped(mut cmd: Command) -> Output {
+    cap(&mut cmd);
     cmd.stdin(Stdio::null()).output().unwrap()
 }
 
@@ -231,4 +237,83 @@ fn dev_zero_as_a_named_input_is_not_a_regular_file() {
         );
     }
     assert!(!tmp.path().join("r.png").exists());
+}
+
+/// Run `cmd` (its address space capped, [`cap`]); `None` when it has not ended after
+/// two minutes (it is then killed: a hang fails the test instead of blocking it).
+#[cfg(target_os = "linux")]
+fn capped_or_hung(mut cmd: Command) -> Option<Output> {
+    cap(&mut cmd);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+#[cfg(target_os = "linux")]
+fn mkfifo(p: &Path) {
+    assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+}
+
+// Row 11: a FIFO at `.xbg7/written.txt` hung the run holding the lock (manifest.json
+// moved aside); a symlink to /dev/zero at `.xbg7/pending-removals.json` read 517 MiB.
+// The tool's own files are now read without following links, only when regular, and
+// bounded: one line naming the file, exit 2, `--out` as it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_or_a_link_among_the_tools_own_files_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("m.xpr", &src.model.bytes)]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &[]));
+    let before = std::fs::read(out.join("manifest.json")).unwrap();
+    let tool = out.join(".xbg7");
+    let fifo = |p: &Path| mkfifo(p);
+    let zero = |p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+    type Plant<'a> = &'a dyn Fn(&Path);
+    let plant: [(&str, Plant); 4] = [
+        ("written.txt", &fifo),
+        ("pending-removals.json", &fifo),
+        ("written.txt", &zero),
+        ("pending-removals.json", &zero),
+    ];
+    for (name, plant) in plant {
+        let at = tool.join(name);
+        plant(&at);
+        let mut c = bin();
+        c.arg("--disc").arg(&disc).arg("--out").arg(&out);
+        c.args(["--jobs", "1", "--quiet", "--no-previews"]);
+        let o = capped_or_hung(c).unwrap_or_else(|| panic!("{name}: the run hung"));
+        let e = usage_error(&o);
+        assert!(e.contains(&format!(".xbg7/{name}")), "{e}");
+        assert!(e.contains("a FIFO") || e.contains("a symlink"), "{e}");
+        // Nothing moved: the manifest is where it was, unchanged.
+        assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), before, "{name}");
+        std::fs::remove_file(&at).unwrap();
+    }
+    // The same for the previous manifest itself.
+    std::fs::rename(out.join("manifest.json"), tool.join("keep.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", out.join("manifest.json")).unwrap();
+    let mut c = bin();
+    c.arg("--disc").arg(&disc).arg("--out").arg(&out);
+    c.args(["--jobs", "1", "--quiet", "--no-previews"]);
+    let e = usage_error(&capped_or_hung(c).expect("the run hung"));
+    assert!(e.contains("manifest.json: a symlink"), "{e}");
+    std::fs::remove_file(out.join("manifest.json")).unwrap();
+    std::fs::rename(tool.join("keep.json"), out.join("manifest.json")).unwrap();
+    // With the planted files gone, the run completes.
+    ok(&export(&disc, &out, &[]));
 }
