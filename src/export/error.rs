@@ -33,4 +33,14 @@ pub enum ExportError {
         path: String,
         error: crate::input::ReadError,
     },
+    /// `--only` keeps the other containers' entries from the previous manifest: without
+    /// it, their files would be left listed by no manifest.
+    #[error(
+        "the previous manifest {path} cannot be read ({error}), and --only keeps the other \
+         containers' entries from it: run a full export (without --only)"
+    )]
+    PreviousUnreadable {
+        path: String,
+        error: crate::manifest::ManifestError,
+    },
 }

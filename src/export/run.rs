@@ -88,7 +88,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
     let selected = |names: &[&str]| opts.only.as_ref().is_none_or(|o| o.matches(names));
     let (found, dirs) = select(found, out, opts, &selected)?;
-    let previous = Previous::take(out)?;
+    let previous = Previous::take(out, opts.only.is_some())?;
     let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
     let outputs = Outputs::journalled(out, &journal);
     let mut entries = export_all(&found, &dirs, &outputs, &out_c, cfg, opts)?;
@@ -198,23 +198,37 @@ impl Previous {
     /// half-way leaves no manifest that references a file this run has begun to replace
     /// (e.g. a new `.gltf` next to the old `.bin`). A run after a killed one finds it there.
     /// Every file is read ([`read_own_file`]: no symlink, no FIFO, bounded) before
-    /// anything is moved, so a bad one stops the run with `--out` as it was.
-    fn take(out: &Path) -> Result<Previous, ExportError> {
-        let current = read_own_file(out, MANIFEST)?;
+    /// anything is moved, so a bad one stops the run with `--out` as it was. A full run
+    /// passes over a manifest that does not parse (it rewrites every entry); a `--only`
+    /// run (`only`) keeps entries from it, so there it is an error.
+    fn take(out: &Path, only: bool) -> Result<Previous, ExportError> {
         let journal = read_own_file(out, JOURNAL)?;
         let pending = read_own_file(out, PENDING_REMOVALS)?;
-        let parsed = |b: Option<Vec<u8>>| b.and_then(|b| crate::manifest::parse(&b).ok());
-        let manifest = match parsed(current) {
-            Some(m) => {
-                std::fs::rename(out.join(MANIFEST), out.join(PREVIOUS_MANIFEST))
-                    .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
-                Some(m)
+        // The first of the manifest's places that holds a file: where it is, where a
+        // killed run left it, where versions before `.xbg7/` kept it.
+        let mut manifest = None;
+        for rel in [MANIFEST, PREVIOUS_MANIFEST, LEGACY_PREVIOUS_MANIFEST] {
+            let Some(bytes) = read_own_file(out, rel)? else {
+                continue;
+            };
+            match crate::manifest::parse(&bytes) {
+                Ok(m) => {
+                    if rel == MANIFEST {
+                        std::fs::rename(out.join(MANIFEST), out.join(PREVIOUS_MANIFEST))
+                            .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+                    }
+                    manifest = Some(m);
+                    break;
+                }
+                Err(error) if only => {
+                    return Err(ExportError::PreviousUnreadable {
+                        path: out.join(rel).display().to_string(),
+                        error,
+                    })
+                }
+                Err(_) => {}
             }
-            None => match parsed(read_own_file(out, PREVIOUS_MANIFEST)?) {
-                Some(m) => Some(m),
-                None => parsed(read_own_file(out, LEGACY_PREVIOUS_MANIFEST)?),
-            },
-        };
+        }
         // What killed runs wrote or meant to remove: candidates for removal at the end.
         let mut leftovers: BTreeSet<String> = journal.as_deref().map(lines).into_iter().flatten().collect();
         if let Some(list) = pending.and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok()) {

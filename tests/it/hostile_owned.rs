@@ -317,3 +317,49 @@ fn a_fifo_or_a_link_among_the_tools_own_files_is_a_clear_error() {
     // With the planted files gone, the run completes.
     ok(&export(&disc, &out, &[]));
 }
+
+/// Every file below `root` (relative, '/'-separated), sorted.
+fn files(root: &Path) -> Vec<String> {
+    let mut v: Vec<String> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| {
+            e.path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+// Row 6: `--only` into an `--out` whose manifest.json is cut short ran to exit 0 with a
+// manifest listing only the re-exported container, the others' files listed by none.
+// Now exit 2, one line: the previous manifest cannot be read, run a full export.
+#[test]
+fn only_with_a_damaged_previous_manifest_asks_for_a_full_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(
+        tmp.path(),
+        &[("m.xpr", &src.model.bytes), ("Stage_S01.xpr", &src.stage.bytes)],
+    );
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &[]));
+    let whole = std::fs::read(out.join("manifest.json")).unwrap();
+    let cut = &whole[..whole.len() / 2];
+    std::fs::write(out.join("manifest.json"), cut).unwrap();
+    let before = files(&out);
+    let e = usage_error(&export(&disc, &out, &["--only", "m.xpr"]));
+    assert!(e.contains("manifest.json cannot be read"), "{e}");
+    assert!(e.contains("run a full export (without --only)"), "{e}");
+    // Nothing changed: the damaged manifest and every file are where they were.
+    assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), cut);
+    assert_eq!(files(&out), before);
+    // A full export then lists every container again.
+    ok(&export(&disc, &out, &[]));
+    assert_eq!(manifest(&out).containers.len(), 2);
+}
