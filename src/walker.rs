@@ -69,6 +69,13 @@ pub enum WalkError {
          of .xpr files or one .xpr file"
     )]
     NoResource3d(String),
+    /// `hidden` or `hidden/resource3d` is a symlink: folder links are not followed (one
+    /// may lead anywhere), so the message names the folder to pass instead.
+    #[error(
+        "{link} is a symlink, and folder links on the way to the containers are not followed; \
+         pass the folder it leads to instead: --disc {instead}"
+    )]
+    SymlinkedFolder { link: String, instead: String },
     #[error(
         "{0} is not a folder, an .xpr file or an Xbox disc image (expected a disc root, a \
          folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
@@ -162,7 +169,45 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
     if any_xpr {
         return Ok(Location::Folder(disc.to_path_buf()));
     }
-    Err(WalkError::NoResource3d(shown()))
+    Err(symlinked_folder(disc)?.unwrap_or_else(|| WalkError::NoResource3d(shown())))
+}
+
+/// The child of `dir` named `name` ASCII case-insensitively that is a symlink.
+fn child_link(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().as_encoded_bytes().eq_ignore_ascii_case(name.as_bytes()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| e.path())
+        .collect();
+    hits.sort();
+    hits.into_iter().next()
+}
+
+/// Why a disc root holds no containers when its `hidden` or `hidden/resource3d` is a
+/// symlink (never followed): that link, and what to pass as `--disc` instead — the
+/// resource folder the link leads to (or its target as written, when it leads nowhere).
+fn symlinked_folder(disc: &Path) -> Result<Option<WalkError>, WalkError> {
+    let (link, below) = match child_dir(disc, "hidden")? {
+        Some(h) => match child_link(&h, "resource3d") {
+            Some(l) => (l, false),
+            None => return Ok(None),
+        },
+        None => match child_link(disc, "hidden") {
+            Some(l) => (l, true),
+            None => return Ok(None),
+        },
+    };
+    let instead = match link.canonicalize() {
+        Ok(target) if below => child_dir(&target, "resource3d")?.unwrap_or(target),
+        Ok(target) => target,
+        Err(_) => std::fs::read_link(&link).unwrap_or_default(),
+    };
+    Ok(Some(WalkError::SymlinkedFolder {
+        link: link.display().to_string(),
+        instead: instead.display().to_string(),
+    }))
 }
 
 /// The resource folder of a disc (or `disc` itself when it is one), for callers that

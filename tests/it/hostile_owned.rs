@@ -363,3 +363,35 @@ fn only_with_a_damaged_previous_manifest_asks_for_a_full_export() {
     ok(&export(&disc, &out, &[]));
     assert_eq!(manifest(&out).containers.len(), 2);
 }
+
+// Row 14: a disc whose `hidden` or `hidden/resource3d` is a symlink was said to hold no
+// containers ("looked for a folder hidden/resource3d"); now the message says which is a
+// symlink and what to pass as --disc instead — and that works.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_hidden_or_resource3d_is_named_with_what_to_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let real = disc_of(&tmp.path().join("real"), &[("m.xpr", &src.model.bytes)]);
+    let real_res = res_dir(&real).canonicalize().unwrap();
+    // `hidden` a link to the real `hidden`.
+    let a = tmp.path().join("a");
+    std::fs::create_dir(&a).unwrap();
+    std::os::unix::fs::symlink(real.join("hidden"), a.join("hidden")).unwrap();
+    // `hidden/Resource3D` a link to the real `resource3d`.
+    let b = tmp.path().join("b");
+    std::fs::create_dir_all(b.join("hidden")).unwrap();
+    std::os::unix::fs::symlink(&real_res, b.join("hidden").join("Resource3D")).unwrap();
+    for (k, (disc, link)) in [(&a, a.join("hidden")), (&b, b.join("hidden").join("Resource3D"))]
+        .into_iter()
+        .enumerate()
+    {
+        let out = tmp.path().join(format!("out{k}"));
+        let e = usage_error(&export(disc, &out, &[]));
+        assert!(e.contains(&format!("{} is a symlink", link.display())), "{e}");
+        let instead = format!("--disc {}", real_res.display());
+        assert!(e.trim_end().ends_with(&instead), "{e}");
+        ok(&export(&real_res, &out, &[]));
+        assert_eq!(manifest(&out).containers.len(), 1);
+    }
+}
