@@ -675,10 +675,12 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
         print_summary(&run.manifest, out, t.elapsed().as_secs_f64());
     }
     if let Some(first) = run.unwritten.first() {
+        // A disc file name, shown as the manifest names it with control characters escaped.
         eprintln!(
-            "xbg7-export: error: outputs of {} container(s) could not be written (first: {first}; \
+            "xbg7-export: error: outputs of {} container(s) could not be written (first: {}; \
              the manifest lists each with its error)",
-            run.unwritten.len()
+            run.unwritten.len(),
+            xbg7_export::text::clean(first)
         );
         std::process::exit(EXIT_UNWRITTEN);
     }

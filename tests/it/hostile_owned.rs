@@ -395,3 +395,38 @@ fn a_symlinked_hidden_or_resource3d_is_named_with_what_to_pass() {
         assert_eq!(manifest(&out).containers.len(), 1);
     }
 }
+
+// Row 4: `-v` and the exit-3 message printed disc file names raw: a newline, ESC or BEL
+// in a name reached the terminal (a forged line, a retitled window). Now they are shown
+// escaped, as the manifest names them and as `diff` shows them.
+#[cfg(unix)]
+#[test]
+fn verbose_and_exit_3_lines_escape_control_characters_of_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let raw = b"evil\nxbg7-export: forged\x1b]0;title\x07.xpr";
+    let disc = disc_of(tmp.path(), &[]);
+    let file = res_dir(&disc).join(std::ffi::OsStr::from_bytes(raw));
+    std::fs::write(&file, &src.model.bytes).unwrap();
+    let shown = "evil\\nxbg7-export: forged\\u{1b}]0;title\\u{7}.xpr";
+    let clean = |e: &str| {
+        assert!(!e.contains(['\x1b', '\x07']), "{e:?}");
+        assert!(!e.lines().any(|l| l.starts_with("xbg7-export: forged")), "{e:?}");
+        assert!(e.contains(shown), "{e:?}");
+    };
+    let out = tmp.path().join("out");
+    let o = export(&disc, &out, &["-v"]);
+    ok(&o);
+    clean(&stderr(&o));
+    // A folder where its .gltf goes: the run ends with status 3 naming the container.
+    let m = manifest(&out);
+    let gltf = m.containers[0].resources.iter().find_map(|r| r.gltf.clone()).unwrap();
+    std::fs::remove_file(out.join(&gltf)).unwrap();
+    std::fs::create_dir_all(out.join(&gltf).join("blocker")).unwrap();
+    let o = export(&disc, &out, &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e:?}");
+    clean(&e);
+}
