@@ -295,12 +295,27 @@ fn main() {
     }
     match run(cli) {
         Ok(()) => {}
+        // Its message is printed already; the run's own status (after `run` returned, so
+        // every temporary folder of the run has been removed).
+        Err(e) if e.is::<ExitStatus>() => std::process::exit(e.downcast_ref::<ExitStatus>().map_or(2, |s| s.0)),
         Err(e) => {
             eprintln!("xbg7-export: error: {e:#}");
             std::process::exit(2);
         }
     }
 }
+
+/// A run that ends with this exit status, its message printed already.
+#[derive(Debug)]
+struct ExitStatus(i32);
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status {}", self.0)
+    }
+}
+
+impl std::error::Error for ExitStatus {}
 
 /// The subcommands whose output is text on stdout, made to be piped (`diff A B | head`).
 /// The export, `synth` and `demo` write files and report on stderr: they keep Rust's
@@ -384,15 +399,17 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
         );
     }
     if let Some(iso) = &iso {
-        let stage = std::env::temp_dir().join(format!("xbg7-export-iso-{}-{seed}", std::process::id()));
-        let r = write_synth(&stage, &opts, hostile).and_then(|()| {
+        // A fresh private folder (made exclusively, mode 0700), removed when dropped.
+        let tmp = private_temp_dir("xbg7-export-iso-").context("creating a temporary folder for the image's files")?;
+        let stage = tmp.path();
+        let r = write_synth(stage, &opts, hostile).and_then(|()| {
             let res = stage.join("hidden");
             std::fs::rename(res.join("resource3d"), res.join("Resource3D"))?;
             eprintln!("packing the image {} …", iso.display());
-            xbg7_export::image::write_image(&stage, iso, xgd2)
+            xbg7_export::image::write_image(stage, iso, xgd2)
                 .with_context(|| format!("writing the disc image {}", iso.display()))
         });
-        let _ = std::fs::remove_dir_all(&stage);
+        drop(tmp);
         r?;
         eprintln!(
             "synthetic disc image written to {} ({}) in {:.1} s",
@@ -405,10 +422,13 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
 }
 
 /// `demo`: the demo disc generated in a temporary folder, exported to `out`, removed.
+/// The folder is a fresh private one (`tempfile`: a random name made exclusively, mode
+/// 0700), so nobody else can plant a file or a link in it, and it goes when dropped —
+/// also when the export fails or ends with status 3.
 fn demo_cmd(out: &Path, seed: u64, realism: bool, common: &CommonArgs) -> Result<()> {
-    let tmp = std::env::temp_dir().join(format!("xbg7-export-demo-{}-{seed}", std::process::id()));
+    let tmp = private_temp_dir("xbg7-export-demo-").context("creating the demo disc's temporary folder")?;
     synth::write_disc(
-        &tmp,
+        tmp.path(),
         &SynthOptions {
             seed,
             scale: Scale::Demo,
@@ -416,9 +436,21 @@ fn demo_cmd(out: &Path, seed: u64, realism: bool, common: &CommonArgs) -> Result
         },
     )
     .context("generating the demo disc")?;
-    let r = export(&tmp, out, common);
-    let _ = std::fs::remove_dir_all(&tmp);
-    r
+    export(tmp.path(), out, common)
+}
+
+/// A fresh temporary folder `<temp>/<prefix><random>` only this user can enter: made
+/// exclusively (an existing name, a planted link included, is never reused) with mode
+/// 0700 on Unix; removed with what it holds when dropped.
+fn private_temp_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    b.tempdir()
 }
 
 /// `verify`: a synthetic disc against its truth; exit 1 on a wrong or missed resource.
@@ -540,12 +572,20 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
         return Ok(());
     }
     let disc = disc.context("--disc is required")?;
-    // A scratch folder of our own (no --scratch) goes when the bench ends, with the
-    // texture-heavy copy in it; a given one keeps what the bench leaves there.
-    let own_scratch = scratch.is_none();
-    let scratch = scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
-    std::fs::create_dir_all(&scratch)?;
-    let _cleanup = own_scratch.then(|| RemoveOnDrop(scratch.clone()));
+    // A scratch folder of our own (no --scratch: a fresh private temp folder) goes when
+    // the bench ends, with the texture-heavy copy in it; a given one keeps what the bench
+    // leaves there.
+    let own: tempfile::TempDir;
+    let scratch = match scratch {
+        Some(s) => {
+            std::fs::create_dir_all(&s)?;
+            s
+        }
+        None => {
+            own = private_temp_dir("xbg7-bench-")?;
+            own.path().to_path_buf()
+        }
+    };
     let disc = if noisy_textures {
         let to = scratch.join("noisy-disc");
         let n = bench::noisy_copy(&disc, &to)?;
@@ -682,7 +722,7 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
             run.unwritten.len(),
             xbg7_export::text::clean(first)
         );
-        std::process::exit(EXIT_UNWRITTEN);
+        return Err(ExitStatus(EXIT_UNWRITTEN).into());
     }
     Ok(())
 }
@@ -738,13 +778,4 @@ fn render(file: &Path, only: Option<&str>, size: Option<u32>, out: &Path, cfg: &
         out.display()
     );
     Ok(())
-}
-
-/// Removes a folder tree when dropped (the bench's own scratch folder, also on an error).
-struct RemoveOnDrop(PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

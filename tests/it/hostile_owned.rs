@@ -430,3 +430,46 @@ fn verbose_and_exit_3_lines_escape_control_characters_of_names() {
     assert_eq!(e.lines().count(), 1, "{e:?}");
     clean(&e);
 }
+
+// Row 3: `demo` generated its disc at a predictable path of the shared temp folder
+// (`xbg7-export-demo-<pid>-<seed>`, made with create_dir_all: a planted symlink there
+// was written through). Now a fresh private folder (random name, made exclusively,
+// mode 0700), removed afterwards.
+#[cfg(unix)]
+#[test]
+fn demo_generates_its_disc_in_a_fresh_private_folder_and_removes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let temp = tmp.path().join("temp");
+    std::fs::create_dir(&temp).unwrap();
+    let demo = |out: &str, abort: bool| {
+        let mut c = bin();
+        c.args(["demo", "--no-previews", "--quiet", "--jobs", "1", "--out"]);
+        c.arg(tmp.path().join(out)).env("TMPDIR", &temp);
+        if abort {
+            // Killed (abort, no cleanup) once a container is done: its folder stays.
+            c.env("XBG7_EXPORT_ABORT_AT", "after-first-container");
+        }
+        let child = c.stdin(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let pid = child.id();
+        (pid, child.wait_with_output().unwrap())
+    };
+    let (pid, o) = demo("killed", true);
+    assert!(!o.status.success());
+    let left: Vec<_> = std::fs::read_dir(&temp).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let dir = &left[0];
+    let m = std::fs::symlink_metadata(dir).unwrap();
+    assert!(m.is_dir());
+    assert_eq!(m.permissions().mode() & 0o777, 0o700, "{}", dir.display());
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("xbg7-export-demo-"), "{name}");
+    assert_ne!(name, format!("xbg7-export-demo-{pid}-1"), "a predictable name");
+    assert!(dir.join("hidden").is_dir(), "the disc was generated there");
+    std::fs::remove_dir_all(dir).unwrap();
+    // A complete run leaves nothing in the temp folder.
+    let (_, o) = demo("out", false);
+    ok(&o);
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
+    assert!(!manifest(&tmp.path().join("out")).containers.is_empty());
+}
