@@ -82,7 +82,35 @@ pub fn read_own(path: &Path, max: u64, what: &'static str) -> Result<Vec<u8>, Re
     read(path, max, what, false)
 }
 
+/// At most the first `len` bytes of the file at `path`, read as [`read_own`] reads (no
+/// symlink, only a regular file): enough to tell what a file is without reading it all.
+pub fn read_own_prefix(path: &Path, len: u64) -> Result<Vec<u8>, ReadError> {
+    let (file, _) = open_checked(path, false)?;
+    let mut bytes = Vec::new();
+    file.take(len).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    Ok(bytes)
+}
+
 fn read(path: &Path, max: u64, what: &'static str, follow: bool) -> Result<Vec<u8>, ReadError> {
+    let (file, m) = open_checked(path, follow)?;
+    if m.len() > max {
+        return Err(ReadError::TooLarge {
+            len: m.len(),
+            max,
+            what,
+        });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0));
+    file.take(max + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::Grew { max });
+    }
+    Ok(bytes)
+}
+
+/// The file at `path` opened for reading when it is a regular file (checked before the
+/// open and on the opened file), with its metadata.
+fn open_checked(path: &Path, follow: bool) -> Result<(std::fs::File, std::fs::Metadata), ReadError> {
     // Checked before opening, for the message (and, where no flag can keep the open
     // from blocking or following, for safety) …
     let before = if follow {
@@ -103,19 +131,7 @@ fn read(path: &Path, max: u64, what: &'static str, follow: bool) -> Result<Vec<u
     if !m.is_file() {
         return Err(ReadError::NotRegular(kind_of(&m.file_type())));
     }
-    if m.len() > max {
-        return Err(ReadError::TooLarge {
-            len: m.len(),
-            max,
-            what,
-        });
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0));
-    file.take(max + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
-    if bytes.len() as u64 > max {
-        return Err(ReadError::Grew { max });
-    }
-    Ok(bytes)
+    Ok((file, m))
 }
 
 fn open(path: &Path, follow: bool) -> Result<std::fs::File, ReadError> {
@@ -127,7 +143,7 @@ fn open(path: &Path, follow: bool) -> Result<std::fs::File, ReadError> {
         let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
         o.custom_flags(libc::O_NONBLOCK | nofollow);
     }
-    // (Elsewhere the checks of `read` before and after the open stand alone.)
+    // (Elsewhere the checks of `open_checked` before and after the open stand alone.)
     #[cfg(not(unix))]
     let _ = follow;
     o.open(path).map_err(|e| {

@@ -33,8 +33,9 @@ struct ExportArgs {
     /// folder of .xpr files, one .xpr file, or a disc image (.iso: XISO or XGD2/XGD3).
     #[arg(long, value_name = "DISC")]
     disc: Option<PathBuf>,
-    /// Output folder (created; must not be inside --disc). Holds manifest.json, one
-    /// folder per container, and the tool's own files in .xbg7/.
+    /// Output folder (created; must not be inside --disc; an existing one must be empty
+    /// or an earlier export). Holds manifest.json, one folder per container, and the
+    /// tool's own files in .xbg7/.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]

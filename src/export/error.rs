@@ -18,6 +18,19 @@ pub enum ExportError {
     Out(String, std::io::Error),
     #[error("--out {0} is {1}, not a folder; choose a folder (it is created when missing)")]
     OutNotFolder(String, &'static str),
+    /// `--out` holds files and is not an export of this tool (no `.xbg7/` folder, no
+    /// manifest.json it wrote): nothing a user owns is replaced or mixed with outputs.
+    #[error(
+        "--out {out} is not empty and not an earlier export (no .xbg7/ folder, no manifest.json \
+         of xbg7-export): the export would {what} {names}; choose an empty or new folder"
+    )]
+    NotAnExport {
+        out: String,
+        /// "replace" (names the run writes) or "mix its files with".
+        what: &'static str,
+        /// A few of the names, "and N more" when there are more.
+        names: String,
+    },
     #[error("cannot build the thread pool: {0}")]
     Pool(String),
     #[error("--jobs {0} is more than {MAX_JOBS} worker threads (--jobs 0 or no --jobs: one per core)")]

@@ -49,6 +49,18 @@ pub(super) fn tool_dir(out: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Whether `out` (an existing folder) is an earlier export of this tool: it holds the
+/// tool's folder ([`TOOL_DIR`]), or a `manifest.json` this tool wrote (its first bytes
+/// name the manifest schema; versions before `.xbg7/` left only that).
+pub(super) fn is_export(out: &Path) -> bool {
+    if std::fs::symlink_metadata(out.join(TOOL_DIR)).is_ok_and(|m| m.is_dir()) {
+        return true;
+    }
+    let head = crate::input::read_own_prefix(&out.join(MANIFEST), 4096).unwrap_or_default();
+    let schema = format!("\"schema\": \"{}", crate::manifest::SCHEMA);
+    String::from_utf8_lossy(&head).contains(&schema)
+}
+
 /// Take the exclusive lock on `out` (kept until the returned file is dropped).
 pub(super) fn lock_out(out: &Path) -> Result<std::fs::File, ExportError> {
     let path = out.join(LOCK_FILE);

@@ -6,7 +6,7 @@
 use super::entry::{explain, found_size, guarded, unwritten};
 use super::error::{ExportError, MAX_JOBS};
 use super::fs::{
-    abort_point, lines, lock_out, read_own_file, remove_output, resolve_lexically, take_buffer, tool_dir,
+    abort_point, is_export, lines, lock_out, read_own_file, remove_output, resolve_lexically, take_buffer, tool_dir,
     write_tool_file, Journal, Outputs,
 };
 use super::layout::{JOURNAL, LEGACY_PREVIOUS_MANIFEST, MANIFEST, PENDING_REMOVALS, PREVIOUS_MANIFEST, RESERVED_NAMES};
@@ -154,6 +154,7 @@ fn prepare(disc: &Path, out: &Path, opts: &ExportOptions) -> Result<Prepared, Ex
             disc: disc.display().to_string(),
         });
     }
+    refuse_foreign_files(out, &found)?;
     std::fs::create_dir_all(out).map_err(out_err)?;
     let out_c = out.canonicalize().map_err(out_err)?;
     let tool = tool_dir(out).map_err(out_err)?;
@@ -163,6 +164,48 @@ fn prepare(disc: &Path, out: &Path, opts: &ExportOptions) -> Result<Prepared, Ex
         .and_then(|()| std::fs::remove_file(tool.join("probe")))
         .map_err(out_err)?;
     Ok(Prepared { found, out_c, lock })
+}
+
+/// A folder that holds files and is not an earlier export ([`is_export`]) is refused
+/// before anything is written in it: its files are the user's (`--out .`, a website
+/// with its own `index.html`). The message names a few of those the run would replace —
+/// the names it writes at the top of `--out` — or, when none would, a few it holds.
+fn refuse_foreign_files(out: &Path, found: &[DiscFile]) -> Result<(), ExportError> {
+    let mut held: Vec<String> = match std::fs::read_dir(out) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => return Ok(()),
+    };
+    if held.is_empty() || is_export(out) {
+        return Ok(());
+    }
+    held.sort();
+    let written: BTreeSet<String> = RESERVED_NAMES
+        .iter()
+        .map(|n| n.to_string())
+        .chain(container_dirs(found))
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let replaced: Vec<&String> = held
+        .iter()
+        .filter(|n| written.contains(&n.to_ascii_lowercase()))
+        .collect();
+    let (what, names) = match replaced.is_empty() {
+        false => ("replace", replaced),
+        true => ("mix its files with", held.iter().collect()),
+    };
+    const SHOWN: usize = 3;
+    let mut list: Vec<String> = names.iter().take(SHOWN).map(|n| crate::text::clean(n)).collect();
+    if names.len() > SHOWN {
+        list.push(format!("and {} more", names.len() - SHOWN));
+    }
+    Err(ExportError::NotAnExport {
+        out: out.display().to_string(),
+        what,
+        names: list.join(", "),
+    })
 }
 
 /// The containers `--only` selects, with their folder names (computed over the whole

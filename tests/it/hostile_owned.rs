@@ -473,3 +473,55 @@ fn demo_generates_its_disc_in_a_fresh_private_folder_and_removes_it() {
     assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
     assert!(!manifest(&tmp.path().join("out")).containers.is_empty());
 }
+
+// Row 2: `--out` an existing folder that is not an export (`--out .`, a website with its
+// own index.html and manifest.json) ran to exit 0 and replaced its files. Now refused
+// (exit 2, one line naming a few files it would replace), nothing touched; an empty or
+// missing folder, an earlier export, or a folder with only a manifest.json of this tool
+// (versions before `.xbg7/`) is fine.
+#[test]
+fn a_non_empty_folder_that_is_not_an_export_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("m.xpr", &src.model.bytes)]);
+    let site = tmp.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    for (name, text) in [
+        ("index.html", "<p>my page</p>"),
+        ("manifest.json", "{\"name\": \"my web app\"}"),
+        ("style.css", "p {}"),
+    ] {
+        std::fs::write(site.join(name), text).unwrap();
+    }
+    std::fs::create_dir(site.join("m")).unwrap();
+    std::fs::write(site.join("m").join("photo.jpg"), "jpeg").unwrap();
+    let before = files(&site);
+    let e = usage_error(&export(&disc, &site, &[]));
+    assert!(e.contains("not empty and not an earlier export"), "{e}");
+    assert!(e.contains("would replace index.html, m, manifest.json;"), "{e}");
+    assert_eq!(files(&site), before, "nothing written or removed");
+    assert_eq!(std::fs::read(site.join("index.html")).unwrap(), b"<p>my page</p>");
+    // Files it would not replace: refused too, named.
+    let notes = tmp.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    for k in 0..5 {
+        std::fs::write(notes.join(format!("n{k}.txt")), "x").unwrap();
+    }
+    let e = usage_error(&export(&disc, &notes, &[]));
+    assert!(
+        e.contains("would mix its files with n0.txt, n1.txt, n2.txt, and 2 more;"),
+        "{e}"
+    );
+    assert!(!notes.join(".xbg7").exists());
+
+    // Fine: a missing folder, an empty one, an earlier export (twice), and an export
+    // of a version before `.xbg7/` (only its manifest.json).
+    let out = tmp.path().join("new");
+    ok(&export(&disc, &out, &[]));
+    ok(&export(&disc, &out, &[]));
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    ok(&export(&disc, &empty, &[]));
+    std::fs::remove_dir_all(empty.join(".xbg7")).unwrap();
+    ok(&export(&disc, &empty, &[]));
+}
