@@ -453,24 +453,133 @@ pub enum ManifestError {
 /// `--out/.xbg7` (the journal and the pending removals list what a manifest lists).
 pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 
-/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
+/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape —
+/// typed all the way: no `serde_json::Value` of the document is ever built (one cost
+/// ≈ 16× the file), so the peak is the typed manifest itself.
 pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::NotJson)?;
-    let obj = value.as_object().ok_or(ManifestError::NotObject)?;
-    match obj.get("schema") {
-        None => return Err(ManifestError::MissingSchema),
-        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-        Some(serde_json::Value::String(s)) => return Err(ManifestError::WrongSchema { found: s.clone() }),
-        Some(other) => {
-            return Err(ManifestError::WrongSchema {
-                found: other.to_string(),
-            })
-        }
+    // A first pass checks the syntax and reads the top level's `schema`, skipping every
+    // other value (`IgnoredAny`: nothing allocated) …
+    match serde_json::from_slice::<Head>(bytes).map_err(ManifestError::NotJson)? {
+        Head::NotObject => return Err(ManifestError::NotObject),
+        Head::Object(None) => return Err(ManifestError::MissingSchema),
+        Head::Object(Some(s)) if s == SCHEMA => {}
+        Head::Object(Some(found)) => return Err(ManifestError::WrongSchema { found }),
     }
-    // Deserialise from the bytes again (not the Value) so errors carry line and column.
+    // … then the bytes again, into the manifest's types (errors carry line and column).
     let m: Manifest = serde_json::from_slice(bytes).map_err(ManifestError::Invalid)?;
     check_unique(&m)?;
     Ok(m)
+}
+
+/// What [`parse`]'s first pass reads: whether the top level is an object, and its
+/// `schema` (a string as is, another value as JSON text or "an array" / "an object";
+/// the last one when the key repeats, as a JSON object would keep it).
+enum Head {
+    NotObject,
+    Object(Option<String>),
+}
+
+impl<'de> Deserialize<'de> for Head {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Head, D::Error> {
+        d.deserialize_any(HeadVisitor)
+    }
+}
+
+struct HeadVisitor;
+
+impl<'de> serde::de::Visitor<'de> for HeadVisitor {
+    type Value = Head;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+        let mut schema = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "schema" {
+                schema = Some(map.next_value::<SchemaText>()?.0);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(Head::Object(schema))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Head, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Head::NotObject)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_unit<E>(self) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+}
+
+/// The `schema` value as text (see [`Head`]).
+struct SchemaText(String);
+
+impl<'de> Deserialize<'de> for SchemaText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SchemaText, D::Error> {
+        d.deserialize_any(SchemaVisitor)
+    }
+}
+
+struct SchemaVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SchemaVisitor {
+    type Value = SchemaText;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<SchemaText, E> {
+        Ok(SchemaText(s.to_string()))
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<SchemaText, E> {
+        Ok(SchemaText(b.to_string()))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<SchemaText, E> {
+        Ok(SchemaText(n.to_string()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<SchemaText, E> {
+        Ok(SchemaText(n.to_string()))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<SchemaText, E> {
+        Ok(SchemaText(
+            serde_json::Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string()),
+        ))
+    }
+    fn visit_unit<E>(self) -> Result<SchemaText, E> {
+        Ok(SchemaText("null".to_string()))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SchemaText, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(SchemaText("an array".to_string()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SchemaText, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(SchemaText("an object".to_string()))
+    }
 }
 
 /// Container paths are unique, and resource indices within each container.
