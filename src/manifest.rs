@@ -137,6 +137,11 @@ pub struct ResourceEntry {
     /// why it was left out (absent for a single-stream declaration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamEntry>,
+    /// The directory index of the first entry listing the same descriptor (same tag,
+    /// descriptor offset and size): decoded once, this entry repeats that one's facts and
+    /// output paths (the files are written once). Absent for a first listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<u32>,
 }
 
 /// One stream of a decoded multi-stream resource.
@@ -178,6 +183,7 @@ impl ResourceEntry {
             bin: None,
             preview: None,
             streams: Vec::new(),
+            same_as: None,
         }
     }
 }

@@ -22,9 +22,10 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
         .collect()
 }
 
-/// Whether `r` has a cell in its stage's grid: every resource but skybox planes.
+/// Whether `r` has a cell in its stage's grid: every resource but skybox planes and
+/// later listings of a descriptor (drawn once, at its first listing).
 pub fn in_grid(r: &ResourceOutcome) -> bool {
-    !matches!(&r.result, Ok(dr) if dr.skybox)
+    r.same_as.is_none() && !matches!(&r.result, Ok(dr) if dr.skybox)
 }
 
 /// For each cell of [`grid_cells`] over `resources`, the position of its resource.

@@ -41,6 +41,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
         bin: Some(format!("models/{name}.bin")),
         preview: None,
         streams: Vec::new(),
+        same_as: None,
     }
 }
 

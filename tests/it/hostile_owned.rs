@@ -589,3 +589,79 @@ fn a_big_manifest_is_read_within_three_times_its_size() {
     ok(&limited(c));
     assert_eq!(manifest(&out).containers.len(), 2);
 }
+
+/// The sources' stage with its first XBG7 entry listed `copies` more times: directory
+/// entries pointing at the very same descriptor bytes (tag, offset and size).
+fn stage_listing_one_descriptor(src: &Sources, copies: usize) -> (Vec<u8>, u32) {
+    let (mut entries, data) = disassemble(&src.stage.bytes);
+    let first = entries.iter().position(|e| &e.tag == b"XBG7").unwrap();
+    let n = entries.len();
+    for _ in 0..copies {
+        entries.push(entries[first].clone());
+    }
+    let mut f = assemble(&entries, &data);
+    // Directory entry i: tag, descriptor offset, size, name offset (after the count).
+    let off_at = |i: usize| xbg7::container::HEADER_BASE + 4 + 16 * i + 4;
+    let off = f[off_at(first)..off_at(first) + 4].to_vec();
+    for i in n..n + copies {
+        f[off_at(i)..off_at(i) + 4].copy_from_slice(&off);
+    }
+    (f, first as u32)
+}
+
+// Row 9: one descriptor listed 2 000 times was decoded 2 000 times (quadratic: every
+// round weighs each resource against the others) and written 2 000 times. Now it is
+// decoded once; the later listings are manifest entries with `same_as` and the first
+// listing's output paths, and no file of their own.
+#[test]
+fn a_descriptor_listed_many_times_is_decoded_and_written_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let (listed, first) = stage_listing_one_descriptor(&src, 40);
+    let plain = disc_of(&tmp.path().join("plain"), &[("Stage_S01.xpr", &src.stage.bytes)]);
+    let many = disc_of(&tmp.path().join("many"), &[("Stage_S01.xpr", &listed)]);
+    let (out_plain, out_many) = (tmp.path().join("out_plain"), tmp.path().join("out_many"));
+    // With previews: a stage's thumbnails and grid are outputs too.
+    let with_previews = |disc: &Path, out: &Path| {
+        let o = bin()
+            .arg("--disc")
+            .arg(disc)
+            .arg("--out")
+            .arg(out)
+            .args(["--jobs", "1", "--quiet"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        ok(&o);
+    };
+    with_previews(&plain, &out_plain);
+    with_previews(&many, &out_many);
+    let outputs = |out: &Path| -> Vec<String> {
+        files(out)
+            .into_iter()
+            .filter(|f| !f.starts_with(".xbg7/") && f != "manifest.json" && f != "index.html")
+            .collect()
+    };
+    assert_eq!(outputs(&out_many), outputs(&out_plain), "the copies write no file");
+    let m = manifest(&out_many);
+    let res = &m.containers[0].resources;
+    let head = res.iter().find(|r| r.index == first).unwrap();
+    assert_eq!(head.same_as, None);
+    let later: Vec<_> = res.iter().filter(|r| r.same_as.is_some()).collect();
+    assert_eq!(later.len(), 40);
+    for r in later {
+        assert_eq!(r.same_as, Some(first));
+        assert_eq!(
+            (r.status, &r.digest, &r.gltf, &r.bin),
+            (head.status, &head.digest, &head.gltf, &head.bin)
+        );
+        assert_eq!(r.preview, head.preview);
+    }
+    // The other resources are decoded as without the copies.
+    let p = manifest(&out_plain);
+    let firsts: Vec<_> = res.iter().filter(|r| r.same_as.is_none()).collect();
+    assert_eq!(firsts.len(), p.containers[0].resources.len());
+    for (a, b) in firsts.iter().zip(&p.containers[0].resources) {
+        assert_eq!(*a, b);
+    }
+}

@@ -137,6 +137,7 @@ fn full_resource() -> ResourceEntry {
                 left_out: Some("TEXCOORD0 only".into()),
             },
         ],
+        same_as: Some(3),
     }
 }
 
