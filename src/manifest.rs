@@ -363,6 +363,11 @@ pub struct TextureEntry {
     /// BLAKE3 of the decoded base level ([`xbg7::texture::resource::digest`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The directory index of the first TX2D entry with the same descriptor bytes (the
+    /// same image): decoded and written once, this entry repeats its facts and `png`.
+    /// Absent for a first listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<u32>,
 }
 
 impl TextureEntry {
@@ -380,6 +385,7 @@ impl TextureEntry {
             png: None,
             roughness_png: None,
             digest: None,
+            same_as: None,
         }
     }
 

@@ -665,3 +665,44 @@ fn a_descriptor_listed_many_times_is_decoded_and_written_once() {
         assert_eq!(*a, b);
     }
 }
+
+// Row 8: 100 TX2D descriptors over one block wrote 100 PNGs of the same image (784× the
+// input). Identical descriptors (the same bytes, so the same data) are now decoded and
+// written once; every later listing's entry has `same_as` and the first's PNG.
+#[test]
+fn identical_texture_descriptors_are_decoded_and_written_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let (mut entries, data) = disassemble(&src.model.bytes);
+    let first = entries.iter().position(|e| &e.tag == b"TX2D").unwrap();
+    for n in 0..100 {
+        let mut e = entries[first].clone();
+        e.name = format!("copy{n}_col").into_bytes();
+        entries.push(e);
+    }
+    let listed = assemble(&entries, &data);
+    let plain = disc_of(&tmp.path().join("plain"), &[("m.xpr", &src.model.bytes)]);
+    let many = disc_of(&tmp.path().join("many"), &[("m.xpr", &listed)]);
+    let (out_plain, out_many) = (tmp.path().join("out_plain"), tmp.path().join("out_many"));
+    ok(&export(&plain, &out_plain, &[]));
+    ok(&export(&many, &out_many, &[]));
+    let outputs = |out: &Path| -> Vec<String> {
+        files(out)
+            .into_iter()
+            .filter(|f| !f.starts_with(".xbg7/") && f != "manifest.json" && f != "index.html")
+            .collect()
+    };
+    assert_eq!(outputs(&out_many), outputs(&out_plain), "the copies write no PNG");
+    let m = manifest(&out_many);
+    let tex = &m.containers[0].textures;
+    assert_eq!(tex.len(), 103);
+    let head = tex.iter().find(|t| t.index == first as u32).unwrap();
+    assert_eq!(head.same_as, None);
+    assert!(head.png.is_some());
+    let later: Vec<_> = tex.iter().filter(|t| t.name.starts_with("copy")).collect();
+    assert_eq!(later.len(), 100);
+    for t in later {
+        assert_eq!(t.same_as, Some(first as u32));
+        assert_eq!((&t.png, &t.digest, t.status), (&head.png, &head.digest, head.status));
+    }
+}
