@@ -265,9 +265,58 @@ impl<'a> Outputs<'a> {
 /// doctored manifest or a symlinked folder cannot make it delete anything elsewhere).
 pub fn remove_stale(out: &Path, out_c: &Path, prev: &Manifest, now: &Manifest) {
     let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
+    let stale: Vec<&str> = prev.outputs().into_iter().filter(|rel| !keep.contains(rel)).collect();
+    let kept = if stale.is_empty() {
+        KeptFiles::default()
+    } else {
+        KeptFiles::of(out, keep.iter().copied())
+    };
     for rel in prev.outputs() {
-        remove_output(out, out_c, rel, !keep.contains(rel));
+        if keep.contains(rel) {
+            remove_output(out, out_c, rel, false);
+        } else {
+            remove_stale_output(out, out_c, rel, &kept);
+        }
     }
+}
+
+/// A file's identity: device and inode on Unix; elsewhere its canonical path (which
+/// resolves a case-folded spelling to the file's own name, as `GetFinalPathNameByHandle`
+/// does on Windows).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FileId(#[cfg(unix)] (u64, u64), #[cfg(not(unix))] PathBuf);
+
+/// The identity of the file at `path` (the last component not followed), if it exists.
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).ok().map(|m| FileId((m.dev(), m.ino())))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).ok().map(FileId)
+    }
+}
+
+/// The files a run wrote or lists, by identity: on a case-insensitive `--out` (macOS,
+/// Windows, exFAT, a case-folding mount) an old output spelled `Stage_S01/…` *is* the new
+/// `STAGE_S01/…`, which a comparison of the strings cannot see.
+#[derive(Debug, Default)]
+pub(super) struct KeptFiles(std::collections::HashSet<FileId>);
+
+impl KeptFiles {
+    /// The identities of `out/<rel>` for every `rel` (those that exist).
+    pub(super) fn of<'a>(out: &Path, rels: impl Iterator<Item = &'a str>) -> KeptFiles {
+        KeptFiles(rels.filter_map(|rel| file_id(&out.join(rel))).collect())
+    }
+}
+
+/// [`remove_output`] of a stale output: its temporary, and the file itself unless it is
+/// (by identity) one of the files this run keeps.
+pub(super) fn remove_stale_output(out: &Path, out_c: &Path, rel: &str, kept: &KeptFiles) {
+    let same = file_id(&out.join(rel)).is_some_and(|id| kept.0.contains(&id));
+    remove_output(out, out_c, rel, !same);
 }
 
 /// Remove a killed run's temporary sibling of the output `rel` and, with `file`, the

@@ -6,8 +6,8 @@
 use super::entry::{explain, found_size, guarded, unwritten};
 use super::error::{ExportError, MAX_JOBS};
 use super::fs::{
-    abort_point, is_export, lines, lock_out, read_own_file, remove_output, resolve_lexically, take_buffer, tool_dir,
-    write_tool_file, Journal, Outputs,
+    abort_point, is_export, lines, lock_out, read_own_file, remove_output, remove_stale_output, resolve_lexically,
+    take_buffer, tool_dir, write_tool_file, Journal, KeptFiles, Outputs,
 };
 use super::layout::{JOURNAL, LEGACY_PREVIOUS_MANIFEST, MANIFEST, PENDING_REMOVALS, PREVIOUS_MANIFEST, RESERVED_NAMES};
 use super::options::ExportOptions;
@@ -440,8 +440,15 @@ fn finish(
     write_tool_file(out, PENDING_REMOVALS, &pending)?;
     write_tool_file(out, MANIFEST, &manifest.to_bytes())?;
     abort_point("after-manifest");
+    // Never a file this run wrote or lists, whatever its old spelling (identity, not
+    // the strings: a case-insensitive `--out`).
+    let kept = if stale.is_empty() {
+        KeptFiles::default()
+    } else {
+        KeptFiles::of(out, keep.iter().copied())
+    };
     for rel in &stale {
-        remove_output(out, out_c, rel, true);
+        remove_stale_output(out, out_c, rel, &kept);
     }
     if let Some(prev) = &previous.manifest {
         // A killed run's temporaries of outputs this run kept.

@@ -706,3 +706,34 @@ fn identical_texture_descriptors_are_decoded_and_written_once() {
         assert_eq!((&t.png, &t.digest, t.status), (&head.png, &head.digest, head.status));
     }
 }
+
+// Row 1: on a case-insensitive `--out`, a re-export of a disc whose file names now differ
+// only by case removed the new outputs under their old spelling (stale removal compared
+// the strings). Simulated on a case-sensitive file system: the old folder `Stage_S01` is
+// a link to the new `STAGE_S01`, so the old spelling names the very files this run writes,
+// as a case-folding file system does. Now nothing this run lists is removed.
+#[cfg(unix)]
+#[test]
+fn stale_removal_never_removes_a_file_of_this_run_under_another_spelling() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("Stage_S01.xpr", &src.stage.bytes)]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &[]));
+    let before = manifest(&out);
+    assert!(before.outputs().iter().any(|p| p.starts_with("Stage_S01/")));
+    // Another dumping tool spells the file in capitals; the old folder now *is* the new.
+    std::fs::rename(
+        res_dir(&disc).join("Stage_S01.xpr"),
+        res_dir(&disc).join("STAGE_S01.XPR"),
+    )
+    .unwrap();
+    std::fs::rename(out.join("Stage_S01"), out.join("STAGE_S01")).unwrap();
+    std::os::unix::fs::symlink("STAGE_S01", out.join("Stage_S01")).unwrap();
+    ok(&export(&disc, &out, &[]));
+    let now = manifest(&out);
+    let listed = now.outputs();
+    assert!(listed.iter().any(|p| p.starts_with("STAGE_S01/")), "{listed:?}");
+    let missing: Vec<_> = listed.iter().filter(|p| !out.join(p).is_file()).collect();
+    assert!(missing.is_empty(), "listed but removed: {missing:?}");
+}
