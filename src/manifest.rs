@@ -81,6 +81,25 @@ pub struct ContainerEntry {
     pub other: Vec<OtherEntry>,
 }
 
+impl ContainerEntry {
+    /// Every output path (relative to OUT) this container's entry references.
+    pub fn outputs(&self) -> impl Iterator<Item = &str> {
+        let resources = self
+            .resources
+            .iter()
+            .flat_map(|r| [r.gltf.as_deref(), r.bin.as_deref(), r.preview.as_deref()]);
+        let textures = self
+            .textures
+            .iter()
+            .flat_map(|t| [t.png.as_deref(), t.roughness_png.as_deref()]);
+        [self.preview.as_deref(), self.scene.as_deref()]
+            .into_iter()
+            .chain(resources)
+            .chain(textures)
+            .flatten()
+    }
+}
+
 /// How many cells a capped stage grid shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -645,17 +664,7 @@ impl Manifest {
     pub fn outputs(&self) -> Vec<&str> {
         let mut out: Vec<&str> = self.report.as_deref().into_iter().collect();
         for c in &self.containers {
-            out.extend(c.preview.as_deref());
-            out.extend(c.scene.as_deref());
-            for r in &c.resources {
-                out.extend(r.gltf.as_deref());
-                out.extend(r.bin.as_deref());
-                out.extend(r.preview.as_deref());
-            }
-            for t in &c.textures {
-                out.extend(t.png.as_deref());
-                out.extend(t.roughness_png.as_deref());
-            }
+            out.extend(c.outputs());
         }
         out
     }

@@ -107,7 +107,11 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     // container the filter does not select.
     if opts.only.is_some() {
         if let Some(prev) = &previous.manifest {
-            entries.extend(kept_entries(prev, &found, &selected));
+            // Never an entry whose files a killed run may have rewritten since it was
+            // written: such a container is dropped, its files removed as stale (a full
+            // export, or `--only` of it, exports it again).
+            let described = |c: &ContainerEntry| !c.outputs().any(|o| previous.undescribed.contains(o));
+            entries.extend(kept_entries(prev, &found, &selected).into_iter().filter(described));
         }
     }
     let mut manifest = Manifest::new(entries);
@@ -234,6 +238,9 @@ struct Previous {
     manifest: Option<Manifest>,
     /// Candidates for removal at the end.
     leftovers: BTreeSet<String>,
+    /// What a run killed before writing its manifest wrote (its journal) when `manifest`
+    /// is the one that run had moved aside: files that manifest may no longer describe.
+    undescribed: BTreeSet<String>,
 }
 
 impl Previous {
@@ -250,6 +257,7 @@ impl Previous {
         // The first of the manifest's places that holds a file: where it is, where a
         // killed run left it, where versions before `.xbg7/` kept it.
         let mut manifest = None;
+        let mut moved_aside = false;
         for rel in [MANIFEST, PREVIOUS_MANIFEST, LEGACY_PREVIOUS_MANIFEST] {
             let Some(bytes) = read_own_file(out, rel)? else {
                 continue;
@@ -260,6 +268,7 @@ impl Previous {
                         std::fs::rename(out.join(MANIFEST), out.join(PREVIOUS_MANIFEST))
                             .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
                     }
+                    moved_aside = rel != MANIFEST;
                     manifest = Some(m);
                     break;
                 }
@@ -274,10 +283,22 @@ impl Previous {
         }
         // What killed runs wrote or meant to remove: candidates for removal at the end.
         let mut leftovers: BTreeSet<String> = journal.as_deref().map(lines).into_iter().flatten().collect();
+        // A manifest found in place was written after every output its run journalled
+        // (the manifest is a run's last write): it describes them. One found moved aside
+        // is older than whatever the journal names.
+        let undescribed = if moved_aside {
+            leftovers.clone()
+        } else {
+            BTreeSet::new()
+        };
         if let Some(list) = pending.and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok()) {
             leftovers.extend(list);
         }
-        Ok(Previous { manifest, leftovers })
+        Ok(Previous {
+            manifest,
+            leftovers,
+            undescribed,
+        })
     }
 }
 

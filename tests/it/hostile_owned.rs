@@ -737,3 +737,75 @@ fn stale_removal_never_removes_a_file_of_this_run_under_another_spelling() {
     let missing: Vec<_> = listed.iter().filter(|p| !out.join(p).is_file()).collect();
     assert!(missing.is_empty(), "listed but removed: {missing:?}");
 }
+
+/// The sources' model with one data byte changed so that it still decodes, to other
+/// geometry (another digest): the same names, other bytes.
+fn model_changed(src: &Sources) -> Vec<u8> {
+    use xbg7_export::export::decode_container;
+    let cfg = xbg7_export::config::Config::default();
+    let digest = |bytes: &[u8]| {
+        let d = decode_container(bytes, xbg7::Kind::Model, &cfg).ok()?;
+        let r = d.resources.first()?.result.as_ref().ok()?;
+        Some(r.mesh.digest())
+    };
+    let was = digest(&src.model.bytes).unwrap();
+    let base = src.model.bytes.len();
+    // The lowest byte of a big-endian word, from the end of the data section back.
+    (1..base / 4)
+        .map(|k| base - 4 * k + 3)
+        .find_map(|at| {
+            let mut b = src.model.bytes.clone();
+            b[at] ^= 1;
+            digest(&b).filter(|d| *d != was).map(|_| b)
+        })
+        .unwrap()
+}
+
+// Row 5: a full re-export killed (SIGKILL) after a container's first outputs were renamed
+// into place, then `--only` of another container: the kept entry described the old decode
+// while its files were partly the killed run's. Now a `--only` run after a run killed
+// before its manifest keeps no entry with a file that run journalled: the container is
+// dropped and its files removed, and every listed file is the one its entry describes.
+#[test]
+fn only_after_a_killed_run_keeps_no_entry_whose_files_it_rewrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let disc = disc_of(tmp.path(), &[("a.xpr", &src.model.bytes), ("b.xpr", &src.model.bytes)]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &[]));
+    // `a.xpr` changes; the full re-export is killed after a's first output.
+    std::fs::write(res_dir(&disc).join("a.xpr"), model_changed(&src)).unwrap();
+    let killed = bin()
+        .arg("--disc")
+        .arg(&disc)
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "1", "--quiet", "--no-previews"])
+        .env("XBG7_EXPORT_ABORT_AT", "after-an-output")
+        .env("XBG7_EXPORT_ABORT_AFTER", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    assert!(!out.join("manifest.json").exists(), "killed before its manifest");
+    ok(&export(&disc, &out, &["--only", "b.xpr"]));
+    let m = manifest(&out);
+    let paths: Vec<&str> = m.containers.iter().map(|c| c.path.as_str()).collect();
+    assert!(!paths.iter().any(|p| p.ends_with("a.xpr")), "a.xpr dropped: {paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with("b.xpr")));
+    // Every file is listed, every listed file exists.
+    let listed: std::collections::BTreeSet<&str> = m.outputs().into_iter().collect();
+    let on_disk: Vec<String> = files(&out)
+        .into_iter()
+        .filter(|f| !f.starts_with(".xbg7/") && f != "manifest.json")
+        .collect();
+    for f in &on_disk {
+        assert!(listed.contains(f.as_str()), "{f} listed by no entry");
+    }
+    for f in &listed {
+        assert!(out.join(f).is_file(), "{f} listed, missing");
+    }
+    // A full export then lists a.xpr again, as it now decodes.
+    ok(&export(&disc, &out, &[]));
+    assert_eq!(manifest(&out).containers.len(), 2);
+}
