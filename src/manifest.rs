@@ -82,8 +82,9 @@ pub struct ContainerEntry {
 }
 
 impl ContainerEntry {
-    /// Every output path (relative to OUT) this container's entry references.
-    pub fn outputs(&self) -> impl Iterator<Item = &str> {
+    /// Every output path (relative to OUT) this container's entry references, each once
+    /// (a later listing of a descriptor, `same_as`, repeats its first listing's paths).
+    pub fn outputs(&self) -> Vec<&str> {
         let resources = self
             .resources
             .iter()
@@ -92,11 +93,14 @@ impl ContainerEntry {
             .textures
             .iter()
             .flat_map(|t| [t.png.as_deref(), t.roughness_png.as_deref()]);
+        let mut seen = std::collections::HashSet::new();
         [self.preview.as_deref(), self.scene.as_deref()]
             .into_iter()
             .chain(resources)
             .chain(textures)
             .flatten()
+            .filter(|p| seen.insert(*p))
+            .collect()
     }
 }
 

@@ -22,10 +22,9 @@ pub fn grid_cells<'a>(resources: impl Iterator<Item = &'a ResourceOutcome>) -> V
         .collect()
 }
 
-/// Whether `r` has a cell in its stage's grid: every resource but skybox planes and
-/// later listings of a descriptor (drawn once, at its first listing).
+/// Whether `r` has a cell in its stage's grid: every resource but skybox planes.
 pub fn in_grid(r: &ResourceOutcome) -> bool {
-    r.same_as.is_none() && !matches!(&r.result, Ok(dr) if dr.skybox)
+    !matches!(&r.result, Ok(dr) if dr.skybox)
 }
 
 /// For each cell of [`grid_cells`] over `resources`, the position of its resource.

@@ -110,7 +110,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
             // Never an entry whose files a killed run may have rewritten since it was
             // written: such a container is dropped, its files removed as stale (a full
             // export, or `--only` of it, exports it again).
-            let described = |c: &ContainerEntry| !c.outputs().any(|o| previous.undescribed.contains(o));
+            let described = |c: &ContainerEntry| !c.outputs().iter().any(|o| previous.undescribed.contains(*o));
             entries.extend(kept_entries(prev, &found, &selected).into_iter().filter(described));
         }
     }

@@ -410,6 +410,11 @@ fn write_stage_previews(
         let (Some(file), Some(slot)) = (files.get(i), thumbs.get(i)) else {
             return;
         };
+        // A later listing's cell is drawn (the grid keeps a cell per entry); its
+        // thumbnail is its first listing's, written once.
+        if d.resources.get(i).is_some_and(|r| r.same_as.is_some()) {
+            return;
+        }
         let written = root
             .outputs
             .write(&folder.join(format!("{file}.png")), &raster::encode_png(img))
