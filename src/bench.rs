@@ -92,7 +92,8 @@ fn read_one(f: &walker::DiscFile) -> std::io::Result<Vec<u8>> {
             file.take(len).read_to_end(&mut v)?;
             Ok(v)
         }
-        None => std::fs::read(&f.abs),
+        None => crate::input::read_own(&f.abs, crate::input::MAX_CONTAINER_BYTES, "an XPR2 container")
+            .map_err(std::io::Error::other),
     }
 }
 
@@ -645,7 +646,7 @@ pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, B
     let mut out = Vec::new();
     let mut bytes = 0usize;
     for f in walker::discover(disc)? {
-        let data = std::fs::read(&f.abs)?;
+        let data = read_one(&f)?;
         let Ok(c) = xbg7::Xpr::parse(&data).map(xbg7::Xpr::into_container) else {
             continue;
         };

@@ -84,7 +84,10 @@ pub const STAGE_MAX_WIDTH: std::ops::RangeInclusive<u32> = 16..=16384;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {error}")]
-    Read { path: String, error: std::io::Error },
+    Read {
+        path: String,
+        error: crate::input::ReadError,
+    },
     #[error("{path}: {error}")]
     Parse { path: String, error: Box<toml::de::Error> },
     #[error("{path}: output.{key} = {value} is out of range ({min} to {max})")]
@@ -95,6 +98,50 @@ pub enum ConfigError {
         min: u32,
         max: u32,
     },
+    /// A `[gates]` or `[stage]` value outside what its key means (`key` is `table.key`,
+    /// `range` says in words what it may be).
+    #[error("{path}: {key} = {value} is out of range ({range})")]
+    RealRange {
+        path: String,
+        key: &'static str,
+        value: f64,
+        range: String,
+    },
+}
+
+/// What a `[gates]` / `[stage]` number may be. Every one must be finite: NaN makes each
+/// comparison false (a gate silently off), an infinite bound is no bound.
+#[derive(Clone, Copy, Debug)]
+enum Real {
+    /// A fraction: 0 to 1.
+    Fraction,
+    /// A length or ratio that may be 0: 0 or more.
+    NonNegative,
+    /// A bound that must let something through: more than 0.
+    Positive,
+    /// The upper end of a range whose lower end is the given key's value.
+    AtLeast(&'static str, f64),
+}
+
+impl Real {
+    fn admits(self, v: f64) -> bool {
+        v.is_finite()
+            && match self {
+                Real::Fraction => (0.0..=1.0).contains(&v),
+                Real::NonNegative => v >= 0.0,
+                Real::Positive => v > 0.0,
+                Real::AtLeast(_, min) => v >= min,
+            }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Real::Fraction => "0 to 1".to_string(),
+            Real::NonNegative => "0 or more, finite".to_string(),
+            Real::Positive => "more than 0, finite".to_string(),
+            Real::AtLeast(key, min) => format!("{key} ({min}) or more, finite"),
+        }
+    }
 }
 
 impl Config {
@@ -119,6 +166,42 @@ impl Config {
                 });
             }
         }
+        let (g, st) = (&c.gates, &c.stage);
+        for (key, value, range) in [
+            (
+                "gates.max_degenerate_fraction",
+                g.max_degenerate_fraction,
+                Real::Fraction,
+            ),
+            (
+                "gates.min_referenced_fraction",
+                g.min_referenced_fraction,
+                Real::Fraction,
+            ),
+            ("gates.normal_len_min", g.normal_len_min, Real::NonNegative),
+            (
+                "gates.normal_len_max",
+                g.normal_len_max,
+                Real::AtLeast("gates.normal_len_min", g.normal_len_min),
+            ),
+            (
+                "gates.min_winding_consistency",
+                g.min_winding_consistency,
+                Real::Fraction,
+            ),
+            ("gates.max_abs_coordinate", g.max_abs_coordinate, Real::Positive),
+            ("gates.spiky_edge_ratio", g.spiky_edge_ratio, Real::NonNegative),
+            ("stage.skybox_extent", st.skybox_extent, Real::Positive),
+        ] {
+            if !range.admits(value) {
+                return Err(ConfigError::RealRange {
+                    path: path.to_string(),
+                    key,
+                    value,
+                    range: range.describe(),
+                });
+            }
+        }
         Ok(c)
     }
 
@@ -132,7 +215,15 @@ impl Config {
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: p.clone(), error })?;
+        let read = |error| ConfigError::Read { path: p.clone(), error };
+        let bytes =
+            crate::input::read_bounded(path, crate::input::MAX_CONFIG_BYTES, "a configuration").map_err(read)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            read(crate::input::ReadError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                e.utf8_error(),
+            )))
+        })?;
         Config::from_toml(&text, &p)
     }
 }
@@ -175,6 +266,53 @@ mod tests {
         );
         assert!(Config::from_toml("[output]\nstage_max_width = 100000\n", "x").is_err());
         assert!(Config::from_toml("[output]\nstage_cell = 64\n", "x").is_ok());
+    }
+
+    #[test]
+    fn gate_and_stage_values_out_of_range_are_errors_naming_the_key_and_range() {
+        // Regression (#40 row 13): these were accepted; NaN turned a gate silently off.
+        for (text, want) in [
+            (
+                "[gates]\nmax_degenerate_fraction = -1.0\n",
+                "x.toml: gates.max_degenerate_fraction = -1 is out of range (0 to 1)",
+            ),
+            (
+                "[gates]\nmax_abs_coordinate = -inf\n",
+                "x.toml: gates.max_abs_coordinate = -inf is out of range (more than 0, finite)",
+            ),
+            (
+                "[gates]\nmin_referenced_fraction = 1.5\n",
+                "x.toml: gates.min_referenced_fraction = 1.5 is out of range (0 to 1)",
+            ),
+            (
+                "[gates]\nmin_winding_consistency = nan\n",
+                "x.toml: gates.min_winding_consistency = NaN is out of range (0 to 1)",
+            ),
+            (
+                "[gates]\nnormal_len_min = -0.5\n",
+                "x.toml: gates.normal_len_min = -0.5 is out of range (0 or more, finite)",
+            ),
+            (
+                "[gates]\nnormal_len_max = 0.25\n",
+                "x.toml: gates.normal_len_max = 0.25 is out of range (gates.normal_len_min (0.5) or more, finite)",
+            ),
+            (
+                "[gates]\nspiky_edge_ratio = inf\n",
+                "x.toml: gates.spiky_edge_ratio = inf is out of range (0 or more, finite)",
+            ),
+            (
+                "[stage]\nskybox_extent = 0.0\n",
+                "x.toml: stage.skybox_extent = 0 is out of range (more than 0, finite)",
+            ),
+        ] {
+            let e = Config::from_toml(text, "x.toml").unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
+        // The ends of each range are in it.
+        let ok = "[gates]\nmax_degenerate_fraction = 0.0\nmin_referenced_fraction = 1.0\n\
+                  normal_len_min = 0.0\nnormal_len_max = 0.0\nmin_winding_consistency = 1.0\n\
+                  spiky_edge_ratio = 0.0\nmax_abs_coordinate = 1e300\n[stage]\nskybox_extent = 1e-9\n";
+        Config::from_toml(ok, "x.toml").unwrap();
     }
 
     #[test]

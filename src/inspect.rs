@@ -17,7 +17,10 @@ use xbg7_preview::{preview, raster};
 #[derive(Debug, Error)]
 pub enum InspectError {
     #[error("reading {path}: {error}")]
-    Read { path: String, error: std::io::Error },
+    Read {
+        path: String,
+        error: crate::input::ReadError,
+    },
     /// The container cannot be parsed or decoded.
     #[error("{0}")]
     Container(Reason),
@@ -32,10 +35,13 @@ pub enum InspectError {
 
 /// The file's bytes and its name (for the container kind).
 fn read(file: &Path) -> Result<(Vec<u8>, String), InspectError> {
-    let bytes = std::fs::read(file).map_err(|error| InspectError::Read {
-        path: file.display().to_string(),
-        error,
-    })?;
+    let bytes =
+        crate::input::read_bounded(file, crate::input::MAX_CONTAINER_BYTES, "an XPR2 container").map_err(|error| {
+            InspectError::Read {
+                path: file.display().to_string(),
+                error,
+            }
+        })?;
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -11,7 +11,8 @@
 //! `inspect` is `info` and `render` (one container alone, `label` the names under its
 //! grid's cells); `text` makes disc text
 //! safe to show (shared by `diff` and `report`); `pipe` tells a reader that went away
-//! (`info X | head -1`) from a failed write.
+//! (`info X | head -1`) from a failed write; `input` reads a whole file only when it is a
+//! regular one, and at most a stated size (every user-named file, the tool's own).
 
 pub mod atomic;
 pub mod bench;
@@ -20,6 +21,7 @@ pub mod diff;
 pub mod eta;
 pub mod export;
 pub mod image;
+pub mod input;
 pub mod inspect;
 pub mod label;
 pub mod manifest;

@@ -35,8 +35,9 @@ struct ExportArgs {
     /// folder of .xpr files, one .xpr file, or a disc image (.iso: XISO or XGD2/XGD3).
     #[arg(long, value_name = "DISC")]
     disc: Option<PathBuf>,
-    /// Output folder (created; must not be inside --disc). Holds manifest.json, one
-    /// folder per container, and the tool's own files in .xbg7/.
+    /// Output folder (created; must not be inside --disc; an existing one must be empty
+    /// or an earlier export). Holds manifest.json, one folder per container, and the
+    /// tool's own files in .xbg7/.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -302,6 +303,9 @@ fn main() {
         Ok(()) => {}
         // (Windows: a closed pipe is an error of the write, not a signal.)
         Err(e) if pipes && closed_pipe(&e) => std::process::exit(0),
+        // Its message is printed already; the run's own status (after `run` returned, so
+        // every temporary folder of the run has been removed).
+        Err(e) if e.is::<ExitStatus>() => std::process::exit(e.downcast_ref::<ExitStatus>().map_or(2, |s| s.0)),
         Err(e) => {
             eprintln!("xbg7-export: error: {e:#}");
             std::process::exit(2);
@@ -314,6 +318,18 @@ fn closed_pipe(e: &anyhow::Error) -> bool {
     e.chain()
         .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(pipe::is_closed_pipe))
 }
+
+/// A run that ends with this exit status, its message printed already.
+#[derive(Debug)]
+struct ExitStatus(i32);
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status {}", self.0)
+    }
+}
+
+impl std::error::Error for ExitStatus {}
 
 /// The subcommands whose output is text on stdout, made to be piped (`diff A B | head`).
 /// The export, `synth` and `demo` write files and report on stderr: they keep Rust's
@@ -416,15 +432,17 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
         );
     }
     if let Some(iso) = &iso {
-        let stage = std::env::temp_dir().join(format!("xbg7-export-iso-{}-{seed}", std::process::id()));
-        let r = write_synth(&stage, &opts, hostile).and_then(|()| {
+        // A fresh private folder (made exclusively, mode 0700), removed when dropped.
+        let tmp = private_temp_dir("xbg7-export-iso-").context("creating a temporary folder for the image's files")?;
+        let stage = tmp.path();
+        let r = write_synth(stage, &opts, hostile).and_then(|()| {
             let res = stage.join("hidden");
             std::fs::rename(res.join("resource3d"), res.join("Resource3D"))?;
             eprintln!("packing the image {} …", iso.display());
-            xbg7_export::image::write_image(&stage, iso, xgd2)
+            xbg7_export::image::write_image(stage, iso, xgd2)
                 .with_context(|| format!("writing the disc image {}", iso.display()))
         });
-        let _ = std::fs::remove_dir_all(&stage);
+        drop(tmp);
         r?;
         eprintln!(
             "synthetic disc image written to {} ({}) in {:.1} s",
@@ -437,10 +455,13 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
 }
 
 /// `demo`: the demo disc generated in a temporary folder, exported to `out`, removed.
+/// The folder is a fresh private one (`tempfile`: a random name made exclusively, mode
+/// 0700), so nobody else can plant a file or a link in it, and it goes when dropped —
+/// also when the export fails or ends with status 3.
 fn demo_cmd(out: &Path, seed: u64, realism: bool, common: &CommonArgs) -> Result<()> {
-    let tmp = std::env::temp_dir().join(format!("xbg7-export-demo-{}-{seed}", std::process::id()));
+    let tmp = private_temp_dir("xbg7-export-demo-").context("creating the demo disc's temporary folder")?;
     synth::write_disc(
-        &tmp,
+        tmp.path(),
         &SynthOptions {
             seed,
             scale: Scale::Demo,
@@ -448,9 +469,21 @@ fn demo_cmd(out: &Path, seed: u64, realism: bool, common: &CommonArgs) -> Result
         },
     )
     .context("generating the demo disc")?;
-    let r = export(&tmp, out, common);
-    let _ = std::fs::remove_dir_all(&tmp);
-    r
+    export(tmp.path(), out, common)
+}
+
+/// A fresh temporary folder `<temp>/<prefix><random>` only this user can enter: made
+/// exclusively (an existing name, a planted link included, is never reused) with mode
+/// 0700 on Unix; removed with what it holds when dropped.
+fn private_temp_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    b.tempdir()
 }
 
 /// `verify`: a synthetic disc against its truth; exit 1 on a wrong or missed resource.
@@ -462,7 +495,10 @@ fn verify_cmd(a: VerifyArgs) -> Result<()> {
         truth,
     } = a;
     let cfg = load_config(config.as_deref())?;
-    let truth = synth::load_truth(&truth.unwrap_or_else(|| disc.join("truth.json")))?;
+    let truth_path = truth.unwrap_or_else(|| disc.join("truth.json"));
+    let bytes = xbg7_export::input::read_bounded(&truth_path, xbg7_export::input::MAX_TRUTH_BYTES, "a ground truth")
+        .with_context(|| format!("reading {}", truth_path.display()))?;
+    let truth = synth::parse_truth(&bytes, &truth_path)?;
     let t = std::time::Instant::now();
     let r = xbg7_export::verify::check_disc(&disc, &truth, &cfg);
     print!("{}", r.table());
@@ -569,12 +605,20 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
         return Ok(());
     }
     let disc = disc.context("--disc is required")?;
-    // A scratch folder of our own (no --scratch) goes when the bench ends, with the
-    // texture-heavy copy in it; a given one keeps what the bench leaves there.
-    let own_scratch = scratch.is_none();
-    let scratch = scratch.unwrap_or_else(|| std::env::temp_dir().join(format!("xbg7-bench-{}", std::process::id())));
-    std::fs::create_dir_all(&scratch)?;
-    let _cleanup = own_scratch.then(|| RemoveOnDrop(scratch.clone()));
+    // A scratch folder of our own (no --scratch: a fresh private temp folder) goes when
+    // the bench ends, with the texture-heavy copy in it; a given one keeps what the bench
+    // leaves there.
+    let own: tempfile::TempDir;
+    let scratch = match scratch {
+        Some(s) => {
+            std::fs::create_dir_all(&s)?;
+            s
+        }
+        None => {
+            own = private_temp_dir("xbg7-bench-")?;
+            own.path().to_path_buf()
+        }
+    };
     let disc = if noisy_textures {
         let to = scratch.join("noisy-disc");
         let n = bench::noisy_copy(&disc, &to)?;
@@ -711,12 +755,14 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
         print_summary(&run, opts.only.is_some(), out, t.elapsed().as_secs_f64());
     }
     if let Some(first) = run.unwritten.first() {
+        // A disc file name, shown as the manifest names it with control characters escaped.
         eprintln!(
-            "xbg7-export: error: outputs of {} could not be written (first: {first}; \
+            "xbg7-export: error: outputs of {} could not be written (first: {}; \
              the manifest lists each with its error)",
-            plural(run.unwritten.len(), "container", "containers")
+            plural(run.unwritten.len(), "container", "containers"),
+            xbg7_export::text::clean(first)
         );
-        std::process::exit(EXIT_UNWRITTEN);
+        return Err(ExitStatus(EXIT_UNWRITTEN).into());
     }
     Ok(())
 }
@@ -726,31 +772,12 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
 const EXIT_UNWRITTEN: i32 = 3;
 
 /// The end of a run on stdout: what it exported (with `--only`: this run's containers, then
-/// what was kept and what the manifest now lists), then the file to open.
+/// what was kept and what the manifest now lists), then the file to open. The run is over
+/// and its manifest written: a reader that went away (`… | true`) or a full stdout ends
+/// the printing, never the run's status.
 fn print_summary(run: &export::Exported, only: bool, out: &Path, secs: f64) {
-    let m = &run.manifest;
-    if only {
-        let this: std::collections::HashSet<&str> = run.exported.iter().map(String::as_str).collect();
-        let ran: Vec<_> = m
-            .containers
-            .iter()
-            .filter(|c| this.contains(c.path.as_str()))
-            .cloned()
-            .collect();
-        println!("this run: {}", summary_line(&manifest::summarize(&ran), secs));
-        let t = &m.summary.total;
-        match m.containers.len() - ran.len() {
-            0 => println!("nothing else kept: the manifest lists this run's files only"),
-            kept => println!(
-                "{} as the earlier run left them; the manifest lists {}, {}",
-                plural(kept, "other file kept", "other files kept"),
-                plural(t.files, "file", "files"),
-                plural(t.resources, "resource", "resources"),
-            ),
-        }
-    } else {
-        println!("{}", summary_line(&m.summary, secs));
-    }
+    use std::io::Write;
+    let mut lines = summary_lines(run, only, secs);
     // The last line: what to open (the report, or the manifest without one).
     let report = out.join("index.html");
     let open = if report.is_file() {
@@ -758,7 +785,42 @@ fn print_summary(run: &export::Exported, only: bool, out: &Path, secs: f64) {
     } else {
         out.join("manifest.json")
     };
-    println!("{}", open.display());
+    lines.push(open.display().to_string());
+    let mut stdout = std::io::stdout().lock();
+    for line in lines {
+        if writeln!(stdout, "{line}").is_err() {
+            return;
+        }
+    }
+}
+
+/// The summary's lines before the file to open (see [`print_summary`]).
+fn summary_lines(run: &export::Exported, only: bool, secs: f64) -> Vec<String> {
+    let m = &run.manifest;
+    if !only {
+        return vec![summary_line(&m.summary, secs)];
+    }
+    let this: std::collections::HashSet<&str> = run.exported.iter().map(String::as_str).collect();
+    let ran: Vec<_> = m
+        .containers
+        .iter()
+        .filter(|c| this.contains(c.path.as_str()))
+        .cloned()
+        .collect();
+    let t = &m.summary.total;
+    let kept = match m.containers.len() - ran.len() {
+        0 => "nothing else kept: the manifest lists this run's files only".to_string(),
+        kept => format!(
+            "{} as the earlier run left them; the manifest lists {}, {}",
+            plural(kept, "other file kept", "other files kept"),
+            plural(t.files, "file", "files"),
+            plural(t.resources, "resource", "resources"),
+        ),
+    };
+    vec![
+        format!("this run: {}", summary_line(&manifest::summarize(&ran), secs)),
+        kept,
+    ]
 }
 
 /// "188 files, 866 resources: 845 decoded, 21 rejected (models …, stages …); 0 file
@@ -848,13 +910,4 @@ fn render_new(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) 
             Err(e) => Err(e).with_context(|| format!("writing {}", out.display())),
         }
     })
-}
-
-/// Removes a folder tree when dropped (the bench's own scratch folder, also on an error).
-struct RemoveOnDrop(PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

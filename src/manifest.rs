@@ -81,6 +81,33 @@ pub struct ContainerEntry {
     pub other: Vec<OtherEntry>,
 }
 
+impl ContainerEntry {
+    /// Every output path (relative to OUT) this container's entry references, each once
+    /// (a later listing of a descriptor, `same_as`, repeats its first listing's paths).
+    pub fn outputs(&self) -> Vec<&str> {
+        let resources = self.resources.iter().flat_map(|r| {
+            [
+                r.gltf.as_deref(),
+                r.bin.as_deref(),
+                r.preview.as_deref(),
+                r.thumb.as_deref(),
+            ]
+        });
+        let textures = self
+            .textures
+            .iter()
+            .flat_map(|t| [t.png.as_deref(), t.roughness_png.as_deref()]);
+        let mut seen = std::collections::HashSet::new();
+        [self.preview.as_deref(), self.scene.as_deref()]
+            .into_iter()
+            .chain(resources)
+            .chain(textures)
+            .flatten()
+            .filter(|p| seen.insert(*p))
+            .collect()
+    }
+}
+
 /// How many cells a capped stage grid shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +169,11 @@ pub struct ResourceEntry {
     /// why it was left out (absent for a single-stream declaration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamEntry>,
+    /// The directory index of the first entry listing the same descriptor (same tag,
+    /// descriptor offset and size): decoded once, this entry repeats that one's facts and
+    /// output paths (the files are written once). Absent for a first listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<u32>,
 }
 
 /// One stream of a decoded multi-stream resource.
@@ -184,6 +216,7 @@ impl ResourceEntry {
             preview: None,
             thumb: None,
             streams: Vec::new(),
+            same_as: None,
         }
     }
 }
@@ -363,6 +396,11 @@ pub struct TextureEntry {
     /// BLAKE3 of the decoded base level ([`xbg7::texture::resource::digest`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The directory index of the first TX2D entry with the same descriptor bytes (the
+    /// same image): decoded and written once, this entry repeats its facts and `png`.
+    /// Absent for a first listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<u32>,
 }
 
 impl TextureEntry {
@@ -380,6 +418,7 @@ impl TextureEntry {
             png: None,
             roughness_png: None,
             digest: None,
+            same_as: None,
         }
     }
 
@@ -454,24 +493,138 @@ pub enum ManifestError {
     Duplicate(String),
 }
 
-/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape.
+/// Largest manifest read, by `diff` or by an export reading the previous one (a
+/// full-scale disc's manifest is ≈ 10 MB); also the bound of the tool's other files in
+/// `--out/.xbg7` (the journal and the pending removals list what a manifest lists).
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
+
+/// Parse manifest bytes: JSON first, then the `schema` value, then the full shape —
+/// typed all the way: no `serde_json::Value` of the document is ever built (one cost
+/// ≈ 16× the file), so the peak is the typed manifest itself.
 pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::NotJson)?;
-    let obj = value.as_object().ok_or(ManifestError::NotObject)?;
-    match obj.get("schema") {
-        None => return Err(ManifestError::MissingSchema),
-        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-        Some(serde_json::Value::String(s)) => return Err(ManifestError::WrongSchema { found: s.clone() }),
-        Some(other) => {
-            return Err(ManifestError::WrongSchema {
-                found: other.to_string(),
-            })
-        }
+    // A first pass checks the syntax and reads the top level's `schema`, skipping every
+    // other value (`IgnoredAny`: nothing allocated) …
+    match serde_json::from_slice::<Head>(bytes).map_err(ManifestError::NotJson)? {
+        Head::NotObject => return Err(ManifestError::NotObject),
+        Head::Object(None) => return Err(ManifestError::MissingSchema),
+        Head::Object(Some(s)) if s == SCHEMA => {}
+        Head::Object(Some(found)) => return Err(ManifestError::WrongSchema { found }),
     }
-    // Deserialise from the bytes again (not the Value) so errors carry line and column.
+    // … then the bytes again, into the manifest's types (errors carry line and column).
     let m: Manifest = serde_json::from_slice(bytes).map_err(ManifestError::Invalid)?;
     check_unique(&m)?;
     Ok(m)
+}
+
+/// What [`parse`]'s first pass reads: whether the top level is an object, and its
+/// `schema` (a string as is, another value as JSON text or "an array" / "an object";
+/// the last one when the key repeats, as a JSON object would keep it).
+enum Head {
+    NotObject,
+    Object(Option<String>),
+}
+
+impl<'de> Deserialize<'de> for Head {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Head, D::Error> {
+        d.deserialize_any(HeadVisitor)
+    }
+}
+
+struct HeadVisitor;
+
+impl<'de> serde::de::Visitor<'de> for HeadVisitor {
+    type Value = Head;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+        let mut schema = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "schema" {
+                schema = Some(map.next_value::<SchemaText>()?.0);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(Head::Object(schema))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Head, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Head::NotObject)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+    fn visit_unit<E>(self) -> Result<Head, E> {
+        Ok(Head::NotObject)
+    }
+}
+
+/// The `schema` value as text (see [`Head`]).
+struct SchemaText(String);
+
+impl<'de> Deserialize<'de> for SchemaText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SchemaText, D::Error> {
+        d.deserialize_any(SchemaVisitor)
+    }
+}
+
+struct SchemaVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SchemaVisitor {
+    type Value = SchemaText;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<SchemaText, E> {
+        Ok(SchemaText(s.to_string()))
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<SchemaText, E> {
+        Ok(SchemaText(b.to_string()))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<SchemaText, E> {
+        Ok(SchemaText(n.to_string()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<SchemaText, E> {
+        Ok(SchemaText(n.to_string()))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<SchemaText, E> {
+        Ok(SchemaText(
+            serde_json::Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string()),
+        ))
+    }
+    fn visit_unit<E>(self) -> Result<SchemaText, E> {
+        Ok(SchemaText("null".to_string()))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SchemaText, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(SchemaText("an array".to_string()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SchemaText, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(SchemaText("an object".to_string()))
+    }
 }
 
 /// Container paths are unique, and resource indices within each container.
@@ -525,18 +678,7 @@ impl Manifest {
     pub fn outputs(&self) -> Vec<&str> {
         let mut out: Vec<&str> = self.report.as_deref().into_iter().collect();
         for c in &self.containers {
-            out.extend(c.preview.as_deref());
-            out.extend(c.scene.as_deref());
-            for r in &c.resources {
-                out.extend(r.gltf.as_deref());
-                out.extend(r.bin.as_deref());
-                out.extend(r.preview.as_deref());
-                out.extend(r.thumb.as_deref());
-            }
-            for t in &c.textures {
-                out.extend(t.png.as_deref());
-                out.extend(t.roughness_png.as_deref());
-            }
+            out.extend(c.outputs());
         }
         out
     }

@@ -485,12 +485,18 @@ pub fn check_disc(disc: &Path, truth: &TruthDisc, cfg: &Config) -> Report {
     truth
         .containers
         .par_iter()
-        .map(|c| match std::fs::read(disc.join(&c.path)) {
-            Ok(bytes) => check_container(&bytes, c, cfg),
-            Err(e) => Report {
-                container_errors: vec![format!("{}: {e}", c.path)],
-                ..Default::default()
-            },
+        .map(|c| {
+            match crate::input::read_bounded(
+                &disc.join(&c.path),
+                crate::input::MAX_CONTAINER_BYTES,
+                "an XPR2 container",
+            ) {
+                Ok(bytes) => check_container(&bytes, c, cfg),
+                Err(e) => Report {
+                    container_errors: vec![format!("{}: {e}", c.path)],
+                    ..Default::default()
+                },
+            }
         })
         .collect::<Vec<_>>()
         .into_iter()

@@ -69,6 +69,13 @@ pub enum WalkError {
          of .xpr files or one .xpr file"
     )]
     NoResource3d(String),
+    /// `hidden` or `hidden/resource3d` is a symlink: folder links are not followed (one
+    /// may lead anywhere), so the message names the folder to pass instead.
+    #[error(
+        "{link} is a symlink, and folder links on the way to the containers are not followed; \
+         pass the folder it leads to instead: --disc {instead}"
+    )]
+    SymlinkedFolder { link: String, instead: String },
     #[error(
         "{0} is not a folder, an .xpr file or an Xbox disc image (expected a disc root, a \
          folder of .xpr files, one .xpr, or an .iso with an XDVDFS volume)"
@@ -145,7 +152,7 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
         };
     }
     if !meta.is_dir() {
-        return Err(WalkError::Special(shown(), special_kind(&meta.file_type())));
+        return Err(WalkError::Special(shown(), crate::input::kind_of(&meta.file_type())));
     }
     if let Some(h) = child_dir(disc, "hidden")? {
         if let Some(res) = child_dir(&h, "resource3d")? {
@@ -162,7 +169,45 @@ pub fn locate(disc: &Path) -> Result<Location, WalkError> {
     if any_xpr {
         return Ok(Location::Folder(disc.to_path_buf()));
     }
-    Err(WalkError::NoResource3d(shown()))
+    Err(symlinked_folder(disc)?.unwrap_or_else(|| WalkError::NoResource3d(shown())))
+}
+
+/// The child of `dir` named `name` ASCII case-insensitively that is a symlink.
+fn child_link(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().as_encoded_bytes().eq_ignore_ascii_case(name.as_bytes()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .map(|e| e.path())
+        .collect();
+    hits.sort();
+    hits.into_iter().next()
+}
+
+/// Why a disc root holds no containers when its `hidden` or `hidden/resource3d` is a
+/// symlink (never followed): that link, and what to pass as `--disc` instead — the
+/// resource folder the link leads to (or its target as written, when it leads nowhere).
+fn symlinked_folder(disc: &Path) -> Result<Option<WalkError>, WalkError> {
+    let (link, below) = match child_dir(disc, "hidden")? {
+        Some(h) => match child_link(&h, "resource3d") {
+            Some(l) => (l, false),
+            None => return Ok(None),
+        },
+        None => match child_link(disc, "hidden") {
+            Some(l) => (l, true),
+            None => return Ok(None),
+        },
+    };
+    let instead = match link.canonicalize() {
+        Ok(target) if below => child_dir(&target, "resource3d")?.unwrap_or(target),
+        Ok(target) => target,
+        Err(_) => std::fs::read_link(&link).unwrap_or_default(),
+    };
+    Ok(Some(WalkError::SymlinkedFolder {
+        link: link.display().to_string(),
+        instead: instead.display().to_string(),
+    }))
 }
 
 /// The resource folder of a disc (or `disc` itself when it is one), for callers that
@@ -187,28 +232,6 @@ pub fn copy_name(raw: &[u8], copy: usize) -> String {
     match text.is_char_boundary(cut) {
         true => format!("{}\\~{}{}", &text[..cut], copy + 1, &text[cut..]),
         false => format!("{text}\\~{}", copy + 1),
-    }
-}
-
-/// What a directory entry that is neither a file nor a symlink is.
-fn special_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
     }
 }
 
@@ -263,7 +286,7 @@ pub fn discover(disc: &Path) -> Result<Vec<DiscFile>, WalkError> {
         }
         let t = e.file_type();
         let symlink = e.path_is_symlink();
-        let not_a_file = (!t.is_file() && !symlink).then(|| special_kind(&t));
+        let not_a_file = (!t.is_file() && !symlink).then(|| crate::input::kind_of(&t));
         let name = name_text(e.file_name().as_encoded_bytes());
         out.push(DiscFile {
             abs: e.path().to_path_buf(),

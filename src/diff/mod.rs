@@ -27,7 +27,7 @@ use std::path::Path;
 mod compare;
 mod render;
 
-pub use crate::manifest::{parse, ManifestError};
+pub use crate::manifest::{parse, ManifestError, MAX_MANIFEST_BYTES};
 pub use compare::{
     diff, exit_code, Appeared, Change, ContainerDiff, Coverage, Diff, ErrorChange, GeometryChanged, Moved,
     NewlyDecoded, NewlyRejected, Presence, ReasonChanged, Tally, Vanished, Was,
@@ -40,13 +40,13 @@ pub use render::{
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
     #[error("{path}: cannot read: {error}")]
-    Io { path: String, error: std::io::Error },
+    Io {
+        path: String,
+        error: crate::input::ReadError,
+    },
     #[error("{path}: {error}")]
     Manifest { path: String, error: ManifestError },
 }
-
-/// Largest manifest [`load`] reads (a full-scale disc's manifest is ≈ 10 MB).
-pub const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 
 /// Read and [`parse`] a manifest file, or an export folder's `manifest.json`; errors name
 /// the path.
@@ -55,33 +55,11 @@ pub fn load(path: impl AsRef<Path>) -> Result<Manifest, DiffError> {
     let inside = given.join("manifest.json");
     let path = if given.is_dir() { inside.as_path() } else { given };
     let shown = path.display().to_string();
-    let io = |error| DiffError::Io {
+    // A regular file only (opening a FIFO blocks until a writer comes; `/dev/zero` never
+    // ends), and at most MAX_MANIFEST_BYTES.
+    let bytes = crate::input::read_bounded(path, MAX_MANIFEST_BYTES, "a manifest").map_err(|error| DiffError::Io {
         path: shown.clone(),
         error,
-    };
-    // A regular file only, checked before opening (opening a FIFO blocks until a writer
-    // comes; `/dev/zero` never ends), and read at most MAX_MANIFEST_BYTES + 1 bytes.
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(io(std::io::Error::other("not a regular file")));
-    }
-    if meta.len() > MAX_MANIFEST_BYTES {
-        return Err(io(std::io::Error::other(format!(
-            "{} bytes, more than a manifest can be ({MAX_MANIFEST_BYTES})",
-            meta.len()
-        ))));
-    }
-    let mut bytes = Vec::new();
-    {
-        use std::io::Read;
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_MANIFEST_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(io)?;
-    }
-    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-        return Err(io(std::io::Error::other(
-            "grew past the manifest size limit while read",
-        )));
-    }
+    })?;
     parse(&bytes).map_err(|error| DiffError::Manifest { path: shown, error })
 }

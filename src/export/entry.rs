@@ -34,8 +34,15 @@ pub fn unwritten(e: &ContainerEntry) -> bool {
     container || texture
 }
 
-/// What was decided for one container, for `--verbose`.
+/// What was decided for one container, for `--verbose`: one line for a terminal, the
+/// container's manifest path (and any disc text in it) with control characters escaped
+/// as `diff` and the report show them ([`crate::text::clean`]: a newline, ESC or BEL in
+/// a file name can neither forge a line nor retitle the terminal).
 pub fn explain(e: &ContainerEntry) -> String {
+    crate::text::clean(&explain_raw(e))
+}
+
+fn explain_raw(e: &ContainerEntry) -> String {
     if let Some(err) = &e.error {
         return format!("{}: not decoded: {err}", e.path);
     }

@@ -8,8 +8,8 @@
 use super::error::ExportError;
 use super::layout::{LOCK_FILE, MANIFEST, TOOL_DIR};
 use crate::atomic::{write_atomic, TMP_SUFFIX};
-use crate::manifest::Manifest;
 use crate::manifest::{Code, Reason};
+use crate::manifest::{Manifest, MAX_MANIFEST_BYTES};
 use crate::walker::DiscFile;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,6 +47,18 @@ pub(super) fn tool_dir(out: &Path) -> std::io::Result<PathBuf> {
         },
         Err(e) => Err(e),
     }
+}
+
+/// Whether `out` (an existing folder) is an earlier export of this tool: it holds the
+/// tool's folder ([`TOOL_DIR`]), or a `manifest.json` this tool wrote (its first bytes
+/// name the manifest schema; versions before `.xbg7/` left only that).
+pub(super) fn is_export(out: &Path) -> bool {
+    if std::fs::symlink_metadata(out.join(TOOL_DIR)).is_ok_and(|m| m.is_dir()) {
+        return true;
+    }
+    let head = crate::input::read_own_prefix(&out.join(MANIFEST), 4096).unwrap_or_default();
+    let schema = format!("\"schema\": \"{}", crate::manifest::SCHEMA);
+    String::from_utf8_lossy(&head).contains(&schema)
 }
 
 /// Take the exclusive lock on `out` (kept until the returned file is dropped).
@@ -128,17 +140,28 @@ pub(super) fn inside(root: &Path, path: &Path) -> bool {
     resolve_lexically(path).is_ok_and(|p| p.starts_with(root))
 }
 
-/// The lines of a text file (none when it cannot be read).
-pub(super) fn read_lines(path: &Path) -> Vec<String> {
-    std::fs::read(path)
-        .map(|b| {
-            String::from_utf8_lossy(&b)
-                .lines()
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+/// The bytes of the tool's own file `out/<rel>` (`None` when there is none): never
+/// through a symlink, only a regular file, at most [`MAX_MANIFEST_BYTES`] — a FIFO or a
+/// link to `/dev/zero` planted there is an error naming it, not a hang or a huge read.
+pub(super) fn read_own_file(out: &Path, rel: &str) -> Result<Option<Vec<u8>>, ExportError> {
+    let path = out.join(rel);
+    match crate::input::read_own(&path, MAX_MANIFEST_BYTES, "the tool's own file") {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(error) => Err(ExportError::OwnFile {
+            path: path.display().to_string(),
+            error,
+        }),
+    }
+}
+
+/// The non-empty lines of a text file's bytes.
+pub(super) fn lines(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The append-only list of outputs written so far ([`JOURNAL`](super::layout::JOURNAL)).
@@ -149,7 +172,18 @@ impl Journal {
         if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
             return Err(std::io::Error::other(format!("{} is not a file", path.display())));
         }
-        let f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let mut open = std::fs::OpenOptions::new();
+        open.create(true).append(true);
+        #[cfg(unix)]
+        {
+            // Not through a link, and not blocked by a FIFO put there since the check.
+            use std::os::unix::fs::OpenOptionsExt;
+            open.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let f = open.open(path)?;
+        if !f.metadata()?.is_file() {
+            return Err(std::io::Error::other(format!("{} is not a file", path.display())));
+        }
         Ok(Journal(Some(f)))
     }
 
@@ -231,9 +265,58 @@ impl<'a> Outputs<'a> {
 /// doctored manifest or a symlinked folder cannot make it delete anything elsewhere).
 pub fn remove_stale(out: &Path, out_c: &Path, prev: &Manifest, now: &Manifest) {
     let keep: BTreeSet<&str> = now.outputs().into_iter().collect();
+    let stale: Vec<&str> = prev.outputs().into_iter().filter(|rel| !keep.contains(rel)).collect();
+    let kept = if stale.is_empty() {
+        KeptFiles::default()
+    } else {
+        KeptFiles::of(out, keep.iter().copied())
+    };
     for rel in prev.outputs() {
-        remove_output(out, out_c, rel, !keep.contains(rel));
+        if keep.contains(rel) {
+            remove_output(out, out_c, rel, false);
+        } else {
+            remove_stale_output(out, out_c, rel, &kept);
+        }
     }
+}
+
+/// A file's identity: device and inode on Unix; elsewhere its canonical path (which
+/// resolves a case-folded spelling to the file's own name, as `GetFinalPathNameByHandle`
+/// does on Windows).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FileId(#[cfg(unix)] (u64, u64), #[cfg(not(unix))] PathBuf);
+
+/// The identity of the file at `path` (the last component not followed), if it exists.
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).ok().map(|m| FileId((m.dev(), m.ino())))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).ok().map(FileId)
+    }
+}
+
+/// The files a run wrote or lists, by identity: on a case-insensitive `--out` (macOS,
+/// Windows, exFAT, a case-folding mount) an old output spelled `Stage_S01/…` *is* the new
+/// `STAGE_S01/…`, which a comparison of the strings cannot see.
+#[derive(Debug, Default)]
+pub(super) struct KeptFiles(std::collections::HashSet<FileId>);
+
+impl KeptFiles {
+    /// The identities of `out/<rel>` for every `rel` (those that exist).
+    pub(super) fn of<'a>(out: &Path, rels: impl Iterator<Item = &'a str>) -> KeptFiles {
+        KeptFiles(rels.filter_map(|rel| file_id(&out.join(rel))).collect())
+    }
+}
+
+/// [`remove_output`] of a stale output: its temporary, and the file itself unless it is
+/// (by identity) one of the files this run keeps.
+pub(super) fn remove_stale_output(out: &Path, out_c: &Path, rel: &str, kept: &KeptFiles) {
+    let same = file_id(&out.join(rel)).is_some_and(|id| kept.0.contains(&id));
+    remove_output(out, out_c, rel, !same);
 }
 
 /// Remove a killed run's temporary sibling of the output `rel` and, with `file`, the

@@ -6,8 +6,8 @@
 use super::entry::{explain, found_size, guarded, unwritten};
 use super::error::{ExportError, MAX_JOBS};
 use super::fs::{
-    abort_point, lock_out, read_lines, remove_output, resolve_lexically, take_buffer, tool_dir, write_tool_file,
-    Journal, Outputs,
+    abort_point, is_export, lines, lock_out, read_own_file, remove_output, remove_stale_output, resolve_lexically,
+    take_buffer, tool_dir, write_tool_file, Journal, KeptFiles, Outputs,
 };
 use super::layout::{JOURNAL, LEGACY_PREVIOUS_MANIFEST, MANIFEST, PENDING_REMOVALS, PREVIOUS_MANIFEST, RESERVED_NAMES};
 use super::options::ExportOptions;
@@ -92,7 +92,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     let out_err = |e| ExportError::Out(out.display().to_string(), e);
     let selected = |names: &[&str]| opts.only.as_ref().is_none_or(|o| o.matches(names));
     let (found, dirs) = select(found, out, opts, &selected)?;
-    let previous = Previous::take(out).map_err(out_err)?;
+    let previous = Previous::take(out, opts.only.is_some())?;
     let journal = std::sync::Mutex::new(Journal::open(&out.join(JOURNAL)).map_err(out_err)?);
     let outputs = Outputs::journalled(out, &journal);
     let mut entries = export_all(&found, &dirs, &outputs, &out_c, cfg, opts)?;
@@ -112,7 +112,11 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     // container the filter does not select.
     if opts.only.is_some() {
         if let Some(prev) = &previous.manifest {
-            entries.extend(kept_entries(prev, &found, &selected));
+            // Never an entry whose files a killed run may have rewritten since it was
+            // written: such a container is dropped, its files removed as stale (a full
+            // export, or `--only` of it, exports it again).
+            let described = |c: &ContainerEntry| !c.outputs().iter().any(|o| previous.undescribed.contains(*o));
+            entries.extend(kept_entries(prev, &found, &selected).into_iter().filter(described));
         }
     }
     let mut manifest = Manifest::new(entries);
@@ -163,6 +167,7 @@ fn prepare(disc: &Path, out: &Path, opts: &ExportOptions) -> Result<Prepared, Ex
             disc: disc.display().to_string(),
         });
     }
+    refuse_foreign_files(out, &found)?;
     std::fs::create_dir_all(out).map_err(out_err)?;
     let out_c = out.canonicalize().map_err(out_err)?;
     let tool = tool_dir(out).map_err(out_err)?;
@@ -172,6 +177,48 @@ fn prepare(disc: &Path, out: &Path, opts: &ExportOptions) -> Result<Prepared, Ex
         .and_then(|()| std::fs::remove_file(tool.join("probe")))
         .map_err(out_err)?;
     Ok(Prepared { found, out_c, lock })
+}
+
+/// A folder that holds files and is not an earlier export ([`is_export`]) is refused
+/// before anything is written in it: its files are the user's (`--out .`, a website
+/// with its own `index.html`). The message names a few of those the run would replace —
+/// the names it writes at the top of `--out` — or, when none would, a few it holds.
+fn refuse_foreign_files(out: &Path, found: &[DiscFile]) -> Result<(), ExportError> {
+    let mut held: Vec<String> = match std::fs::read_dir(out) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => return Ok(()),
+    };
+    if held.is_empty() || is_export(out) {
+        return Ok(());
+    }
+    held.sort();
+    let written: BTreeSet<String> = RESERVED_NAMES
+        .iter()
+        .map(|n| n.to_string())
+        .chain(container_dirs(found))
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let replaced: Vec<&String> = held
+        .iter()
+        .filter(|n| written.contains(&n.to_ascii_lowercase()))
+        .collect();
+    let (what, names) = match replaced.is_empty() {
+        false => ("replace", replaced),
+        true => ("mix its files with", held.iter().collect()),
+    };
+    const SHOWN: usize = 3;
+    let mut list: Vec<String> = names.iter().take(SHOWN).map(|n| crate::text::clean(n)).collect();
+    if names.len() > SHOWN {
+        list.push(format!("and {} more", names.len() - SHOWN));
+    }
+    Err(ExportError::NotAnExport {
+        out: out.display().to_string(),
+        what,
+        names: list.join(", "),
+    })
 }
 
 /// The containers `--only` selects, with their folder names (computed over the whole
@@ -211,38 +258,67 @@ struct Previous {
     manifest: Option<Manifest>,
     /// Candidates for removal at the end.
     leftovers: BTreeSet<String>,
+    /// What a run killed before writing its manifest wrote (its journal) when `manifest`
+    /// is the one that run had moved aside: files that manifest may no longer describe.
+    undescribed: BTreeSet<String>,
 }
 
 impl Previous {
     /// The previous manifest is moved aside for the duration of the run, so a run killed
     /// half-way leaves no manifest that references a file this run has begun to replace
     /// (e.g. a new `.gltf` next to the old `.bin`). A run after a killed one finds it there.
-    fn take(out: &Path) -> std::io::Result<Previous> {
-        let (manifest_path, prev_path) = (out.join(MANIFEST), out.join(PREVIOUS_MANIFEST));
-        let legacy_prev = out.join(LEGACY_PREVIOUS_MANIFEST);
-        let read_manifest = |p: &Path| {
-            std::fs::symlink_metadata(p)
-                .is_ok_and(|m| m.is_file())
-                .then(|| std::fs::read(p).ok())
-                .flatten()
-                .and_then(|b| crate::manifest::parse(&b).ok())
-        };
-        let manifest = match read_manifest(&manifest_path) {
-            Some(m) => {
-                std::fs::rename(&manifest_path, &prev_path)?;
-                Some(m)
+    /// Every file is read ([`read_own_file`]: no symlink, no FIFO, bounded) before
+    /// anything is moved, so a bad one stops the run with `--out` as it was. A full run
+    /// passes over a manifest that does not parse (it rewrites every entry); a `--only`
+    /// run (`only`) keeps entries from it, so there it is an error.
+    fn take(out: &Path, only: bool) -> Result<Previous, ExportError> {
+        let journal = read_own_file(out, JOURNAL)?;
+        let pending = read_own_file(out, PENDING_REMOVALS)?;
+        // The first of the manifest's places that holds a file: where it is, where a
+        // killed run left it, where versions before `.xbg7/` kept it.
+        let mut manifest = None;
+        let mut moved_aside = false;
+        for rel in [MANIFEST, PREVIOUS_MANIFEST, LEGACY_PREVIOUS_MANIFEST] {
+            let Some(bytes) = read_own_file(out, rel)? else {
+                continue;
+            };
+            match crate::manifest::parse(&bytes) {
+                Ok(m) => {
+                    if rel == MANIFEST {
+                        std::fs::rename(out.join(MANIFEST), out.join(PREVIOUS_MANIFEST))
+                            .map_err(|e| ExportError::Out(out.display().to_string(), e))?;
+                    }
+                    moved_aside = rel != MANIFEST;
+                    manifest = Some(m);
+                    break;
+                }
+                Err(error) if only => {
+                    return Err(ExportError::PreviousUnreadable {
+                        path: out.join(rel).display().to_string(),
+                        error,
+                    })
+                }
+                Err(_) => {}
             }
-            None => read_manifest(&prev_path).or_else(|| read_manifest(&legacy_prev)),
-        };
+        }
         // What killed runs wrote or meant to remove: candidates for removal at the end.
-        let mut leftovers: BTreeSet<String> = read_lines(&out.join(JOURNAL)).into_iter().collect();
-        if let Some(list) = std::fs::read(out.join(PENDING_REMOVALS))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok())
-        {
+        let mut leftovers: BTreeSet<String> = journal.as_deref().map(lines).into_iter().flatten().collect();
+        // A manifest found in place was written after every output its run journalled
+        // (the manifest is a run's last write): it describes them. One found moved aside
+        // is older than whatever the journal names.
+        let undescribed = if moved_aside {
+            leftovers.clone()
+        } else {
+            BTreeSet::new()
+        };
+        if let Some(list) = pending.and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok()) {
             leftovers.extend(list);
         }
-        Ok(Previous { manifest, leftovers })
+        Ok(Previous {
+            manifest,
+            leftovers,
+            undescribed,
+        })
     }
 }
 
@@ -422,8 +498,15 @@ fn finish(
     write_tool_file(out, PENDING_REMOVALS, &pending)?;
     write_tool_file(out, MANIFEST, &manifest.to_bytes())?;
     abort_point("after-manifest");
+    // Never a file this run wrote or lists, whatever its old spelling (identity, not
+    // the strings: a case-insensitive `--out`).
+    let kept = if stale.is_empty() {
+        KeptFiles::default()
+    } else {
+        KeptFiles::of(out, keep.iter().copied())
+    };
     for rel in &stale {
-        remove_output(out, out_c, rel, true);
+        remove_stale_output(out, out_c, rel, &kept);
     }
     if let Some(prev) = &previous.manifest {
         // A killed run's temporaries of outputs this run kept.

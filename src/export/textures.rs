@@ -75,11 +75,12 @@ pub fn export_textures(
 }
 
 /// One texture's export: its entry, its PNG's URI (and bytes, when embedded), what
-/// `albedo` made of it, its derived roughness map's URI (and bytes).
+/// `albedo` made of it for each `_col` name listing it, its derived roughness map's URI
+/// (and bytes).
 type Exported<T> = (
     TextureEntry,
     Option<(String, Option<Vec<u8>>)>,
-    Option<T>,
+    Vec<(String, T)>,
     Option<(String, Option<Vec<u8>>)>,
 );
 
@@ -137,18 +138,20 @@ pub fn export_textures_with_albedos<T: Send>(
     sink: Sink,
 ) -> TextureExport<T> {
     let tex: Vec<&Resource<'_>> = c.resources.iter().filter(|r| r.is(TAG_TX2D)).collect();
-    let raw: Vec<(u32, &[u8])> = tex.iter().map(|r| (r.index, r.name)).collect();
+    let groups = same_descriptor_groups(&tex);
+    let raw: Vec<(u32, &[u8])> = groups.iter().map(|g| (tex[g[0]].index, tex[g[0]].name)).collect();
     let files = names::unique_names(&raw);
     let dir = container_dir.join(TEXTURE_DIR);
     let derive_roughness = mode == SpecularGloss::Pbr;
-    let done: Vec<Exported<T>> = tex
+    let name_of = |k: usize| String::from_utf8_lossy(tex[k].name).into_owned();
+    let done: Vec<Exported<T>> = groups
         .par_iter()
         .zip(files.par_iter())
-        .map(|(r, file)| {
-            let t = decode_resource(r, c.data);
+        .map(|(group, file)| {
+            let t = decode_resource(tex[group[0]], c.data);
             let mut e = TextureEntry::of(&t);
             let Ok(img) = t.result else {
-                return (e, None, None, None);
+                return (e, None, Vec::new(), None);
             };
             // One PNG: written (bytes `None`) or kept in memory.
             let put = |f: &str, img: &Image| -> std::io::Result<(String, Option<Vec<u8>>)> {
@@ -169,12 +172,17 @@ pub fn export_textures_with_albedos<T: Send>(
                     if sink != Sink::Embedded {
                         e.png = Some(format!("{dir_rel}/{}", png.0));
                     }
-                    let kept = albedo
-                        .filter(|_| e.name.ends_with(ALBEDO_SUFFIX))
-                        .and_then(|f| f(&e.name, &img));
+                    // Every `_col` name listing the image, while it is in memory.
+                    let kept = group
+                        .iter()
+                        .map(|&k| name_of(k))
+                        .filter(|n| n.ends_with(ALBEDO_SUFFIX))
+                        .filter_map(|n| albedo.and_then(|f| f(&n, &img)).map(|t| (n, t)))
+                        .collect();
                     // A derived map that cannot be written is left out of the material
                     // (the texture itself is fine).
-                    let rough = (derive_roughness && e.name.ends_with(GLOSS_SUFFIX))
+                    let glossy = group.iter().any(|&k| name_of(k).ends_with(GLOSS_SUFFIX));
+                    let rough = (derive_roughness && glossy)
                         .then(|| put(&format!("{file}{ROUGHNESS_KEY}.png"), &roughness_from_gloss(&img)).ok())
                         .flatten();
                     (e, Some(png), kept, rough)
@@ -183,35 +191,83 @@ pub fn export_textures_with_albedos<T: Send>(
                     e.status = Some(Status::Rejected);
                     e.reason = Some(TextureReason::new(TextureCode::IO, format!("{}: {err}", WRITING_PNG)));
                     e.digest = None;
-                    (e, None, None, None)
+                    (e, None, Vec::new(), None)
                 }
             }
         })
         .collect();
+    // Each group's export, at every listing of its descriptor, in directory order.
+    let mut listing: Vec<Option<(usize, bool)>> = vec![None; tex.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for (n, &k) in group.iter().enumerate() {
+            listing[k] = Some((g, n > 0));
+        }
+    }
+    let first_index = |g: usize| tex[groups[g][0]].index;
     let mut out = TextureExport {
         entries: Vec::with_capacity(done.len()),
         links: TextureLinks::new(),
         albedos: BTreeMap::new(),
         embedded: BTreeMap::new(),
     };
-    for (mut e, png, kept, rough) in done {
-        if let Some((uri, bytes)) = png {
-            out.links.insert(e.name.clone(), uri.clone());
-            out.embedded.extend(bytes.map(|b| (uri, b)));
+    let mut done: Vec<Option<Exported<T>>> = done.into_iter().map(Some).collect();
+    for (k, at) in listing.into_iter().enumerate() {
+        let Some((g, later)) = at else { continue };
+        let Some((first, png, _, rough)) = &done[g] else {
+            continue;
+        };
+        let mut e = first.clone();
+        e.index = tex[k].index;
+        e.name = name_of(k);
+        if later {
+            e.same_as = Some(first_index(g));
         }
-        if let Some((uri, bytes)) = rough {
+        if let Some((uri, _)) = png {
+            out.links.insert(e.name.clone(), uri.clone());
+        }
+        e.roughness_png = None;
+        if let Some((uri, _)) = rough.as_ref().filter(|_| e.name.ends_with(GLOSS_SUFFIX)) {
             if sink != Sink::Embedded {
                 e.roughness_png = Some(format!("{dir_rel}/{uri}"));
             }
             out.links.insert(format!("{}{ROUGHNESS_KEY}", e.name), uri.clone());
-            out.embedded.extend(bytes.map(|b| (uri, b)));
-        }
-        if let Some(k) = kept {
-            out.albedos.insert(e.name.clone(), k);
         }
         out.entries.push(e);
+        // The group's bytes and prepared albedos, moved out once every listing is seen.
+        if groups[g].last() == Some(&k) {
+            if let Some((_, png, kept, rough)) = done[g].take() {
+                for (uri, bytes) in png.into_iter().chain(rough) {
+                    out.embedded.extend(bytes.map(|b| (uri, b)));
+                }
+                out.albedos.extend(kept);
+            }
+        }
     }
     out
+}
+
+/// The TX2D resources grouped by identical descriptor bytes (in one container, the
+/// same descriptor over the same data section: the same image), each group in directory
+/// order, the groups in the order of their first listing. A group is decoded, encoded
+/// and written once: its first listing names the file, every listing links to it.
+fn same_descriptor_groups(tex: &[&Resource<'_>]) -> Vec<Vec<usize>> {
+    let mut at: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, r) in tex.iter().enumerate() {
+        // An entry with a bad range has no descriptor bytes: its own group.
+        if r.problem.is_some() {
+            groups.push(vec![k]);
+            continue;
+        }
+        match at.get(r.descriptor) {
+            Some(&g) => groups[g].push(k),
+            None => {
+                at.insert(r.descriptor, groups.len());
+                groups.push(vec![k]);
+            }
+        }
+    }
+    groups
 }
 
 #[cfg(test)]

@@ -215,8 +215,7 @@ pub(super) fn write_container(
     let out = root.path;
     let links = tex.links;
     let make_dir = || root.container_dir(dir).map(|_| ());
-    let raw: Vec<(u32, &[u8])> = d.resources.iter().map(|r| (r.index, r.name.as_slice())).collect();
-    let files = names::unique_names(&raw);
+    let files = file_names(d);
     let textures: Vec<String> = entry.textures.iter().map(|t| t.name.clone()).collect();
     let gopts = GltfOptions {
         axis: cfg.output.axis,
@@ -251,6 +250,12 @@ pub(super) fn write_container(
     let mut scene_parts: Vec<Vec<u8>> = Vec::new();
     for (r, file) in d.resources.iter().zip(&files) {
         let name = String::from_utf8_lossy(&r.name).into_owned();
+        if let Some(first) = r.same_as {
+            entry
+                .resources
+                .push(listed_again(&entry.resources, first, r.index, name));
+            continue;
+        }
         let mut e = ResourceEntry::rejected(r.index, name.clone(), None);
         match &r.result {
             Err(reason) => e.reason = Some(reason.clone().into()),
@@ -305,6 +310,46 @@ pub(super) fn write_container(
         write_stage_previews(d, entry, dir, &files, root, cfg, prepared)?;
     }
     Ok(())
+}
+
+/// Each resource's file stem: unique among the container's first listings; a later
+/// listing of the same descriptor ([`xbg7::ResourceOutcome::same_as`]) has its first
+/// listing's, and writes nothing of its own.
+fn file_names(d: &ContainerDecode) -> Vec<String> {
+    let raw: Vec<(u32, &[u8])> = d
+        .resources
+        .iter()
+        .filter(|r| r.same_as.is_none())
+        .map(|r| (r.index, r.name.as_slice()))
+        .collect();
+    let mut unique = names::unique_names(&raw).into_iter();
+    let mut by_index: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+    d.resources
+        .iter()
+        .map(|r| match r.same_as {
+            Some(first) => by_index.get(&first).cloned().unwrap_or_default(),
+            None => {
+                let file = unique.next().unwrap_or_default();
+                by_index.insert(r.index, file.clone());
+                file
+            }
+        })
+        .collect()
+}
+
+/// The manifest entry of a later listing of the descriptor at directory index `first`:
+/// the first listing's entry (its facts and its output files, written once) under this
+/// listing's index and name, with `same_as`.
+fn listed_again(done: &[ResourceEntry], first: u32, index: u32, name: String) -> ResourceEntry {
+    let mut e = done
+        .iter()
+        .find(|e| e.index == first)
+        .cloned()
+        .unwrap_or_else(|| ResourceEntry::rejected(index, name.clone(), None));
+    e.index = index;
+    e.name = name;
+    e.same_as = Some(first);
+    e
 }
 
 /// A decoded resource's manifest facts: layout, placement, declaration, counts, bbox,
@@ -378,6 +423,11 @@ fn write_stage_previews(
         let (Some(file), Some(slot)) = (files.get(i), thumbs.get(i)) else {
             return;
         };
+        // A later listing's cell is drawn (the grid keeps a cell per entry); its
+        // thumbnail is its first listing's, written once.
+        if d.resources.get(i).is_some_and(|r| r.same_as.is_some()) {
+            return;
+        }
         let written = root
             .outputs
             .write(&folder.join(format!("{file}.png")), &raster::encode_png(img))
@@ -400,7 +450,7 @@ fn write_stage_previews(
     let in_cells: std::collections::HashSet<usize> = members[..cells.len()].iter().copied().collect();
     for (i, r) in d.resources.iter().enumerate() {
         let Ok(dr) = &r.result else { continue };
-        if in_cells.contains(&i) || !written(i) {
+        if in_cells.contains(&i) || !written(i) || r.same_as.is_some() {
             continue;
         }
         let albedo = mesh_albedo(&dr.mesh, prepared);
@@ -411,6 +461,13 @@ fn write_stage_previews(
     }
     for (e, thumb) in entry.resources.iter_mut().zip(thumbs) {
         e.preview = thumb.into_inner().transpose()?;
+    }
+    // A later listing shows its first listing's thumbnail (drawn once).
+    for k in 0..entry.resources.len() {
+        if let Some(first) = entry.resources[k].same_as {
+            let shown = entry.resources.iter().find(|e| e.index == first && e.same_as.is_none());
+            entry.resources[k].preview = shown.and_then(|e| e.preview.clone());
+        }
     }
     let grid_file = grid_file(files);
     root.outputs

@@ -42,6 +42,7 @@ fn dec(index: u32, name: &str, seed: u8, vertices: u32, triangles: u32) -> Resou
         preview: None,
         thumb: None,
         streams: Vec::new(),
+        same_as: None,
     }
 }
 

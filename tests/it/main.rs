@@ -25,6 +25,7 @@ mod hostile_complexity;
 mod hostile_disc;
 mod hostile_image;
 mod hostile_kill;
+mod hostile_owned;
 mod hostile_paths;
 mod hostile_review;
 mod hostile_shrink;

@@ -138,6 +138,7 @@ fn full_resource() -> ResourceEntry {
                 left_out: Some("TEXCOORD0 only".into()),
             },
         ],
+        same_as: Some(3),
     }
 }
 
@@ -178,6 +179,7 @@ fn full_container() -> ContainerEntry {
                 png: Some("Stage_S01/textures/rou_f001_body_00_col.png".into()),
                 roughness_png: Some("Stage_S01/textures/rou_f001_body_00_gls~roughness.png".into()),
                 digest: Some("0".repeat(64)),
+                same_as: Some(4),
             },
             TextureEntry::new(1, "rou_f001_body_00_spc".into()),
         ],

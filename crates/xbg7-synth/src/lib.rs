@@ -105,7 +105,13 @@ pub fn write_disc(dir: &Path, opts: &SynthOptions) -> Result<TruthDisc, SynthErr
 /// Read a `truth.json` written by [`write_disc`] (meshes are not stored: `mesh` is `None`).
 pub fn load_truth(path: &Path) -> Result<TruthDisc, SynthError> {
     let bytes = fs::read(path).map_err(io_err(path))?;
-    let truth: TruthDisc = serde_json::from_slice(&bytes).map_err(|source| SynthError::Json {
+    parse_truth(&bytes, path)
+}
+
+/// [`load_truth`] of bytes already read (`path` names them in errors): a caller that
+/// reads the file itself bounds the read.
+pub fn parse_truth(bytes: &[u8], path: &Path) -> Result<TruthDisc, SynthError> {
+    let truth: TruthDisc = serde_json::from_slice(bytes).map_err(|source| SynthError::Json {
         path: path.to_path_buf(),
         source,
     })?;

@@ -6,14 +6,15 @@
 //! by content, `layout::assemble` makes resources of them. Pure over the bytes.
 
 use crate::config::DecodeConfig;
-use crate::container::{self, Container, TAG_TX2D};
+use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Planned};
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
-use crate::reason::Reason;
+use crate::reason::{Code, Reason};
 use crate::texture::resource::{decode_resource, TextureDecode};
 use crate::vocab::Kind;
+use std::collections::hash_map::{Entry, HashMap};
 use std::rc::Rc;
 
 /// One parsed XPR2 container: its directory and data section, ready to decode.
@@ -65,7 +66,82 @@ impl<'a> Xpr<'a> {
 /// of round 1; (3) each resource assembled from its blocks (a multi-stream resource's
 /// other buffers placed off every other claim), buffers two resources placed on the
 /// same bytes rejected, materials named.
+///
+/// A descriptor the directory lists several times (the same tag, descriptor offset and
+/// size) is decoded once, at its first listing: the later listings are the same resource
+/// and get its outcome with [`ResourceOutcome::same_as`] set, so the cost is linear in
+/// the listings (every round weighs each resource against the others).
 fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> ContainerDecode {
+    let firsts = first_listings(c);
+    if firsts.iter().any(Option::is_some) {
+        let mut unique = c.clone();
+        unique.resources = c
+            .resources
+            .iter()
+            .zip(&firsts)
+            .filter(|(_, f)| f.is_none())
+            .map(|(r, _)| r.clone())
+            .collect();
+        let decoded = decode_unique(&unique, kind, cfg);
+        return expand_listings(c, &firsts, decoded);
+    }
+    decode_unique(c, kind, cfg)
+}
+
+/// Per directory entry: the directory index of the first XBG7 entry listing the same
+/// descriptor (tag, descriptor offset and size), or None for a first listing (and for
+/// every other tag and every entry with a bad range).
+pub fn first_listings(c: &Container<'_>) -> Vec<Option<u32>> {
+    let mut first: HashMap<(usize, usize), u32> = HashMap::new();
+    c.resources
+        .iter()
+        .map(|r| {
+            if !r.is(TAG_XBG7) || r.problem.is_some() {
+                return None;
+            }
+            match first.entry((r.descriptor_offset, r.descriptor.len())) {
+                Entry::Occupied(e) => Some(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(r.index);
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// The outcomes of every XBG7 entry of `c` from those of its first listings: a later
+/// listing gets its own index and name, its first listing's result, and `same_as`.
+fn expand_listings(c: &Container<'_>, firsts: &[Option<u32>], decoded: ContainerDecode) -> ContainerDecode {
+    let mut own: HashMap<u32, ResourceOutcome> = decoded.resources.into_iter().map(|o| (o.index, o)).collect();
+    let mut at: HashMap<u32, usize> = HashMap::new();
+    let mut resources: Vec<ResourceOutcome> = Vec::with_capacity(firsts.len());
+    for (r, first) in c.resources.iter().zip(firsts) {
+        match first {
+            Some(f) => {
+                let result = match at.get(f).and_then(|&k| resources.get(k)) {
+                    Some(o) => o.result.clone(),
+                    None => Err(Reason::new(Code::NoValidAnchor, "internal: first listing not decoded")),
+                };
+                resources.push(ResourceOutcome {
+                    index: r.index,
+                    name: r.name.to_vec(),
+                    result,
+                    same_as: Some(*f),
+                });
+            }
+            None => {
+                if let Some(o) = own.remove(&r.index) {
+                    at.insert(r.index, resources.len());
+                    resources.push(o);
+                }
+            }
+        }
+    }
+    ContainerDecode { resources }
+}
+
+fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> ContainerDecode {
     let data = c.data;
     let parsed = parse_resources(c, kind);
     let mut scanner = anchored::Scanner::new(data);
@@ -103,6 +179,7 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
             index: p.index,
             name: p.name.to_vec(),
             result,
+            same_as: None,
         });
     }
     assemble::reject_shared_streams(&mut resources);

@@ -64,6 +64,10 @@ pub struct ResourceOutcome {
     pub index: u32,
     pub name: Vec<u8>,
     pub result: Result<DecodedResource, Reason>,
+    /// The directory index of the first entry listing the same descriptor (tag,
+    /// descriptor offset and size) when this entry is a later listing of it: decoded once,
+    /// `result` is that entry's.
+    pub same_as: Option<u32>,
 }
 
 impl ResourceOutcome {
