@@ -183,6 +183,9 @@ impl std::hash::Hasher for OffsetHasher {
     }
 }
 
+/// Values [`Windows::valid`] reads straight from the data before it looks a place up.
+const PRECHECK: usize = 8;
+
 /// [`BackMax`] per place, read on demand.
 #[derive(Default)]
 pub(super) struct Windows {
@@ -195,8 +198,13 @@ impl Windows {
         if i < 3 || 2 * i > p {
             return false;
         }
-        // Most places fail at the value next to them: no lookup for those.
-        if u16::from_be_bytes([data[p - 2], data[p - 1]]) as u32 >= v {
+        // Most places fail within the few values next to them (inside a vertex buffer, a
+        // normal's w may be 0 but its x, y, z and the position are not small): no lookup
+        // for those (a hashed place per vertex slot was most of a stage's decode).
+        if data[p - 2 * i.min(PRECHECK)..p]
+            .chunks_exact(2)
+            .any(|c| u16::from_be_bytes([c[0], c[1]]) as u32 >= v)
+        {
             return false;
         }
         self.at.entry(p).or_default().all_below(data, p, i, v)
@@ -335,19 +343,34 @@ impl Pinned {
     }
 }
 
-/// The u16 value just before each start-aligned place of a run (`u32::MAX` where there
-/// is none): the first thing every unit's window test reads there, read once per run and
-/// in offset order ([`with_extra`]) instead of once per (run, unit) at random.
-pub(super) type Heads = [u32; MAX_LEADING_NON_UNIT + 1];
+/// Per start-aligned place of a run (the run's start and the places whole strides before
+/// it, grown on demand as far as any unit walks), the largest of the [`PRECHECK`] u16
+/// values just before it (`u16::MAX` where the data does not reach): the first thing every
+/// unit's window test reads there, read once per place for all units, in a flat array
+/// ([`Scanner::search`] walks up to `V − L` places per run: a lookup per place and unit
+/// was most of a stage's decode).
+/// Paired with the largest u16 of the vertex slot that starts at the place (see
+/// [`Scanner::search`]: a slot whose every value is an index `< V` is no vertex to walk over).
+pub(super) type Heads = Vec<(u16, u16)>;
+
+/// Grows `heads` (of the run whose first normal is at `q0`, normal offset `no`, stride
+/// `s`) to cover the places `0..=last` strides before the run's start.
+fn grow_heads(heads: &mut Heads, data: &[u8], q0: usize, no: usize, s: usize, last: usize) {
+    let most = |b: &[u8]| {
+        b.chunks_exact(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+            .fold(0, u16::max)
+    };
+    for k in heads.len()..=last {
+        let p = q0.checked_sub(no + k * s);
+        let before = p.and_then(|p| p.checked_sub(2 * PRECHECK).map(|w| most(&data[w..p])));
+        let slot = p.and_then(|p| data.get(p..p + s)).map(most);
+        heads.push((before.unwrap_or(u16::MAX), slot.unwrap_or(u16::MAX)));
+    }
+}
 
 /// Runs are kept per (normal type, byte parity, stride, normal offset).
 pub(super) type RunsKey = (u32, usize, usize, usize);
-
-fn heads(data: &[u8], q0: usize, no: usize, s: usize) -> Heads {
-    std::array::from_fn(|k| {
-        (q0.checked_sub(no + k * s + 2)).map_or(u32::MAX, |at| u16::from_be_bytes([data[at], data[at + 1]]) as u32)
-    })
-}
 
 /// No FLOAT16_4 unit normal has all of x, y, z below this as u16 values: `|n| ≥ 1 − 2e-3`
 /// (its tolerance) needs a component of magnitude ≥ 0.998/√3 ≈ 0.576195, and the half
@@ -449,7 +472,7 @@ impl<'d> Scanner<'d> {
         let rs = self
             .runs
             .entry((bm_key.0, bm_key.1, s, no))
-            .or_insert_with(|| with_extra(by_offset, |q0| heads(data, q0, no, s)));
+            .or_insert_with(|| with_extra(by_offset, |_| Heads::new()));
         let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
         let mut found = Located::default();
         let mut pinned: Vec<Pinned> = Vec::new();
@@ -466,7 +489,8 @@ impl<'d> Scanner<'d> {
         // A block's vertex run holds at least half of its V slots as unit normals (the
         // mean-|normal| gate asks for as much), so shorter runs are not looked at.
         let need = v.div_ceil(2).max(MIN_RUN_UNITS);
-        for &((q0, l, _), before) in rs.iter().take_while(|r| r.0 .2 >= need) {
+        for ((q0, l, _), heads) in rs.iter_mut().take_while(|r| r.0 .2 >= need) {
+            let (q0, l) = (*q0, *l);
             let Some(p0) = q0.checked_sub(no) else { continue };
             // Start-aligned: the buffer holds the run, so it starts at one of the places
             // that keep the run inside its `V` slots: the run's first slot is vertex `k`
@@ -484,14 +508,25 @@ impl<'d> Scanner<'d> {
             } else {
                 MAX_LEADING_NON_UNIT
             };
-            for k in 0..=last {
+            grow_heads(heads, data, q0, no, s, last);
+            for (k, &(before, slot)) in heads[..=last].iter().enumerate() {
                 let Some(p) = p0.checked_sub(k * s) else { break };
                 if p < 2 * i {
                     break;
                 }
-                let head =
-                    (before.get(k).copied()).unwrap_or_else(|| u16::from_be_bytes([data[p - 2], data[p - 1]]) as u32);
-                if head >= unit.vertex_count || !windows.valid(data, p, i, unit.vertex_count) {
+                // A slot whose every u16 is an index `< V` is no vertex to walk over: the
+                // walk has reached an index list (another block's, when the run is a smaller
+                // block's), where every place reads as a window and none starts a buffer
+                // holding the run. (A buffer opening with a vertex of zero position and
+                // zero normal is not found past it.)
+                if k > MAX_LEADING_NON_UNIT && (slot as u32) < unit.vertex_count {
+                    break;
+                }
+                // (`valid`'s own first test, from the run's heads instead of the data.)
+                if i >= PRECHECK && before as u32 >= unit.vertex_count {
+                    continue;
+                }
+                if !windows.valid(data, p, i, unit.vertex_count) {
                     continue;
                 }
                 pinned.extend(pin(data, p, unit, cfg, &mut seen, &mut found.failures));
