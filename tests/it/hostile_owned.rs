@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::common::files;
 use xbg7_export::manifest::Manifest;
 use xbg7_synth::hostile::{self, assemble, disassemble, Sources};
 use xbg7_synth::SynthOptions;
@@ -325,24 +326,6 @@ fn a_fifo_or_a_link_among_the_tools_own_files_is_a_clear_error() {
     std::fs::rename(tool.join("keep.json"), out.join("manifest.json")).unwrap();
     // With the planted files gone, the run completes.
     ok(&export(&disc, &out, &[]));
-}
-
-/// Every file below `root` (relative, '/'-separated), sorted.
-fn files(root: &Path) -> Vec<String> {
-    let mut v: Vec<String> = walkdir::WalkDir::new(root)
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| !e.file_type().is_dir())
-        .map(|e| {
-            e.path()
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/")
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 // Row 6: `--only` into an `--out` whose manifest.json is cut short ran to exit 0 with a

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common;
 use xbg7_export::manifest::Manifest;
 use xbg7_synth::hostile::{self, assemble, RawEntry, Sources};
 use xbg7_synth::SynthOptions;
@@ -65,22 +66,12 @@ fn assert_only_listed_outputs(out: &Path) {
     assert_eq!(files(out), want);
 }
 
+/// The outputs below `root`: every file but the tool's own (`.xbg7/`).
 fn files(root: &Path) -> Vec<String> {
-    let mut v: Vec<String> = walkdir::WalkDir::new(root)
+    common::files(root)
         .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| !e.file_type().is_dir())
-        .map(|e| {
-            e.path()
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/")
-        })
         .filter(|p| !p.starts_with(".xbg7/"))
-        .collect();
-    v.sort();
-    v
+        .collect()
 }
 
 fn stem(rel: &str) -> String {

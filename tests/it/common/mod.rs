@@ -52,3 +52,21 @@ pub fn resource3d(tmp: &tempfile::TempDir) -> PathBuf {
     std::fs::create_dir_all(&res).unwrap();
     res
 }
+
+/// Every file below `root` that is not a folder (relative, '/'-separated), sorted.
+pub fn files(root: &Path) -> Vec<String> {
+    let mut v: Vec<String> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| {
+            e.path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    v.sort();
+    v
+}
