@@ -44,7 +44,9 @@ else
 fi
 
 # The README's start line, as written, then one import (what a user does next by hand).
-first=$(find "$OUT" -mindepth 2 -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort | head -1)
+# (`sed -n 1p` reads to the end: `head -1` may leave `sort` writing into a closed pipe,
+# status 141, which pipefail turns into a failed check.)
+first=$(find "$OUT" -mindepth 2 -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort | sed -n 1p)
 if [ -n "$first" ]; then
   if ! log=$("$BLENDER" -b --factory-startup --python-exit-code 1 --python-expr "$README_SHIM" \
     --python-expr "import bpy, sys; r = bpy.ops.import_scene.gltf(filepath=sys.argv[-1]); assert r == {'FINISHED'}, r" \
