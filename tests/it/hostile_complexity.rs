@@ -111,7 +111,7 @@ fn many_identical_resources_over_many_identical_blocks_share_them_out() {
 }
 
 #[test]
-fn more_candidates_than_the_cap_are_ambiguous_not_kept() {
+fn more_candidates_than_the_cap_are_given_up_not_kept() {
     // Regression: every unit held (a clone of) every candidate mesh: k units × k blocks.
     let k = MAX_CANDIDATES + 88;
     let t = Instant::now();
@@ -120,8 +120,8 @@ fn more_candidates_than_the_cap_are_ambiguous_not_kept() {
     assert_eq!(d.resources.len(), k);
     for r in &d.resources {
         let e = r.result.as_ref().unwrap_err();
-        assert_eq!(e.code, Code::AmbiguousAnchor);
-        assert_eq!(e.detail, format!("more than {MAX_CANDIDATES} blocks validate"));
+        assert_eq!(e.code, Code::AnchorOutOfBudget);
+        assert_eq!(e.detail, format!("gave up: more than {MAX_CANDIDATES} blocks validate"));
     }
 }
 

@@ -18,7 +18,7 @@ const SCHEMA_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manifest.sc
 /// Every decoder `Code`, in declaration order (the exporter's follow: `ExportCode::ALL`).
 /// `exhaustive` fails to compile when a variant is added without listing it here (and then
 /// in the schema).
-const ALL_CODES: [Code; 26] = [
+const ALL_CODES: [Code; 27] = [
     Code::NotXpr2,
     Code::Truncated,
     Code::BadDirectory,
@@ -35,6 +35,7 @@ const ALL_CODES: [Code; 26] = [
     Code::LaterSubmeshUnplaced,
     Code::NoValidAnchor,
     Code::AmbiguousAnchor,
+    Code::AnchorOutOfBudget,
     Code::AmbiguousSubmeshRecords,
     Code::AmbiguousSubmeshSplit,
     Code::IndexOutOfRange,
@@ -66,6 +67,7 @@ fn exhaustive(c: Code) -> usize {
         | Code::LaterSubmeshUnplaced
         | Code::NoValidAnchor
         | Code::AmbiguousAnchor
+        | Code::AnchorOutOfBudget
         | Code::AmbiguousSubmeshRecords
         | Code::AmbiguousSubmeshSplit
         | Code::IndexOutOfRange
@@ -311,7 +313,7 @@ fn schema_lists_every_reason_code() {
     assert_eq!(s["$defs"]["code"]["enum"], Value::Array(want));
     let want_keys: BTreeSet<String> = names().map(str::to_string).collect();
     assert_eq!(schema_props(&s, "/$defs/summary/properties/reasons"), want_keys);
-    assert_eq!(exhaustive(Code::NotXpr2), 26);
+    assert_eq!(exhaustive(Code::NotXpr2), 27);
     for c in ExportCode::ALL {
         assert_eq!(ser(xbg7_export::manifest::Code::Export(c)), json!(c.as_str()));
     }

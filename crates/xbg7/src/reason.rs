@@ -30,8 +30,12 @@ pub enum Code {
     NoAnchorElement,
     // placement
     LaterSubmeshUnplaced,
+    /// Nothing fits: no block the bytes give it (no candidate, or every one another's).
     NoValidAnchor,
+    /// Two readings fit: the bytes cannot tell which block is its.
     AmbiguousAnchor,
+    /// Gave up: a work bound of the search ran out before it decided.
+    AnchorOutOfBudget,
     /// Several runs of record-shaped words with different counts add up to the marker's
     /// index total: which records are real is undecidable.
     AmbiguousSubmeshRecords,
@@ -68,6 +72,7 @@ impl Code {
             Code::LaterSubmeshUnplaced => "later_submesh_unplaced",
             Code::NoValidAnchor => "no_valid_anchor",
             Code::AmbiguousAnchor => "ambiguous_anchor",
+            Code::AnchorOutOfBudget => "anchor_out_of_budget",
             Code::AmbiguousSubmeshRecords => "ambiguous_submesh_records",
             Code::AmbiguousSubmeshSplit => "ambiguous_submesh_split",
             Code::IndexOutOfRange => "index_out_of_range",
@@ -122,6 +127,7 @@ mod tests {
             Code::NotXpr2,
             Code::LaterSubmeshUnplaced,
             Code::AmbiguousAnchor,
+            Code::AnchorOutOfBudget,
             Code::InvalidAttribute,
         ] {
             let j = serde_json::to_string(&c).unwrap();

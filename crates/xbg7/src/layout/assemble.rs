@@ -180,7 +180,11 @@ fn streams_apart(
     };
     // Not when another resource may own the block (ambiguity is not absence), nor when
     // the records are undecided.
-    if matches!(why.code, Code::AmbiguousAnchor | Code::AmbiguousSubmeshRecords) || r.records.len() > 1 {
+    if matches!(
+        why.code,
+        Code::AmbiguousAnchor | Code::AnchorOutOfBudget | Code::AmbiguousSubmeshRecords
+    ) || r.records.len() > 1
+    {
         return Err(why);
     }
     let (normal, same) = match &st.normal {

@@ -335,8 +335,8 @@ fn index_windows(
 /// Why [`search_apart`] stopped: its work budget ran out.
 fn out_of_budget() -> Reason {
     Reason::new(
-        Code::AmbiguousAnchor,
-        "the search for buffers apart from the index buffer ran out of its work budget",
+        Code::AnchorOutOfBudget,
+        "gave up: the search for buffers apart from the index buffer ran out of its work budget",
     )
 }
 

@@ -128,14 +128,6 @@ pub(crate) fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
-/// Same counts, same declaration, same bytes: a duplicate may share or mirror it.
-pub(super) fn identical(data: &[u8], a: &Range<usize>, b: &Range<usize>, ua: &Unit, ub: &Unit) -> bool {
-    ua.vertex_count == ub.vertex_count
-        && ua.index_count == ub.index_count
-        && ua.decl == ub.decl
-        && data[a.clone()] == data[b.clone()]
-}
-
 /// What the pinning of one unit located: its claims, and the windows that are none.
 #[derive(Default)]
 pub(super) struct Located {

@@ -615,8 +615,8 @@ impl<'d> Scanner<'d> {
                     Ok(d) => {
                         if found.claims.len() >= MAX_CANDIDATES {
                             return Err(Reason::new(
-                                Code::AmbiguousAnchor,
-                                format!("more than {MAX_CANDIDATES} blocks validate"),
+                                Code::AnchorOutOfBudget,
+                                format!("gave up: more than {MAX_CANDIDATES} blocks validate"),
                             ));
                         }
                         // Its window starts with a real triangle and cannot be extended

@@ -1,0 +1,168 @@
+//! The criterion: the evidence one reading of a block carries ([`Score`], from a claim by
+//! [`score`]), compared lexicographically and summed over an assignment. Owns the order
+//! every decision of the ownership problem uses; docs/architecture.md, rule 5, states it
+//! with its argument.
+//!
+//! An assignment gives each unit at most one of its claims, no two conflicting. Its value
+//! is the sum of its claims' scores, compared component by component in this order:
+//! 1. **units placed** — FORMAT.md §6: every resource has a block; a reading that leaves a
+//!    unit without one explains less of the file.
+//! 2. **blocks that pass the gates** — a misreading of another resource's bytes rarely
+//!    passes them; a damaged owner's block fails them whoever reads it (an undecodable
+//!    unit's reading is neutral: its declaration may not describe the bytes).
+//! 3. **fewest stray slots** — vertex slots referenced by no index whose normal is not
+//!    unit: a block read with the wrong vertex count or start takes in bytes that are no
+//!    vertex of it (unreferenced vertices are allowed, so this is a count, not a gate).
+//! 4. **fewest edge triangles** past a block header's two ([`HEADER_TRIANGLES`]) — a
+//!    window that is the tail of a longer list (FORMAT.md §6's suffix mis-anchor).
+//! 5. **most unit normals** — "prefer candidates whose normals are unit" (§6), a
+//!    preference: nothing promises every normal is unit.
+//! 6. **window strength** — the window starts with a real triangle and cannot be extended
+//!    backwards by one (header-blind: a header's two triangles count as a start).
+//!
+//! A unit is placed only when every assignment of the greatest value gives it the same
+//! bytes (the solver, `solve`); the value only ranks readings, it never picks between
+//! two that tie.
+
+use super::claim::{Claim, Unit};
+
+/// The evidence of a claim or an assignment (a sum of claims), compared lexicographically
+/// in the order of the module comment. Every field counts up: a measure to minimise is
+/// stored negated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Score {
+    pub(super) placed: i64,
+    pub(super) gated: i64,
+    pub(super) stray: i64,
+    pub(super) preceding: i64,
+    pub(super) normals: i64,
+    pub(super) strength: i64,
+}
+
+impl Score {
+    /// The least score above `self` (scores are integer tuples in lexicographic order, so
+    /// `x > s` exactly when `x >= s.succ()`).
+    pub(super) fn succ(self) -> Score {
+        Score {
+            strength: self.strength + 1,
+            ..self
+        }
+    }
+}
+
+impl std::ops::Sub for Score {
+    type Output = Score;
+    fn sub(self, o: Score) -> Score {
+        Score {
+            placed: self.placed - o.placed,
+            gated: self.gated - o.gated,
+            stray: self.stray - o.stray,
+            normals: self.normals - o.normals,
+            preceding: self.preceding - o.preceding,
+            strength: self.strength - o.strength,
+        }
+    }
+}
+
+impl std::ops::Add for Score {
+    type Output = Score;
+    fn add(self, o: Score) -> Score {
+        Score {
+            placed: self.placed + o.placed,
+            gated: self.gated + o.gated,
+            stray: self.stray + o.stray,
+            strength: self.strength + o.strength,
+            normals: self.normals + o.normals,
+            preceding: self.preceding + o.preceding,
+        }
+    }
+}
+
+/// Triangles a block header can read as: its 12 bytes (FORMAT.md §6, the notes' header
+/// before a model's first index buffer; contents unknown) hold two.
+pub(crate) const HEADER_TRIANGLES: u32 = 2;
+
+/// The evidence of one claim of `unit` whose block passes the gates or not (`passes`; a
+/// claim below its unit's firmest is never gated, and its evidence is never compared).
+pub(super) fn score(c: &Claim, unit: &Unit<'_>, passes: bool) -> Score {
+    // An undecodable unit's reading (its declaration may not describe the bytes) is no
+    // evidence either way: neutral, like its gates.
+    let non_unit = match unit.map.normal {
+        Some(_) if unit.decodable => unit.vertex_count.saturating_sub(c.unit_normals) as i64,
+        _ => 0,
+    };
+    // A block header (FORMAT.md §6: unknown contents, 12 bytes in the notes) may read as
+    // up to two triangles before a real index buffer: so many are no evidence either way.
+    let header = c.preceding <= HEADER_TRIANGLES;
+    Score {
+        placed: 1,
+        gated: i64::from(!unit.decodable || passes),
+        strength: i64::from(if header { c.strength | 2 } else { c.strength }),
+        preceding: -(c.preceding.saturating_sub(HEADER_TRIANGLES) as i64),
+        stray: if unit.decodable { -(c.stray as i64) } else { 0 },
+        normals: -non_unit,
+    }
+}
+
+/// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
+/// slots that nothing supports (fields 2 and 3 of the order).
+pub(super) fn firm(v: Score) -> (i64, i64) {
+    (v.gated, v.stray)
+}
+
+/// Does a claim's window start the way FORMAT.md §6 says a real index buffer does: with
+/// a real triangle, not extensible backwards, no edge triangles?
+pub(super) fn strong_start(v: Score) -> bool {
+    v.strength == 3 && v.preceding == 0
+}
+
+/// A claim's window evidence: placed, edge triangles, strength (the measures every
+/// reading has, whatever its gates; compared lexicographically, summed per world).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Window(i64, i64, i64);
+
+impl Window {
+    pub(super) fn add(self, o: Window) -> Window {
+        Window(self.0 + o.0, self.1 + o.1, self.2 + o.2)
+    }
+}
+
+pub(super) fn window(v: Score) -> Window {
+    Window(v.placed, v.preceding, v.strength)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(placed: i64, gated: i64, stray: i64, preceding: i64, normals: i64, strength: i64) -> Score {
+        Score {
+            placed,
+            gated,
+            stray,
+            preceding,
+            normals,
+            strength,
+        }
+    }
+
+    #[test]
+    fn the_order_is_placed_then_gates_then_stray_then_edges_then_normals_then_strength() {
+        // Each field outranks every later one, whatever the later ones say.
+        let order = [
+            s(2, 0, -9, -9, -9, 0),
+            s(1, 1, 0, 0, 0, 3),
+            s(1, 0, 0, 0, 0, 3),
+            s(1, 0, -1, 0, 0, 3),
+            s(1, 0, -1, -1, 0, 3),
+            s(1, 0, -1, -1, -1, 3),
+            s(1, 0, -1, -1, -1, 0),
+        ];
+        for w in order.windows(2) {
+            assert!(w[0] > w[1], "{:?} > {:?}", w[0], w[1]);
+        }
+        // Sums are per field, and `succ` is the least score above.
+        assert_eq!(order[1] + order[2] - order[2], order[1]);
+        assert!(order[6].succ() > order[6] && order[6].succ() <= order[5]);
+    }
+}
