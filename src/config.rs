@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
-use xbg7::gates::GateConfig;
 use xbg7::DecodeConfig;
+use xbg7::GateConfig;
 pub use xbg7::StageConfig;
 use xbg7_gltf::gltf_out::{Axis, SpecularGloss, VertexColor};
 

@@ -36,7 +36,7 @@ pub use previews::{
 };
 pub use run::{container_dirs, decode_container, export, export_run, Exported};
 pub use write::{grid_file, scene_stem};
-pub use xbg7::described::describe_declaration;
+pub use xbg7::describe_declaration;
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use crate::walker::DiscFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use xbg7::container::TAG_TX2D;
-use xbg7::described::describe_declaration;
+use xbg7::describe_declaration;
 use xbg7::mesh::Mesh;
 use xbg7::{ContainerDecode, DecodedResource, Xpr};
 use xbg7_gltf::gltf_out::{self, GltfOptions, Source};

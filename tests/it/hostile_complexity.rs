@@ -11,8 +11,8 @@ use crate::pyramid;
 use pyramid::{pyramid, DECL_WORDS};
 use std::time::{Duration, Instant};
 
-use xbg7::layout::anchored::MAX_CANDIDATES;
 use xbg7::reason::Code;
+use xbg7::MAX_CANDIDATES;
 use xbg7_export::config::Config;
 use xbg7_export::export::decode_container;
 use xbg7_export::manifest::Kind;

@@ -2,20 +2,9 @@
 //! an out-of-range read is `None`, never a panic.
 
 #[inline]
-pub fn u16_at(b: &[u8], off: usize) -> Option<u16> {
-    let s = b.get(off..off.checked_add(2)?)?;
-    Some(u16::from_be_bytes([s[0], s[1]]))
-}
-
-#[inline]
 pub fn u32_at(b: &[u8], off: usize) -> Option<u32> {
     let s = b.get(off..off.checked_add(4)?)?;
     Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-}
-
-#[inline]
-pub fn f32_at(b: &[u8], off: usize) -> Option<f32> {
-    u32_at(b, off).map(f32::from_bits)
 }
 
 /// The NUL-terminated byte string starting at `off` (without the NUL); `None` when `off`
@@ -34,11 +23,10 @@ mod tests {
     #[test]
     fn reads_are_big_endian_and_bounded() {
         let b = [0x12, 0x34, 0x56, 0x78, 0x3F, 0x80, 0, 0];
-        assert_eq!(u16_at(&b, 0), Some(0x1234));
         assert_eq!(u32_at(&b, 0), Some(0x1234_5678));
-        assert_eq!(f32_at(&b, 4), Some(1.0));
+        assert_eq!(u32_at(&b, 4), Some(0x3F80_0000));
         assert_eq!(u32_at(&b, 5), None);
-        assert_eq!(u16_at(&b, usize::MAX), None);
+        assert_eq!(u32_at(&b, usize::MAX), None);
         assert_eq!(cstr_at(b"ab\0cd", 0, 10), Some(&b"ab"[..]));
         assert_eq!(cstr_at(b"abcd", 0, 10), None);
         assert_eq!(cstr_at(b"abcd\0", 0, 2), None);

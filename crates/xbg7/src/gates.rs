@@ -87,12 +87,8 @@ fn len(a: [f64; 3]) -> f64 {
     dot(a, a).sqrt()
 }
 
-/// Is triangle `(a, b, c)` degenerate (repeated index or zero area)?
-pub fn degenerate(m: &Mesh, t: [u32; 3]) -> bool {
-    degenerate_by(|i| m.positions[i as usize], t)
-}
-
-/// [`degenerate`] with vertex positions from `p` (e.g. read from a block's bytes).
+/// Is triangle `t` degenerate (repeated index or zero area), with vertex positions from
+/// `p` (e.g. read from a block's bytes)?
 pub fn degenerate_by(p: impl Fn(u32) -> [f32; 3], t: [u32; 3]) -> bool {
     if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
         return true;

@@ -29,24 +29,29 @@
 //! `texture` decodes TX2D resources to RGBA images. `vocab` is the vocabulary the
 //! decoder shares with the manifest and the generator.
 
-pub mod be;
-pub mod config;
+// The entry's vocabulary: the container, declarations, meshes, textures, reasons.
 pub mod container;
 pub mod decl;
-pub mod decode;
-pub mod described;
 pub mod descriptor;
-pub mod gates;
-pub mod layout;
 pub mod mesh;
-pub mod outcome;
 pub mod reason;
 pub mod texture;
-pub mod vertex;
 pub mod vocab;
+// Internals: reached through the entry (`Xpr`) and the re-exports below.
+pub(crate) mod be;
+pub(crate) mod config;
+pub(crate) mod decode;
+pub(crate) mod described;
+pub(crate) mod gates;
+pub(crate) mod layout;
+pub(crate) mod outcome;
+pub(crate) mod vertex;
 
 pub use config::{DecodeConfig, StageConfig};
 pub use decode::Xpr;
+pub use described::describe_declaration;
+pub use gates::GateConfig;
+pub use layout::anchored::MAX_CANDIDATES;
 pub use outcome::{ContainerDecode, DecodedResource, ResourceOutcome, SplitKind};
 pub use reason::{Code, Reason};
 pub use texture::resource::TextureDecode;

@@ -154,6 +154,7 @@ impl UnitBitmap {
     }
 
     /// Set offsets, ascending.
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.bits.iter().enumerate().flat_map(move |(w, &word)| {
             let mut x = word;
@@ -191,24 +192,6 @@ pub(super) fn half_square(h: u16) -> f32 {
     let sub = em as f32 * (1.0 / 16_777_216.0);
     let m = if em >= 0x0400 { normal } else { sub };
     m * m
-}
-
-/// Maximal runs `(first normal offset, length)` with stride `s`, length ≥ `min_len`.
-pub fn runs(bm: &UnitBitmap, s: usize, min_len: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for q in bm.iter() {
-        if q >= s && bm.get(q - s) {
-            continue;
-        }
-        let mut l = 1;
-        while bm.get(q + l * s) {
-            l += 1;
-        }
-        if l >= min_len {
-            out.push((q, l));
-        }
-    }
-    out
 }
 
 /// Most consecutive non-unit slots a tolerant run ([`tolerant_runs`]) bridges: a few

@@ -56,7 +56,7 @@ mod structural;
 #[cfg(test)]
 mod tests;
 
-pub use bitmap::{runs, tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
+pub use bitmap::{tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use score::HEADER_TRIANGLES;
