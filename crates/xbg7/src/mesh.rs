@@ -33,6 +33,36 @@ pub struct Mesh {
 }
 
 impl Mesh {
+    /// Keeps the vertices `keep` marks (one flag per vertex), in order, and renumbers the
+    /// indices; every index must name a kept vertex.
+    pub fn keep_vertices(&mut self, keep: &[bool]) {
+        let mut new_index = vec![u32::MAX; keep.len()];
+        let mut next = 0u32;
+        for (i, &k) in keep.iter().enumerate() {
+            if k {
+                new_index[i] = next;
+                next += 1;
+            }
+        }
+        fn filter<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut k = keep.iter();
+            v.retain(|_| *k.next().unwrap_or(&true));
+        }
+        filter(&mut self.positions, keep);
+        if let Some(n) = &mut self.normals {
+            filter(n, keep);
+        }
+        for t in &mut self.texcoords {
+            filter(t, keep);
+        }
+        if let Some(c) = &mut self.colors {
+            filter(c, keep);
+        }
+        for i in &mut self.indices {
+            *i = new_index.get(*i as usize).copied().unwrap_or(u32::MAX);
+        }
+    }
+
     /// A mesh of one primitive (no material) over all of `indices`.
     pub fn single(positions: Vec<[f32; 3]>, normals: Option<Vec<[f32; 3]>>, indices: Vec<u32>) -> Mesh {
         let index_count = indices.len() as u32;

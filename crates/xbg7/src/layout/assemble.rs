@@ -371,6 +371,7 @@ fn measured(
     r: &Described,
     cfg: &DecodeConfig,
 ) -> Result<DecodedResource, Reason> {
+    let (mesh, measures) = gates::writable(mesh, measures, &cfg.gates);
     let extent = mesh
         .bbox()
         .map(|(lo, hi)| (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max))
