@@ -2,30 +2,36 @@
 //!
 //! Owns the engine used for stage resources, later model sub-meshes and bodies:
 //! 1. **Unit-normal bitmap** per (normal type, byte parity), one O(file) pass.
-//! 2. **Runs** per stride: maximal chains of unit normals `stride` apart; a block's vertex
-//!    buffer is a run, or the start or the end of one (junk before or after it may
-//!    decode as a unit vector by chance), so each run of length `L ≥ V` gives a
-//!    start-aligned and an end-aligned candidate.
-//! 3. **Pinning**: the `I` u16 indices just before a candidate must be `< V`, start with
-//!    a real triangle, and the decoded block must pass every hard gate.
+//! 2. **Tolerant runs** per stride: chains of unit normals `stride` apart that bridge a
+//!    few off-unit slots (`bitmap::tolerant_runs`); a run is evidence of a vertex buffer,
+//!    which may begin before it (its first normals need not be unit) and end before or
+//!    after it. Runs holding fewer than half a unit's `V` slots are not looked at.
+//! 3. **Claims** (`search::Scanner::search`): a place `p` is a claim of a unit when the
+//!    `I` u16 values before it are indices `< V` and `V` vertices fit after it — `p` any
+//!    vertex start that keeps the run inside the buffer, walking back from the run's
+//!    start until an index list (a slot whose every u16 is `< V`). Claims are gated on
+//!    first use (`claim::Block`): a claim that fails the gates still owns its bytes.
 //! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
-//!    windows come from the maximal runs of u16 values `< V` (`bitmap::index_runs`); a window
-//!    must start with a real triangle, not extend backwards by one, reference all `V`
-//!    vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
+//!    windows come from the maximal runs of u16 values `< V` (`bitmap::IndexMaxima`); a
+//!    window must start with a real triangle, not extend backwards by one, reference all
+//!    `V` vertices and be followed by `V` plausible vertices (finite, bounded, not-tiny
 //!    positions; sane texture coordinates), then pass every hard gate. Bounded by a
 //!    work budget per data section (`search::NO_NORMAL_BUDGET`).
-//! 5. **One owner per block, decided for the container at once** (`resolve::assign_owners`): every
-//!    unit's claims, those of undecodable units included, plus the claims the index
-//!    windows give (`resolve::structural_claims`); an assignment gives each unit at most one
-//!    claim, no two overlapping (byte-identical duplicates aside); the assignments that
-//!    place the most units, then have the strongest evidence, are searched exactly per
-//!    conflict component, and a unit is placed only when every one of them gives it the
-//!    same bytes — otherwise `ambiguous_anchor`, never a guess.
+//! 5. **Claims from others' windows** (`structural`): the longer lists before a claim's
+//!    vertex start, and an undecodable unit's windows wherever a window of its counts
+//!    ends at a claim's or run's vertex start (a block is its owner's whether or not the
+//!    owner decodes, FORMAT.md §6).
+//! 6. **One owner per block, decided for the container at once** (`resolve`): the typed
+//!    problem (`problem`), the criterion (`score`), the search and a verdict per unit
+//!    (`solve`: placed, two readings fit, nothing fits, gave up), and the ordered rules
+//!    beyond the criterion (`rules`, `nested`); a unit is placed only when every best
+//!    assignment gives it the same bytes — never a guess.
 //!
 //! Files: `claim` (the [`Unit`]s and their claims, shared by the steps), `bitmap` (steps
-//! 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]: steps 3–4), `resolve`
-//! (step 5); this file is the facade: [`anchor`] / [`next_after`], which run them, and
-//! the outcome [`Anchored`].
+//! 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]: steps 3–4), `structural`
+//! (step 5), `problem`, `score`, `solve`, `rules`, `nested`, `resolve` (step 6),
+//! `reference` (test-only: the exhaustive solver); this file is the facade: [`anchor`] /
+//! [`next_after`], which run them, and the outcome [`Anchored`].
 
 use super::Decoded;
 use crate::gates::GateConfig;
