@@ -233,9 +233,17 @@ struct BenchArgs {
     /// Disc to measure (generate one with `synth --scale full`).
     #[arg(long, required_unless_present_any = ["raster", "png"])]
     disc: Option<PathBuf>,
-    /// Scratch folder for the output trees (default: a temp dir).
+    /// Folder on disk for the second line's output trees and the texture-heavy copy
+    /// (default: a temp dir).
     #[arg(long)]
     scratch: Option<PathBuf>,
+    /// RAM folder (tmpfs) for the timed output trees, the floor's copy and the previews
+    /// runs: the main figures (default: /dev/shm where it exists, else --scratch).
+    #[arg(long, value_name = "DIR")]
+    tmp: Option<PathBuf>,
+    /// Skip the second line (the same rounds with the trees on disk, in --scratch).
+    #[arg(long)]
+    no_disk: bool,
     /// Worker threads of the timed exports.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -578,6 +586,8 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     let BenchArgs {
         disc,
         scratch,
+        tmp,
+        no_disk,
         jobs,
         previews,
         decode_only,
@@ -630,15 +640,30 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     } else {
         disc
     };
+    let tmp = match tmp {
+        Some(t) => {
+            std::fs::create_dir_all(&t)?;
+            Some(t)
+        }
+        None => bench::default_tmp(),
+    };
+    let places = bench::BenchPlaces {
+        tmp: tmp.as_deref(),
+        scratch: &scratch,
+        disk: !no_disk,
+    };
     let r = bench::run(
         &std::env::current_exe()?,
         &disc,
-        &scratch,
+        &places,
         jobs,
         previews,
         decode_only,
         rounds,
     )?;
+    for line in r.summary() {
+        eprintln!("{line}");
+    }
     println!("{}", serde_json::to_string_pretty(&r)?);
     Ok(())
 }
