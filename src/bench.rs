@@ -736,6 +736,10 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
 #[derive(Clone, Debug, Serialize)]
 pub struct PngRow {
     pub set: String,
+    /// `png_crate`: the `png` crate with `settings`; `export`: the path every texture of
+    /// the export takes (`write_png_compact`: the narrowest colour type, stored in one
+    /// pass when its sample bands do not compress, else the tool's settings).
+    pub path: &'static str,
     pub settings: raster::PngSettings,
     pub images: usize,
     pub rgba_mb: f64,
@@ -832,28 +836,35 @@ pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, B
 /// against time.
 pub fn png_settings(set: &str, images: &[raster::Image]) -> Vec<PngRow> {
     let rgba: usize = images.iter().map(|i| i.rgba.len()).sum();
-    png_candidates()
+    let row = |path: &'static str, settings: raster::PngSettings, encode: &dyn Fn(&raster::Image) -> usize| {
+        let mut best = f64::INFINITY;
+        let mut size = 0;
+        for _ in 0..PNG_RUNS {
+            let t = Instant::now();
+            size = images.iter().map(encode).sum::<usize>();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        PngRow {
+            set: set.to_string(),
+            path,
+            settings,
+            images: images.len(),
+            rgba_mb: rgba as f64 / 1e6,
+            png_mb: size as f64 / 1e6,
+            encode_s: best,
+            mb_per_s: rgba as f64 / 1e6 / best,
+        }
+    };
+    let mut rows: Vec<PngRow> = png_candidates()
         .into_iter()
         .map(|settings| {
-            let mut best = f64::INFINITY;
-            let mut size = 0;
-            for _ in 0..PNG_RUNS {
-                let t = Instant::now();
-                size = images
-                    .iter()
-                    .map(|img| raster::try_encode_png_with(img, settings).map_or(0, |p| p.len()))
-                    .sum::<usize>();
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            PngRow {
-                set: set.to_string(),
-                settings,
-                images: images.len(),
-                rgba_mb: rgba as f64 / 1e6,
-                png_mb: size as f64 / 1e6,
-                encode_s: best,
-                mb_per_s: rgba as f64 / 1e6 / best,
-            }
+            row("png_crate", settings, &|img| {
+                raster::try_encode_png_with(img, settings).map_or(0, |p| p.len())
+            })
         })
-        .collect()
+        .collect();
+    rows.push(row("export", raster::PNG_SETTINGS, &|img| {
+        raster::try_encode_png_compact(img.width, img.height, &img.rgba).map_or(0, |p| p.len())
+    }));
+    rows
 }
