@@ -77,6 +77,12 @@ pub struct BenchReport {
     /// VM can move both by tens of percent between rounds.
     pub floor_runs_s: Vec<f64>,
     pub export_ratio_runs: Vec<f64>,
+    /// User + system CPU seconds of each round's export and export with previews, and
+    /// the previews' overhead in CPU (medians): on a machine shared with other work, CPU
+    /// time moves much less than wall time.
+    pub export_cpu_runs_s: Vec<f64>,
+    pub previews_cpu_runs_s: Vec<f64>,
+    pub previews_cpu_overhead: Option<f64>,
     /// Where the figures above wrote their trees (the RAM folder, or the scratch folder
     /// when there is none).
     pub tmp_dir: Option<String>,
@@ -117,6 +123,9 @@ impl BenchReport {
         if let (Some(e), Some(r), Some(c)) = (self.export_s, self.io_floor_read_s, self.io_floor_copy_s) {
             let dir = self.tmp_dir.as_deref().unwrap_or("");
             v.push(line("in RAM", dir, e, r, c, self.previews_overhead));
+            if let (Some(last), Some(cpu)) = (v.last_mut(), self.previews_cpu_overhead) {
+                last.push_str(&format!(" (CPU {:+.0} %)", cpu * 100.0));
+            }
         }
         if let Some(d) = &self.disk {
             v.push(line(
@@ -225,6 +234,25 @@ pub fn children_peak_rss_mb() -> Option<f64> {
     }
 }
 
+/// The user + system CPU seconds of the child processes waited for so far (Linux
+/// `getrusage(RUSAGE_CHILDREN)`; 0 elsewhere).
+pub fn children_cpu_s() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: as in [`children_peak_rss_mb`].
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) } != 0 {
+            return 0.0;
+        }
+        let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        s(ru.ru_utime) + s(ru.ru_stime)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0.0
+    }
+}
+
 /// Run one export as a user does, `exe --disc D --out OUT --jobs N --quiet --no-report`
 /// (`--no-previews` unless `previews`), in a child process; its exit status must be
 /// success.
@@ -307,6 +335,9 @@ pub fn run(
         export_ratio_runs: Vec::new(),
         tmp_dir: None,
         disk: None,
+        export_cpu_runs_s: Vec::new(),
+        previews_cpu_runs_s: Vec::new(),
+        previews_cpu_overhead: None,
     };
     if decode_only {
         return Ok(report);
@@ -343,6 +374,12 @@ pub fn run(
     }
     let mut r = Figures::default();
     report.disc_bytes = in_ram.disc_bytes;
+    report.export_cpu_runs_s = in_ram.export_cpu.clone();
+    report.previews_cpu_runs_s = in_ram.previews_cpu.clone();
+    if with_previews {
+        let (e, p) = (median(in_ram.export_cpu.clone()), median(in_ram.previews_cpu.clone()));
+        report.previews_cpu_overhead = Some(p / e.max(1e-9) - 1.0);
+    }
     in_ram.fill(&mut r, with_previews);
     report.export_s = Some(r.export_s);
     report.io_floor_read_s = Some(r.io_floor_read_s);
@@ -383,6 +420,9 @@ struct Rounds {
     reads: Vec<f64>,
     copies: Vec<f64>,
     previews: Vec<f64>,
+    /// CPU seconds (user + system) of each export and export with previews.
+    export_cpu: Vec<f64>,
+    previews_cpu: Vec<f64>,
     /// The disc's bytes, as the last floor read counted them.
     disc_bytes: u64,
 }
@@ -471,9 +511,10 @@ impl Rounds {
             }
         };
         settle();
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), children_cpu_s());
         export_child(job.exe, job.disc, &out, job.jobs, false)?;
         self.exports.push(t.elapsed().as_secs_f64());
+        self.export_cpu.push(children_cpu_s() - cpu);
 
         let t = Instant::now();
         self.disc_bytes = read_all(job.found)?;
@@ -487,9 +528,10 @@ impl Rounds {
 
         if job.with_previews {
             settle();
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), children_cpu_s());
             export_child(job.exe, job.disc, &out2, job.jobs, true)?;
             self.previews.push(t.elapsed().as_secs_f64());
+            self.previews_cpu.push(children_cpu_s() - cpu);
             done(&out2);
         }
         Ok(())
@@ -503,6 +545,7 @@ impl Rounds {
             copies,
             previews,
             disc_bytes: _,
+            ..
         } = self;
         f.export_runs_s = exports.clone();
         f.previews_runs_s = previews.clone();

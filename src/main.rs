@@ -244,6 +244,11 @@ struct BenchArgs {
     /// Skip the second line (the same rounds with the trees on disk, in --scratch).
     #[arg(long)]
     no_disk: bool,
+    /// Time the exports of this xbg7-export binary instead of this one's (a build of
+    /// another commit, to compare the two alternately in one harness; (a) stays this
+    /// build's).
+    #[arg(long, value_name = "FILE")]
+    exe: Option<PathBuf>,
     /// Worker threads of the timed exports.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -588,6 +593,7 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
         scratch,
         tmp,
         no_disk,
+        exe,
         jobs,
         previews,
         decode_only,
@@ -652,15 +658,11 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
         scratch: &scratch,
         disk: !no_disk,
     };
-    let r = bench::run(
-        &std::env::current_exe()?,
-        &disc,
-        &places,
-        jobs,
-        previews,
-        decode_only,
-        rounds,
-    )?;
+    let exe = match exe {
+        Some(e) => e,
+        None => std::env::current_exe()?,
+    };
+    let r = bench::run(&exe, &disc, &places, jobs, previews, decode_only, rounds)?;
     for line in r.summary() {
         eprintln!("{line}");
     }
