@@ -740,7 +740,7 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
         .num_threads(1)
         .build()
         .map_err(std::io::Error::other)?;
-    let opts = RenderOptions::default();
+    let opts = export::render_options(&cfg, cfg.output.stage_cell);
     let (mut prepares, mut grids) = (Vec::new(), Vec::new());
     for _ in 0..GRID_RUNS {
         let t = Instant::now();

@@ -139,8 +139,8 @@ enum Cmd {
         /// Only resources whose name matches this glob.
         #[arg(long)]
         only: Option<String>,
-        /// Image size in pixels: a model's (16 to 4096, default 512: the configuration's
-        /// output.preview_size) or a grid cell's (16 to 1024, default 128: output.stage_cell).
+        /// Image size in pixels: a model's (16 to 4096, default 512, the bigger view than
+        /// the export's previews) or a grid cell's (16 to 1024, default 128: output.stage_cell).
         #[arg(long, value_name = "PX")]
         size: Option<u32>,
         /// The PNG to write [default: FILE's name with .png, in the current folder; never over
