@@ -6,7 +6,13 @@
 //! (b) exporting the whole disc (no previews, N jobs) vs the I/O floor: reading every
 //!     input byte once plus copying the produced output tree;
 //! (c) the export with previews vs without;
-//! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared;
+//! (b) and (c) are timed in `--rounds` rounds (default 3) and their medians compared,
+//!     first with every output tree (the exports', the floor's copy) in a RAM folder
+//!     (`--tmp`, default `/dev/shm` where it exists): there the floor is what the tool
+//!     competes with, reading its inputs and writing its bytes, and not the disk's
+//!     file-system state, which moved the floor by seconds between runs
+//!     (docs/performance.md); then, as a second line ([`BenchReport::disk`]), in the
+//!     scratch folder on disk, unless `--no-disk`;
 //! each timed export is a child process, `xbg7-export --disc … --out …` as a user runs
 //! it, so its time and its memory are the tool's and nothing of the bench's own.
 //! (d) the largest peak RSS of those exports (and, apart, of the bench process: the
@@ -71,6 +77,75 @@ pub struct BenchReport {
     /// VM can move both by tens of percent between rounds.
     pub floor_runs_s: Vec<f64>,
     pub export_ratio_runs: Vec<f64>,
+    /// User + system CPU seconds of each round's export and export with previews, and
+    /// the previews' overhead in CPU (medians): on a machine shared with other work, CPU
+    /// time moves much less than wall time.
+    pub export_cpu_runs_s: Vec<f64>,
+    pub previews_cpu_runs_s: Vec<f64>,
+    pub previews_cpu_overhead: Option<f64>,
+    /// Where the figures above wrote their trees (the RAM folder, or the scratch folder
+    /// when there is none).
+    pub tmp_dir: Option<String>,
+    /// The same rounds with the trees on disk (the scratch folder): the second line.
+    pub disk: Option<DiskFigures>,
+}
+
+/// (b) and (c) measured with the output trees on disk ([`BenchReport::disk`]).
+#[derive(Debug, Serialize)]
+pub struct DiskFigures {
+    pub dir: String,
+    pub export_s: f64,
+    pub io_floor_read_s: f64,
+    pub io_floor_copy_s: f64,
+    pub export_ratio: f64,
+    pub export_previews_s: Option<f64>,
+    pub previews_overhead: Option<f64>,
+    pub export_runs_s: Vec<f64>,
+    pub previews_runs_s: Vec<f64>,
+    pub floor_runs_s: Vec<f64>,
+    pub export_ratio_runs: Vec<f64>,
+}
+
+impl BenchReport {
+    /// The human summary: one line for the RAM folder's figures, one for the disk's.
+    pub fn summary(&self) -> Vec<String> {
+        let line = |place: &str, dir: &str, e: f64, r: f64, c: f64, p: Option<f64>| {
+            let previews = p.map_or(String::new(), |p| format!("; previews {:+.0} %", p * 100.0));
+            format!(
+                "(b) {place} ({dir}): export {e:.2} s vs read {r:.2} s + copy {c:.2} s = {:.2}×{previews}",
+                e / (r + c).max(1e-9)
+            )
+        };
+        let mut v = vec![format!(
+            "(a) {}: decode {:.3} s vs read {:.3} s = {:.2}×",
+            self.largest_stage, self.stage_decode_s, self.stage_read_s, self.stage_ratio
+        )];
+        if let (Some(e), Some(r), Some(c)) = (self.export_s, self.io_floor_read_s, self.io_floor_copy_s) {
+            let dir = self.tmp_dir.as_deref().unwrap_or("");
+            v.push(line("in RAM", dir, e, r, c, self.previews_overhead));
+            if let (Some(last), Some(cpu)) = (v.last_mut(), self.previews_cpu_overhead) {
+                last.push_str(&format!(" (CPU {:+.0} %)", cpu * 100.0));
+            }
+        }
+        if let Some(d) = &self.disk {
+            v.push(line(
+                "on disk",
+                &d.dir,
+                d.export_s,
+                d.io_floor_read_s,
+                d.io_floor_copy_s,
+                d.previews_overhead,
+            ));
+        }
+        v
+    }
+}
+
+/// The RAM folder the bench writes its timed trees into by default: `/dev/shm` where
+/// it is a folder (Linux), else none (the trees then go to the scratch folder).
+pub fn default_tmp() -> Option<std::path::PathBuf> {
+    let shm = Path::new("/dev/shm");
+    shm.is_dir().then(|| shm.to_path_buf())
 }
 
 fn read_all(found: &[walker::DiscFile]) -> std::io::Result<u64> {
@@ -159,6 +234,25 @@ pub fn children_peak_rss_mb() -> Option<f64> {
     }
 }
 
+/// The user + system CPU seconds of the child processes waited for so far (Linux
+/// `getrusage(RUSAGE_CHILDREN)`; 0 elsewhere).
+pub fn children_cpu_s() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: as in [`children_peak_rss_mb`].
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) } != 0 {
+            return 0.0;
+        }
+        let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        s(ru.ru_utime) + s(ru.ru_stime)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0.0
+    }
+}
+
 /// Run one export as a user does, `exe --disc D --out OUT --jobs N --quiet --no-report`
 /// (`--no-previews` unless `previews`), in a child process; its exit status must be
 /// success.
@@ -188,12 +282,23 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Run the bench on `disc`, using `scratch` for output trees and `exe` (this program)
-/// for the timed exports. `decode_only`: measure (a) and the peak RSS only.
+/// Where [`run`] writes its timed trees and what it times.
+#[derive(Clone, Debug)]
+pub struct BenchPlaces<'a> {
+    /// The RAM folder of the main figures (`None`: `scratch` instead).
+    pub tmp: Option<&'a Path>,
+    /// The folder on disk of the second line.
+    pub scratch: &'a Path,
+    /// Also time the rounds on disk (the second line).
+    pub disk: bool,
+}
+
+/// Run the bench on `disc`, writing output trees where `places` says and using `exe`
+/// (this program) for the timed exports. `decode_only`: measure (a) and the peak RSS only.
 pub fn run(
     exe: &Path,
     disc: &Path,
-    scratch: &Path,
+    places: &BenchPlaces<'_>,
     jobs: usize,
     with_previews: bool,
     decode_only: bool,
@@ -228,12 +333,66 @@ pub fn run(
         previews_runs_s: Vec::new(),
         floor_runs_s: Vec::new(),
         export_ratio_runs: Vec::new(),
+        tmp_dir: None,
+        disk: None,
+        export_cpu_runs_s: Vec::new(),
+        previews_cpu_runs_s: Vec::new(),
+        previews_cpu_overhead: None,
     };
     if decode_only {
         return Ok(report);
     }
-    let timed = time_rounds(exe, disc, scratch, &found, jobs, with_previews, rounds)?;
-    timed.report(&mut report, with_previews);
+    let ram = places.tmp.unwrap_or(places.scratch);
+    // A folder of this run's own inside the RAM folder (which others share).
+    let own = tempfile::Builder::new().prefix("xbg7-bench-").tempdir_in(ram)?;
+    let disk = (places.disk && places.tmp.is_some()).then_some(places.scratch);
+    let job = Job {
+        exe,
+        disc,
+        found: &found,
+        jobs,
+        with_previews,
+    };
+    let (in_ram, on_disk) = time_rounds(&job, own.path(), disk, rounds)?;
+    report.tmp_dir = Some(ram.display().to_string());
+    if let Some(d) = on_disk {
+        let mut r = Figures::default();
+        d.fill(&mut r, with_previews);
+        report.disk = Some(DiskFigures {
+            dir: places.scratch.display().to_string(),
+            export_s: r.export_s,
+            io_floor_read_s: r.io_floor_read_s,
+            io_floor_copy_s: r.io_floor_copy_s,
+            export_ratio: r.export_ratio,
+            export_previews_s: r.export_previews_s,
+            previews_overhead: r.previews_overhead,
+            export_runs_s: r.export_runs_s,
+            previews_runs_s: r.previews_runs_s,
+            floor_runs_s: r.floor_runs_s,
+            export_ratio_runs: r.export_ratio_runs,
+        });
+    }
+    let mut r = Figures::default();
+    report.disc_bytes = in_ram.disc_bytes;
+    report.export_cpu_runs_s = in_ram.export_cpu.clone();
+    report.previews_cpu_runs_s = in_ram.previews_cpu.clone();
+    if with_previews {
+        let (e, p) = (median(in_ram.export_cpu.clone()), median(in_ram.previews_cpu.clone()));
+        report.previews_cpu_overhead = Some(p / e.max(1e-9) - 1.0);
+    }
+    in_ram.fill(&mut r, with_previews);
+    report.export_s = Some(r.export_s);
+    report.io_floor_read_s = Some(r.io_floor_read_s);
+    report.io_floor_copy_s = Some(r.io_floor_copy_s);
+    report.export_ratio = Some(r.export_ratio);
+    report.export_previews_s = r.export_previews_s;
+    report.previews_overhead = r.previews_overhead;
+    report.export_runs_s = r.export_runs_s;
+    report.previews_runs_s = r.previews_runs_s;
+    report.floor_runs_s = r.floor_runs_s;
+    report.export_ratio_runs = r.export_ratio_runs;
+    report.peak_rss_mb = peak_rss_mb();
+    report.export_peak_rss_mb = children_peak_rss_mb();
     Ok(report)
 }
 
@@ -254,112 +413,157 @@ fn time_stage(f: &walker::DiscFile, name: &str, cfg: &Config) -> Result<(f64, f6
     Ok((median(reads), median(decodes)))
 }
 
-/// The times of every round of (b) and (c), in seconds.
+/// The times of every round of (b) and (c), in seconds, in one place.
+#[derive(Default)]
 struct Rounds {
     exports: Vec<f64>,
     reads: Vec<f64>,
     copies: Vec<f64>,
     previews: Vec<f64>,
+    /// CPU seconds (user + system) of each export and export with previews.
+    export_cpu: Vec<f64>,
+    previews_cpu: Vec<f64>,
     /// The disc's bytes, as the last floor read counted them.
     disc_bytes: u64,
 }
 
-/// `rounds` rounds of: export, floor (read + copy of that export's tree), export with
-/// previews; the medians are compared, so one busy moment of a shared machine does not
-/// decide a ratio. Every tree gets a fresh name and all are deleted only after the last
-/// timed section: on ext4 without a journal, creating files within minutes of deleting
-/// many is slowed down (the inode allocator skips recently deleted inodes one by one),
-/// which would tax whichever section came after a deletion.
-fn time_rounds(
-    exe: &Path,
-    disc: &Path,
-    scratch: &Path,
-    found: &[walker::DiscFile],
+/// What every timed export runs: this program on the disc.
+struct Job<'a> {
+    exe: &'a Path,
+    disc: &'a Path,
+    found: &'a [walker::DiscFile],
     jobs: usize,
     with_previews: bool,
+}
+
+/// `rounds` rounds of: in `ram`, export, floor (read + copy of that export's tree),
+/// export with previews; then the same in `disk` when given. The medians are compared,
+/// so one busy moment of a shared machine does not decide a ratio, and a round's RAM
+/// and disk sections meet the same state of the machine.
+///
+/// On disk, every tree gets a fresh name and all are deleted only after the last timed
+/// section: on ext4 without a journal, creating files within minutes of deleting many is
+/// slowed down (the inode allocator skips recently deleted inodes one by one), which
+/// would tax whichever section came after a deletion. In RAM (tmpfs) nothing of the
+/// kind happens, and each tree goes as soon as it has been used, so the RAM holds at
+/// most two at a time.
+fn time_rounds(
+    job: &Job<'_>,
+    ram: &Path,
+    disk: Option<&Path>,
     rounds: usize,
-) -> Result<Rounds, BenchError> {
-    let (mut exports, mut reads, mut copies, mut previews) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+) -> Result<(Rounds, Option<Rounds>), BenchError> {
+    let mut in_ram = Rounds::default();
+    let mut on_disk = disk.map(|_| Rounds::default());
     let mut trees = Vec::new();
-    let mut disc_bytes = 0;
-    for r in 0..rounds.max(1) {
-        let out = scratch.join(format!("bench-out-{r}"));
-        let copy = scratch.join(format!("bench-copy-{r}"));
-        let out2 = scratch.join(format!("bench-out-previews-{r}"));
-        for t in [&out, &copy, &out2] {
-            let _ = std::fs::remove_dir_all(t); // a stale tree of an interrupted run
+    let result = (|| {
+        for r in 0..rounds.max(1) {
+            in_ram.round(job, ram, r, &mut Vec::new(), true)?;
+            if let (Some(d), Some(t)) = (disk, on_disk.as_mut()) {
+                t.round(job, d, r, &mut trees, false)?;
+            }
         }
-        trees.extend([out.clone(), copy.clone(), out2.clone()]);
-        settle();
-        let t = Instant::now();
-        export_child(exe, disc, &out, jobs, false)?;
-        exports.push(t.elapsed().as_secs_f64());
-
-        let t = Instant::now();
-        disc_bytes = read_all(found)?;
-        reads.push(t.elapsed().as_secs_f64());
-        settle();
-        let t = Instant::now();
-        copy_tree(&out, &copy)?;
-        copies.push(t.elapsed().as_secs_f64());
-
-        if with_previews {
-            settle();
-            let t = Instant::now();
-            export_child(exe, disc, &out2, jobs, true)?;
-            previews.push(t.elapsed().as_secs_f64());
-        }
-    }
+        Ok::<(), BenchError>(())
+    })();
     for t in &trees {
         let _ = std::fs::remove_dir_all(t);
     }
-    Ok(Rounds {
-        exports,
-        reads,
-        copies,
-        previews,
-        disc_bytes,
-    })
+    result.map(|()| (in_ram, on_disk))
+}
+
+/// Figures of one place's rounds (see [`Rounds::fill`]).
+#[derive(Default)]
+struct Figures {
+    export_s: f64,
+    io_floor_read_s: f64,
+    io_floor_copy_s: f64,
+    export_ratio: f64,
+    export_previews_s: Option<f64>,
+    previews_overhead: Option<f64>,
+    export_runs_s: Vec<f64>,
+    previews_runs_s: Vec<f64>,
+    floor_runs_s: Vec<f64>,
+    export_ratio_runs: Vec<f64>,
 }
 
 impl Rounds {
-    /// Fill `report`'s (b) and (c): every round's times, their medians and ratios, and
-    /// the peak memory (this process's, and the exports').
-    fn report(self, report: &mut BenchReport, with_previews: bool) {
+    /// Round `r` in `place`: export, floor, export with previews. The trees are removed
+    /// when `remove_now`, else added to `trees` (removed after the last section).
+    fn round(
+        &mut self,
+        job: &Job<'_>,
+        place: &Path,
+        r: usize,
+        trees: &mut Vec<std::path::PathBuf>,
+        remove_now: bool,
+    ) -> Result<(), BenchError> {
+        let out = place.join(format!("bench-out-{r}"));
+        let copy = place.join(format!("bench-copy-{r}"));
+        let out2 = place.join(format!("bench-out-previews-{r}"));
+        for t in [&out, &copy, &out2] {
+            let _ = std::fs::remove_dir_all(t); // a stale tree of an interrupted run
+        }
+        let mut done = |t: &Path| {
+            if remove_now {
+                let _ = std::fs::remove_dir_all(t);
+            } else {
+                trees.push(t.to_path_buf());
+            }
+        };
+        settle();
+        let (t, cpu) = (Instant::now(), children_cpu_s());
+        export_child(job.exe, job.disc, &out, job.jobs, false)?;
+        self.exports.push(t.elapsed().as_secs_f64());
+        self.export_cpu.push(children_cpu_s() - cpu);
+
+        let t = Instant::now();
+        self.disc_bytes = read_all(job.found)?;
+        self.reads.push(t.elapsed().as_secs_f64());
+        settle();
+        let t = Instant::now();
+        copy_tree(&out, &copy)?;
+        self.copies.push(t.elapsed().as_secs_f64());
+        done(&out);
+        done(&copy);
+
+        if job.with_previews {
+            settle();
+            let (t, cpu) = (Instant::now(), children_cpu_s());
+            export_child(job.exe, job.disc, &out2, job.jobs, true)?;
+            self.previews.push(t.elapsed().as_secs_f64());
+            self.previews_cpu.push(children_cpu_s() - cpu);
+            done(&out2);
+        }
+        Ok(())
+    }
+
+    /// Every round's times, their medians and ratios.
+    fn fill(self, f: &mut Figures, with_previews: bool) {
         let Rounds {
             exports,
             reads,
             copies,
             previews,
-            disc_bytes,
+            disc_bytes: _,
+            ..
         } = self;
-        report.export_runs_s = exports.clone();
-        report.previews_runs_s = previews.clone();
-        report.floor_runs_s = reads.iter().zip(&copies).map(|(r, c)| r + c).collect();
-        report.export_ratio_runs = exports
+        f.export_runs_s = exports.clone();
+        f.previews_runs_s = previews.clone();
+        f.floor_runs_s = reads.iter().zip(&copies).map(|(r, c)| r + c).collect();
+        f.export_ratio_runs = exports
             .iter()
-            .zip(&report.floor_runs_s)
-            .map(|(e, f)| e / f.max(1e-9))
+            .zip(&f.floor_runs_s)
+            .map(|(e, fl)| e / fl.max(1e-9))
             .collect();
-        let export_s = median(exports);
-        let io_floor_read_s = median(reads);
-        let io_floor_copy_s = median(copies);
-        let (export_previews_s, previews_overhead) = if with_previews {
+        f.export_s = median(exports);
+        f.io_floor_read_s = median(reads);
+        f.io_floor_copy_s = median(copies);
+        f.export_ratio = f.export_s / (f.io_floor_read_s + f.io_floor_copy_s).max(1e-9);
+        if with_previews {
             let s = median(previews);
-            (Some(s), Some(s / export_s - 1.0))
-        } else {
-            (None, None)
-        };
-
-        report.disc_bytes = disc_bytes;
-        report.export_s = Some(export_s);
-        report.io_floor_read_s = Some(io_floor_read_s);
-        report.io_floor_copy_s = Some(io_floor_copy_s);
-        report.export_ratio = Some(export_s / (io_floor_read_s + io_floor_copy_s).max(1e-9));
-        report.export_previews_s = export_previews_s;
-        report.previews_overhead = previews_overhead;
-        report.peak_rss_mb = peak_rss_mb();
-        report.export_peak_rss_mb = children_peak_rss_mb();
+            f.export_previews_s = Some(s);
+            f.previews_overhead = Some(s / f.export_s - 1.0);
+        }
     }
 }
 
@@ -536,7 +740,7 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
         .num_threads(1)
         .build()
         .map_err(std::io::Error::other)?;
-    let opts = RenderOptions::default();
+    let opts = export::render_options(&cfg, cfg.output.stage_cell);
     let (mut prepares, mut grids) = (Vec::new(), Vec::new());
     for _ in 0..GRID_RUNS {
         let t = Instant::now();
@@ -575,6 +779,10 @@ pub fn raster_grid(disc: &Path) -> Result<GridReport, BenchError> {
 #[derive(Clone, Debug, Serialize)]
 pub struct PngRow {
     pub set: String,
+    /// `png_crate`: the `png` crate with `settings`; `export`: the path every texture of
+    /// the export takes (`write_png_compact`: the narrowest colour type, stored in one
+    /// pass when its sample bands do not compress, else the tool's settings).
+    pub path: &'static str,
     pub settings: raster::PngSettings,
     pub images: usize,
     pub rgba_mb: f64,
@@ -671,28 +879,35 @@ pub fn disc_textures(disc: &Path, limit_mb: f64) -> Result<Vec<raster::Image>, B
 /// against time.
 pub fn png_settings(set: &str, images: &[raster::Image]) -> Vec<PngRow> {
     let rgba: usize = images.iter().map(|i| i.rgba.len()).sum();
-    png_candidates()
+    let row = |path: &'static str, settings: raster::PngSettings, encode: &dyn Fn(&raster::Image) -> usize| {
+        let mut best = f64::INFINITY;
+        let mut size = 0;
+        for _ in 0..PNG_RUNS {
+            let t = Instant::now();
+            size = images.iter().map(encode).sum::<usize>();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        PngRow {
+            set: set.to_string(),
+            path,
+            settings,
+            images: images.len(),
+            rgba_mb: rgba as f64 / 1e6,
+            png_mb: size as f64 / 1e6,
+            encode_s: best,
+            mb_per_s: rgba as f64 / 1e6 / best,
+        }
+    };
+    let mut rows: Vec<PngRow> = png_candidates()
         .into_iter()
         .map(|settings| {
-            let mut best = f64::INFINITY;
-            let mut size = 0;
-            for _ in 0..PNG_RUNS {
-                let t = Instant::now();
-                size = images
-                    .iter()
-                    .map(|img| raster::try_encode_png_with(img, settings).map_or(0, |p| p.len()))
-                    .sum::<usize>();
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            PngRow {
-                set: set.to_string(),
-                settings,
-                images: images.len(),
-                rgba_mb: rgba as f64 / 1e6,
-                png_mb: size as f64 / 1e6,
-                encode_s: best,
-                mb_per_s: rgba as f64 / 1e6 / best,
-            }
+            row("png_crate", settings, &|img| {
+                raster::try_encode_png_with(img, settings).map_or(0, |p| p.len())
+            })
         })
-        .collect()
+        .collect();
+    rows.push(row("export", raster::PNG_SETTINGS, &|img| {
+        raster::try_encode_png_compact(img.width, img.height, &img.rgba).map_or(0, |p| p.len())
+    }));
+    rows
 }

@@ -50,6 +50,8 @@ pub struct OutputConfig {
     pub report: bool,
     /// Model preview size in pixels.
     pub preview_size: u32,
+    /// Samples per pixel side of the export's previews (1: one sample per pixel).
+    pub preview_supersample: u32,
     /// Stage grid cell size in pixels.
     pub stage_cell: u32,
     /// Stage grid maximum width in pixels.
@@ -66,7 +68,8 @@ impl Default for OutputConfig {
             specular_gloss: SpecularGloss::Pbr,
             previews: true,
             report: true,
-            preview_size: 512,
+            preview_size: PREVIEW_DEFAULT,
+            preview_supersample: 1,
             stage_cell: 128,
             stage_max_width: 4096,
         }
@@ -76,6 +79,11 @@ impl Default for OutputConfig {
 /// Ranges the image sizes must lie in (a preview of 0 pixels is no preview, and the
 /// upper bounds keep every image within the raster's and the grid's memory budget).
 pub const PREVIEW_SIZE: std::ops::RangeInclusive<u32> = 16..=4096;
+pub const PREVIEW_SUPERSAMPLE: std::ops::RangeInclusive<u32> = 1..=4;
+
+/// The default model preview size: the stage cells' (see `pipeline.toml`), so a model's
+/// preview is its thumbnail, drawn once at about twice the size the report shows it.
+pub const PREVIEW_DEFAULT: u32 = 128;
 pub const STAGE_CELL: std::ops::RangeInclusive<u32> = 16..=1024;
 pub const STAGE_MAX_WIDTH: std::ops::RangeInclusive<u32> = 16..=16384;
 
@@ -153,6 +161,7 @@ impl Config {
         let o = &c.output;
         for (key, value, range) in [
             ("preview_size", o.preview_size, PREVIEW_SIZE),
+            ("preview_supersample", o.preview_supersample, PREVIEW_SUPERSAMPLE),
             ("stage_cell", o.stage_cell, STAGE_CELL),
             ("stage_max_width", o.stage_max_width, STAGE_MAX_WIDTH),
         ] {

@@ -13,6 +13,10 @@ use thiserror::Error;
 use xbg7::reason::Reason;
 use xbg7_preview::{preview, raster};
 
+/// `render`'s default model size: the bigger view a user asks for, on demand (the export's
+/// own previews are `output.preview_size`, 128² by default).
+pub const RENDER_SIZE: u32 = 512;
+
 // The texts carry their cause themselves (no `source` chain), as the CLI's messages did.
 #[derive(Debug, Error)]
 pub enum InspectError {
@@ -186,9 +190,7 @@ pub fn render(file: &Path, only: Option<&str>, size: Option<u32>, cfg: &Config) 
     let img = if kind == Kind::Model && picked.len() == 1 && decoded.len() == 1 {
         let range = PREVIEW_SIZE;
         let opts = raster::RenderOptions {
-            size: size
-                .unwrap_or(cfg.output.preview_size)
-                .clamp(*range.start(), *range.end()),
+            size: size.unwrap_or(RENDER_SIZE).clamp(*range.start(), *range.end()),
             ..Default::default()
         };
         let m = &decoded[0].mesh;

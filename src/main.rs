@@ -139,8 +139,8 @@ enum Cmd {
         /// Only resources whose name matches this glob.
         #[arg(long)]
         only: Option<String>,
-        /// Image size in pixels: a model's (16 to 4096, default 512: the configuration's
-        /// output.preview_size) or a grid cell's (16 to 1024, default 128: output.stage_cell).
+        /// Image size in pixels: a model's (16 to 4096, default 512, the bigger view than
+        /// the export's previews) or a grid cell's (16 to 1024, default 128: output.stage_cell).
         #[arg(long, value_name = "PX")]
         size: Option<u32>,
         /// The PNG to write [default: FILE's name with .png, in the current folder; never over
@@ -233,9 +233,22 @@ struct BenchArgs {
     /// Disc to measure (generate one with `synth --scale full`).
     #[arg(long, required_unless_present_any = ["raster", "png"])]
     disc: Option<PathBuf>,
-    /// Scratch folder for the output trees (default: a temp dir).
+    /// Folder on disk for the second line's output trees and the texture-heavy copy
+    /// (default: a temp dir).
     #[arg(long)]
     scratch: Option<PathBuf>,
+    /// RAM folder (tmpfs) for the timed output trees, the floor's copy and the previews
+    /// runs: the main figures (default: /dev/shm where it exists, else --scratch).
+    #[arg(long, value_name = "DIR")]
+    tmp: Option<PathBuf>,
+    /// Skip the second line (the same rounds with the trees on disk, in --scratch).
+    #[arg(long)]
+    no_disk: bool,
+    /// Time the exports of this xbg7-export binary instead of this one's (a build of
+    /// another commit, to compare the two alternately in one harness; (a) stays this
+    /// build's).
+    #[arg(long, value_name = "FILE")]
+    exe: Option<PathBuf>,
     /// Worker threads of the timed exports.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -578,6 +591,9 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     let BenchArgs {
         disc,
         scratch,
+        tmp,
+        no_disk,
+        exe,
         jobs,
         previews,
         decode_only,
@@ -630,15 +646,26 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     } else {
         disc
     };
-    let r = bench::run(
-        &std::env::current_exe()?,
-        &disc,
-        &scratch,
-        jobs,
-        previews,
-        decode_only,
-        rounds,
-    )?;
+    let tmp = match tmp {
+        Some(t) => {
+            std::fs::create_dir_all(&t)?;
+            Some(t)
+        }
+        None => bench::default_tmp(),
+    };
+    let places = bench::BenchPlaces {
+        tmp: tmp.as_deref(),
+        scratch: &scratch,
+        disk: !no_disk,
+    };
+    let exe = match exe {
+        Some(e) => e,
+        None => std::env::current_exe()?,
+    };
+    let r = bench::run(&exe, &disc, &places, jobs, previews, decode_only, rounds)?;
+    for line in r.summary() {
+        eprintln!("{line}");
+    }
     println!("{}", serde_json::to_string_pretty(&r)?);
     Ok(())
 }

@@ -31,8 +31,8 @@ pub use layout::{
 };
 pub use options::{ExportOptions, Only};
 pub use previews::{
-    grid_cells, grid_members, in_grid, mesh_albedo, prepare_albedos, preview_texture_side, textured_grid_cells,
-    PreviewTextures,
+    grid_cells, grid_members, in_grid, mesh_albedo, prepare_albedos, preview_texture_side, render_options,
+    textured_grid_cells, PreviewTextures,
 };
 pub use run::{container_dirs, decode_container, export, export_run, Exported};
 pub use write::{grid_file, scene_stem};

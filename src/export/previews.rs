@@ -57,6 +57,17 @@ pub(super) fn sampled_albedos(d: &ContainerDecode) -> std::collections::HashSet<
     names
 }
 
+/// The export's render options for a preview `size` pixels a side: the configured
+/// supersampling ([`crate::config::OutputConfig::preview_supersample`]), defaults
+/// otherwise. (`render` draws with [`raster::RenderOptions::default`]'s 2×2.)
+pub fn render_options(cfg: &Config, size: u32) -> raster::RenderOptions {
+    raster::RenderOptions {
+        size,
+        supersample: cfg.output.preview_supersample,
+        ..Default::default()
+    }
+}
+
 /// A container's albedos prepared for the previews (mip chains), by TX2D name.
 pub type PreviewTextures = std::collections::BTreeMap<String, raster::Texture>;
 

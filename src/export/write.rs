@@ -5,7 +5,8 @@ use super::entry::{blank_entry, WRITING_OUTPUTS};
 use super::fs::{give_back_buffer, read_file, take_buffer, Outputs};
 use super::options::ExportOptions;
 use super::previews::{
-    grid_members, mesh_albedo, preview_texture_side, sampled_albedos, textured_grid_cells, PreviewTextures,
+    grid_members, mesh_albedo, preview_texture_side, render_options, sampled_albedos, textured_grid_cells,
+    PreviewTextures,
 };
 use super::textures::{export_textures_with_albedos, Sink, TEXTURE_DIR};
 use crate::config::{Config, Format};
@@ -232,16 +233,11 @@ pub(super) fn write_container(
         embedded: tex.embedded,
     };
     let previews = opts.previews && cfg.output.previews;
-    let ropts = raster::RenderOptions {
-        size: cfg.output.preview_size,
-        ..Default::default()
-    };
-    // A model's thumbnail for the report's rows, at the stage cells' size: the 512²
-    // preview is 60–190 KB shown at 48 px (issue 41: the demo page loaded ~100 MB).
-    let topts = (cfg.output.stage_cell < cfg.output.preview_size).then(|| raster::RenderOptions {
-        size: cfg.output.stage_cell,
-        ..Default::default()
-    });
+    let ropts = render_options(cfg, cfg.output.preview_size);
+    // A model's thumbnail for the report's rows, at the stage cells' size, when the
+    // preview is bigger (a 512² preview is 60–190 KB shown at 48 px; issue 41: the demo
+    // page loaded ~100 MB). By default the preview is that size and is its own thumbnail.
+    let topts = (cfg.output.stage_cell < cfg.output.preview_size).then(|| render_options(cfg, cfg.output.stage_cell));
     let mut made_dir = false;
     // One set of render buffers for this container's model previews; its albedos were
     // prepared once, for all of its previews.
@@ -415,7 +411,7 @@ fn write_stage_previews(
         });
         cells.truncate(shown);
     }
-    let ropts = raster::RenderOptions::default();
+    let ropts = render_options(cfg, cfg.output.stage_cell);
     // Encoded and written on the thread that drew them; the first error is kept.
     let thumbs: Vec<std::sync::OnceLock<std::io::Result<String>>> =
         (0..d.resources.len()).map(|_| std::sync::OnceLock::new()).collect();

@@ -47,3 +47,45 @@ fn noisy_copy_randomises_textures_and_keeps_geometry() {
     assert!(n >= decoded && decoded > 500, "{n} randomised, {decoded} decoded");
     assert_eq!(changed, decoded, "every decoded texture is another image");
 }
+
+/// `bench` writes its timed trees into `--tmp` (the RAM folder of the main figures) and
+/// the second line's into `--scratch`, reports both places, and leaves neither holding
+/// anything of its own. No timing is checked.
+#[test]
+fn bench_times_in_tmp_then_on_disk_and_cleans_both() {
+    let tmp = tempfile::tempdir().unwrap();
+    let res = crate::common::resource3d(&tmp);
+    // Two model files and one stage: (a) needs a stage; a small disc keeps this quick.
+    let plan = synth::file_plan(&SynthOptions::demo(1));
+    let models = plan.iter().filter(|s| s.rel_path.contains("/rou_")).take(2);
+    let stage = plan.iter().find(|s| s.rel_path.contains("/Stage_")).unwrap();
+    for spec in models.chain([stage]) {
+        let name = spec.rel_path.rsplit('/').next().unwrap();
+        std::fs::write(res.join(name), synth::build_file(spec).bytes).unwrap();
+    }
+    let (ram, disk) = (tmp.path().join("ram"), tmp.path().join("disk"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .args(["bench", "--rounds", "1", "--jobs", "1", "--previews", "--disc"])
+        .arg(tmp.path().join("disc"))
+        .arg("--tmp")
+        .arg(&ram)
+        .arg("--scratch")
+        .arg(&disk)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["tmp_dir"], ram.display().to_string());
+    assert_eq!(r["disk"]["dir"], disk.display().to_string());
+    for key in ["export_ratio", "previews_overhead"] {
+        assert!(r[key].is_number() && r["disk"][key].is_number(), "{key}: {r}");
+    }
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("(b) ")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].contains("in RAM") && lines[1].contains("on disk"), "{err}");
+    for d in [&ram, &disk] {
+        let left: Vec<_> = std::fs::read_dir(d).unwrap().collect();
+        assert!(left.is_empty(), "{} still holds {left:?}", d.display());
+    }
+}

@@ -78,7 +78,8 @@ fn the_summary_of_one_file_says_one_file() {
     assert!(line.contains("); 0 file errors; "), "{line:?}");
 }
 
-/// `render --help` shows the defaults of `--size` (the configuration's) and of `-o`.
+/// `render --help` shows the defaults of `--size` (512 for a model, the configuration's
+/// cell for a grid) and of `-o`.
 #[test]
 fn render_help_shows_the_defaults() {
     let o = bin().args(["render", "--help"]).output().unwrap();
@@ -86,7 +87,7 @@ fn render_help_shows_the_defaults() {
     let help = String::from_utf8(o.stdout).unwrap();
     let cfg = xbg7_export::config::Config::default();
     for want in [
-        format!("default {}", cfg.output.preview_size),
+        format!("default {}", xbg7_export::inspect::RENDER_SIZE),
         format!("default {}", cfg.output.stage_cell),
         "default: FILE's name with .png".to_string(),
     ] {

@@ -120,10 +120,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
         );
         match c.kind {
             Kind::Model => {
-                let ropts = raster::RenderOptions {
-                    size: cfg.output.preview_size,
-                    ..Default::default()
-                };
+                let ropts = export::render_options(&cfg, cfg.output.preview_size);
                 for (r, e) in d.resources.iter().zip(&c.resources) {
                     let (Ok(dr), Some(png)) = (&r.result, &e.preview) else {
                         continue;
@@ -142,7 +139,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
                     &cells,
                     cfg.output.stage_cell,
                     cfg.output.stage_max_width,
-                    &raster::RenderOptions::default(),
+                    &export::render_options(&cfg, cfg.output.stage_cell),
                 );
                 assert!(
                     std::fs::read(out.join(png)).unwrap() == raster::encode_png(&img),
@@ -166,10 +163,7 @@ fn export_previews_equal_renders_with_every_albedo_prepared() {
                         Some(k) => crop(&img, layout.origin(k), layout.cell),
                         None => {
                             assert!(dr.skybox, "{}: only skybox planes are left out of the grid", e.name);
-                            let opts = raster::RenderOptions {
-                                size: layout.cell,
-                                ..Default::default()
-                            };
+                            let opts = export::render_options(&cfg, layout.cell);
                             raster::render_mesh_textured(&dr.mesh, &opts, &export::mesh_albedo(&dr.mesh, &all))
                         }
                     };

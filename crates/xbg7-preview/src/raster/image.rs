@@ -143,22 +143,197 @@ pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Ve
 }
 
 /// [`try_encode_png_compact`] into `w` (e.g. straight into a file).
+///
+/// The stored case costs a copy plus the checksums: [`write_stored_png`] narrows the
+/// pixels row by row into one block-sized buffer and writes the same bytes the `png`
+/// crate writes with [`STORED`], without its intermediate copies of the whole image.
+/// Only a compressible image is narrowed whole, for the fast compressor.
 pub fn write_png_compact(w: impl std::io::Write, width: u32, height: u32, rgba: &[u8]) -> Result<(), RasterError> {
     check_rgba(width, height, rgba)?;
     let color = compact_color(rgba);
-    let narrowed = match color {
+    if sample_compresses_poorly(width, height, rgba, color)? {
+        return write_stored_png(w, width, height, rgba, color);
+    }
+    let pixels = narrowed(rgba, color);
+    write_raw(w, width, height, pixels.as_deref().unwrap_or(rgba), color, PNG_SETTINGS)
+}
+
+/// RGBA8 pixels in `color`'s channels (`None`: RGBA itself).
+fn narrowed(rgba: &[u8], color: png::ColorType) -> Option<Vec<u8>> {
+    match color {
         png::ColorType::Grayscale => Some(narrow::<1>(rgba, [0, 0, 0])),
         png::ColorType::GrayscaleAlpha => Some(narrow::<2>(rgba, [0, 3, 0])),
         png::ColorType::Rgb => Some(narrow::<3>(rgba, [0, 1, 2])),
         _ => None,
-    };
-    let pixels = narrowed.as_deref().unwrap_or(rgba);
-    let settings = if compresses_poorly(width, height, pixels, color)? {
-        STORED
-    } else {
-        PNG_SETTINGS
-    };
-    write_raw(w, width, height, pixels, color, settings)
+    }
+}
+
+/// Bytes per pixel of a [`compact_color`] type.
+fn channels(color: png::ColorType) -> usize {
+    match color {
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Rgb => 3,
+        _ => 4,
+    }
+}
+
+/// `rgba` (whole pixels) narrowed to `color` into `out` (exactly `rgba.len() / 4 ·
+/// channels` bytes): the same bytes as [`narrowed`].
+fn narrow_into(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
+    match color {
+        png::ColorType::Grayscale => {
+            for (o, p) in out.iter_mut().zip(rgba.chunks_exact(4)) {
+                *o = p[0];
+            }
+        }
+        png::ColorType::GrayscaleAlpha => {
+            for (o, p) in out.chunks_exact_mut(2).zip(rgba.chunks_exact(4)) {
+                o[0] = p[0];
+                o[1] = p[3];
+            }
+        }
+        png::ColorType::Rgb => {
+            // Four pixels at a time as in [`rgb`]: 16 bytes in, 12 out.
+            let quads = rgba.len() / 16;
+            let (whole, rest) = out.split_at_mut(quads * 12);
+            for (src, dst) in rgba.chunks_exact(16).zip(whole.chunks_exact_mut(12)) {
+                let x = u128::from_le_bytes(src.try_into().expect("16 bytes"));
+                const P: u128 = 0xFF_FFFF;
+                let y = (x & P) | ((x >> 8) & (P << 24)) | ((x >> 16) & (P << 48)) | ((x >> 24) & (P << 72));
+                dst.copy_from_slice(&y.to_le_bytes()[..12]);
+            }
+            for (o, p) in rest.chunks_exact_mut(3).zip(rgba[quads * 16..].chunks_exact(4)) {
+                o.copy_from_slice(&p[..3]);
+            }
+        }
+        _ => out.copy_from_slice(rgba),
+    }
+}
+
+/// Raw bytes of one stored DEFLATE block at most (RFC 1951, 3.2.4).
+const STORED_BLOCK: usize = u16::MAX as usize;
+
+/// The PNG of `rgba` (checked: `width·height·4` bytes) in colour type `color` (one that
+/// holds every pixel exactly, [`compact_color`]) with stored DEFLATE blocks, written to
+/// `w` in one pass: each row's filter byte (none) and narrowed pixels go straight into
+/// a buffer of one stored block, which is checksummed (Adler-32 of the zlib stream's
+/// data, CRC-32 of the IDAT chunk) and written. The bytes are those of the `png` crate
+/// with [`STORED`] (signature, IHDR, one IDAT holding a zlib stream of 65 535-byte stored
+/// blocks, IEND; the tests compare them), which this replaces because it copies the
+/// image three times on the way (filtering, the zlib stream, the chunk).
+pub fn write_stored_png(
+    mut w: impl std::io::Write,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+    color: png::ColorType,
+) -> Result<(), RasterError> {
+    check_rgba(width, height, rgba)?;
+    let io = |e: std::io::Error| RasterError::Png(e.to_string());
+    let row_in = width as usize * 4;
+    let row_out = width as usize * channels(color);
+    let raw_total = (row_out + 1) * height as usize;
+    let blocks = raw_total.div_ceil(STORED_BLOCK);
+    // zlib header, the blocks' headers and data, Adler-32.
+    let idat_len = 2 + 5 * blocks + raw_total + 4;
+    if idat_len > (u32::MAX >> 1) as usize {
+        // One IDAT cannot hold it: the `png` crate splits it.
+        let pixels = narrowed(rgba, color);
+        return write_raw(w, width, height, pixels.as_deref().unwrap_or(rgba), color, STORED);
+    }
+    let mut head = Vec::with_capacity(8 + 25 + 10);
+    head.extend_from_slice(&[137, 80, 78, 71, 13, 10, 26, 10]);
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, color as u8, 0, 0, 0]);
+    chunk(&mut head, b"IHDR", &ihdr);
+    head.extend_from_slice(&(idat_len as u32).to_be_bytes());
+    head.extend_from_slice(b"IDAT\x78\x01");
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head[head.len() - 6..]);
+    w.write_all(&head).map_err(io)?;
+
+    let mut adler = simd_adler32::Adler32::new();
+    // One block's header and data, then (after the last) the trailer; a row that does
+    // not fit is finished in the next block (its tail moved to the front).
+    let mut buf = vec![0u8; 5 + STORED_BLOCK + row_out + 1 + 20];
+    let (mut fill, mut emitted) = (5usize, 0usize);
+    let mut rows = rgba.chunks_exact(row_in);
+    loop {
+        // Rows into the block until it is full or the image ends.
+        while fill < 5 + STORED_BLOCK {
+            let Some(row) = rows.next() else { break };
+            buf[fill] = 0;
+            narrow_into(row, color, &mut buf[fill + 1..fill + 1 + row_out]);
+            fill += 1 + row_out;
+        }
+        let n = (fill - 5).min(STORED_BLOCK);
+        let last = emitted + n == raw_total;
+        let len = n as u16;
+        buf[..5].copy_from_slice(&[last as u8, len as u8, (len >> 8) as u8, !len as u8, (!len >> 8) as u8]);
+        adler.write(&buf[5..5 + n]);
+        let mut end = 5 + n;
+        if last {
+            buf[end..end + 4].copy_from_slice(&adler.finish().to_be_bytes());
+            end += 4;
+            crc.update(&buf[..end]);
+            let crc = std::mem::take(&mut crc).finalize();
+            buf[end..end + 4].copy_from_slice(&crc.to_be_bytes());
+            end += 4;
+            // IEND: length 0, its type, and its fixed CRC.
+            buf[end..end + 12].copy_from_slice(&[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
+            end += 12;
+            w.write_all(&buf[..end]).map_err(io)?;
+            return Ok(());
+        }
+        crc.update(&buf[..end]);
+        w.write_all(&buf[..end]).map_err(io)?;
+        emitted += n;
+        buf.copy_within(end..fill, 5);
+        fill = 5 + (fill - end);
+    }
+}
+
+/// A PNG chunk into `out`: length, type, data, CRC-32 of type and data.
+fn chunk(out: &mut Vec<u8>, ty: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let at = out.len();
+    out.extend_from_slice(ty);
+    out.extend_from_slice(data);
+    let crc = crc32fast::hash(&out[at..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+}
+
+/// [`compresses_poorly`] of `rgba` in colour type `color`, narrowing only the sample
+/// bands (the same decision as narrowing the whole image first).
+pub fn sample_compresses_poorly(
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+    color: png::ColorType,
+) -> Result<bool, RasterError> {
+    let h = height as usize;
+    let row_in = width as usize * 4;
+    let row = width as usize * channels(color);
+    if h < 3 * SAMPLE_BAND_ROWS || 3 * SAMPLE_BAND_ROWS * row < MIN_SAMPLE_BYTES {
+        return Ok(false);
+    }
+    let (mut raw, mut packed) = (0usize, 0usize);
+    let mut band = vec![0u8; SAMPLE_BAND_ROWS * row];
+    for start in sample_starts(h) {
+        let src = &rgba[start * row_in..(start + SAMPLE_BAND_ROWS) * row_in];
+        narrow_into(src, color, &mut band);
+        raw += band.len();
+        packed += encode_raw(width, SAMPLE_BAND_ROWS as u32, &band, color, PNG_SETTINGS)?.len();
+    }
+    Ok(packed as f64 > MAX_SAMPLE_RATIO * raw as f64)
+}
+
+/// The first rows of the three sample bands of an image `h` rows high.
+fn sample_starts(h: usize) -> [usize; 3] {
+    [0, (h - SAMPLE_BAND_ROWS) / 2, h - SAMPLE_BAND_ROWS]
 }
 
 /// The settings of an image that does not compress: stored blocks (no filter).
@@ -189,7 +364,7 @@ pub fn compresses_poorly(width: u32, height: u32, pixels: &[u8], color: png::Col
         return Ok(false);
     }
     let (mut raw, mut packed) = (0usize, 0usize);
-    for start in [0, (h - SAMPLE_BAND_ROWS) / 2, h - SAMPLE_BAND_ROWS] {
+    for start in sample_starts(h) {
         let band = &pixels[start * row..(start + SAMPLE_BAND_ROWS) * row];
         raw += band.len();
         packed += encode_raw(width, SAMPLE_BAND_ROWS as u32, band, color, PNG_SETTINGS)?.len();
@@ -373,5 +548,142 @@ mod store_tests {
         assert!(!compresses_poorly(40, 20, &noise, png::ColorType::Rgb).unwrap());
         let narrow: Vec<u8> = (0..8 * 200 * 3).map(|i| (i * 7919 % 251) as u8).collect();
         assert!(!compresses_poorly(8, 200, &narrow, png::ColorType::Rgb).unwrap());
+    }
+}
+
+#[cfg(test)]
+mod stored_writer_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The RGBA8 pixels a PNG decoder reads back (colour type expanded by the PNG rules).
+    fn decode_rgba(png_bytes: &[u8]) -> Vec<u8> {
+        let mut r = png::Decoder::new(std::io::Cursor::new(png_bytes)).read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        match info.color_type {
+            png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
+            png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+            _ => buf,
+        }
+    }
+
+    /// A `w × h` image of colour class `class` (0 grey, 1 grey + alpha, 2 RGB, 3 RGBA)
+    /// from a seed: every pixel fits the class, and pixels differ.
+    fn image(w: u32, h: u32, class: u8, seed: u32) -> Vec<u8> {
+        let mut s = seed | 1;
+        (0..w * h)
+            .flat_map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                let b = s.to_le_bytes();
+                match class {
+                    0 => [b[0], b[0], b[0], 255],
+                    1 => [b[0], b[0], b[0], b[3]],
+                    2 => [b[0], b[1], b[2], 255],
+                    _ => b,
+                }
+            })
+            .collect()
+    }
+
+    fn stored(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_stored_png(&mut out, w, h, rgba, compact_color(rgba)).unwrap();
+        out
+    }
+
+    /// What the `png` crate writes with [`STORED`] for the same narrowed pixels.
+    fn crate_stored(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
+        let color = compact_color(rgba);
+        let pixels = narrowed(rgba, color);
+        encode_raw(w, h, pixels.as_deref().unwrap_or(rgba), color, STORED).unwrap()
+    }
+
+    #[test]
+    fn stored_bytes_are_the_png_crates_at_every_block_boundary() {
+        // Raw stream lengths (rows · (1 + row bytes)) below, at and around one and two
+        // 65 535-byte blocks, rows wider than a block, one pixel, every colour type.
+        let sizes = [
+            (1, 1),
+            (3, 2),
+            (254, 257), // grey: 255 · 257 = 65 535 raw bytes, one full block
+            (254, 514), // two full blocks
+            (254, 258),
+            (255, 257),
+            (17, 3855),  // RGB: 52 · 3 855 = 200 460
+            (20_000, 2), // a row of 80 001 bytes (RGBA): wider than a block
+            (16_384, 3),
+            (512, 64),
+        ];
+        for (w, h) in sizes {
+            for class in 0..4 {
+                let rgba = image(w, h, class, w ^ h << 8 ^ u32::from(class));
+                let ours = stored(w, h, &rgba);
+                assert_eq!(ours, crate_stored(w, h, &rgba), "{w}×{h} class {class}");
+                assert_eq!(decode_rgba(&ours), rgba, "{w}×{h} class {class}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stored_png_has_fixed_framing() {
+        // Golden bytes: a 1×1 grey pixel of value 7.
+        let ours = stored(1, 1, &[7, 7, 7, 255]);
+        let mut want = vec![137, 80, 78, 71, 13, 10, 26, 10];
+        want.extend([0, 0, 0, 13]);
+        want.extend(b"IHDR");
+        want.extend([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+        want.extend(crc32fast::hash(&want[12..]).to_be_bytes());
+        let at = want.len();
+        // zlib 78 01; one final stored block of 2 bytes (filter 0, the pixel); Adler-32.
+        want.extend([0, 0, 0, 2 + 5 + 2 + 4]);
+        want.extend(b"IDAT");
+        want.extend([0x78, 0x01, 1, 2, 0, 0xFD, 0xFF, 0, 7]);
+        // Adler-32 of [0, 7]: a = 1 + 0 + 7 = 8, b = (1 + 0) + (1 + 0 + 7) = 9.
+        want.extend([0x00, 0x09, 0x00, 0x08]);
+        let crc = crc32fast::hash(&want[at + 4..]);
+        want.extend(crc.to_be_bytes());
+        want.extend([0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
+        assert_eq!(ours, want);
+    }
+
+    #[test]
+    fn compact_png_stores_noise_through_the_one_pass_writer() {
+        // Noise large enough to be sampled: stored, byte for byte the crate's stored PNG.
+        for class in 0..4 {
+            let (w, h) = (1000, 30); // grey too: 24 sample rows of 1 000 bytes ≥ 16 KiB
+            let rgba = image(w, h, class, 99 + u32::from(class));
+            let png = try_encode_png_compact(w, h, &rgba).unwrap();
+            assert!(sample_compresses_poorly(w, h, &rgba, compact_color(&rgba)).unwrap());
+            assert_eq!(png, crate_stored(w, h, &rgba), "class {class}");
+            assert_eq!(decode_rgba(&png), rgba);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any image, stored by the one-pass writer or compressed: a PNG decoder gives
+        /// back its RGBA, and the stored bytes are the crate's.
+        #[test]
+        fn every_image_round_trips(w in 1u32..200, h in 1u32..120, class in 0u8..4, seed: u32, smooth: bool) {
+            let mut rgba = image(w, h, class, seed);
+            if smooth {
+                // Runs of equal pixels, which compress.
+                for (i, p) in rgba.chunks_exact_mut(4).enumerate() {
+                    let q = (i / 7) as u8;
+                    let (g, b) = if class < 2 { (q, q) } else { (q / 2, 9) };
+                    p[..3].copy_from_slice(&[q, g, b]);
+                }
+            }
+            let stored_png = stored(w, h, &rgba);
+            prop_assert_eq!(&stored_png, &crate_stored(w, h, &rgba));
+            prop_assert_eq!(decode_rgba(&stored_png), rgba.clone());
+            prop_assert_eq!(decode_rgba(&try_encode_png_compact(w, h, &rgba).unwrap()), rgba);
+        }
     }
 }
