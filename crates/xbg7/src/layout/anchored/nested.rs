@@ -206,8 +206,14 @@ impl Nested<'_> {
             for (k, pk) in d.pick.iter().enumerate() {
                 let u = d.comp.units[k];
                 at.insert(u, (n, k));
-                if let Some(c) = pk {
-                    placed.insert(u, *c);
+                // (A unit the best assignment found leaves unplaced while another as good
+                // places it is checked where its verdict places it.)
+                let verdict = match d.verdicts[k] {
+                    Verdict::Placed(c) => Some(c),
+                    _ => None,
+                };
+                if let Some(c) = pk.or(verdict) {
+                    placed.insert(u, c);
                 }
             }
         }
