@@ -196,6 +196,10 @@ fn attributes_finite(m: &Mesh, i: usize) -> (bool, usize) {
 /// `max_abs_coordinate`) is left out, the indices renumbered; measured again when one
 /// was. Every other vertex, referenced or not, is kept as stored.
 pub fn writable(mut m: Mesh, measures: Measures, cfg: &GateConfig) -> (Mesh, Measures) {
+    // (Every vertex referenced, as in nearly every block: nothing to look at.)
+    if measures.referenced == m.positions.len() {
+        return (m, measures);
+    }
     let mut referenced = vec![false; m.positions.len()];
     for &i in &m.indices {
         if let Some(r) = referenced.get_mut(i as usize) {

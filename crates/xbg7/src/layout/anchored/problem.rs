@@ -140,6 +140,8 @@ pub(super) struct Problem {
     /// twins of a large group, [`TWINS_APART`]), the capacity of the placement bound's
     /// points.
     pub(super) shared: PerId<ClaimId, u32>,
+    /// Per unit: how many units share its counts and declaration (itself included).
+    group: PerId<UnitId, usize>,
 }
 
 /// Most pairs of conflicting claims one container may hold; beyond it every unit with a
@@ -180,6 +182,18 @@ impl Problem {
     /// Byte-identical blocks of twin units (see [`BytesId`]).
     pub(super) fn identical(&self, a: ClaimId, b: ClaimId) -> bool {
         self.claims[a].bytes == self.claims[b].bytes
+    }
+
+    /// Whether unit `u`'s twins (same counts and declaration, itself included) are at
+    /// most [`TWINS_APART`]: their identical copies conflict in the search (a larger
+    /// group shares them there).
+    pub(super) fn twins_apart(&self, u: UnitId) -> bool {
+        self.group[u] <= TWINS_APART
+    }
+
+    /// Every claim's evidence, by claim.
+    pub(super) fn values(&self) -> PerId<ClaimId, Score> {
+        PerId::new(self.claims.0.iter().map(|c| c.value).collect())
     }
 
     /// The problem of `units`, whose claims (`claims`, sorted here strongest first) were
@@ -237,7 +251,18 @@ impl Problem {
         for (x, c) in claims.iter().enumerate() {
             by_unit[c.unit.0].push(ClaimId(x));
         }
+        let mut sizes: HashMap<(u32, u32, DeclId), usize> = HashMap::new();
+        for u in &units {
+            *sizes.entry((u.vertex_count, u.index_count, u.decl)).or_default() += 1;
+        }
+        let group = PerId::new(
+            units
+                .iter()
+                .map(|u| sizes[&(u.vertex_count, u.index_count, u.decl)])
+                .collect(),
+        );
         let mut p = Problem {
+            group,
             units: PerId::new(units),
             claims: PerId::new(claims),
             by_unit: PerId::new(by_unit),
@@ -360,15 +385,6 @@ fn conflicting_pairs(p: &Problem) -> Option<Conflicts> {
     by_start.sort_by_key(|&x| (p.claims[x].range.start, x));
     let mut conflicts: PerId<ClaimId, Vec<ClaimId>> = PerId::filled(n, Vec::new());
     let mut shared: PerId<ClaimId, u32> = PerId::filled(n, 0);
-    // Per unit: how many units share its counts and declaration (itself included).
-    let mut groups: HashMap<(u32, u32, DeclId), usize> = HashMap::new();
-    for u in &p.units.0 {
-        *groups.entry((u.vertex_count, u.index_count, u.decl)).or_default() += 1;
-    }
-    let twins_of = |u: UnitId| {
-        let s = &p.units[u];
-        groups[&(s.vertex_count, s.index_count, s.decl)]
-    };
     let mut pairs = 0usize;
     for (k, &a) in by_start.iter().enumerate() {
         let ra = &p.claims[a].range;
@@ -386,7 +402,7 @@ fn conflicting_pairs(p: &Problem) -> Option<Conflicts> {
             if ua == ub {
                 continue;
             }
-            if twins_of(ua) > TWINS_APART && p.identical(a, b) {
+            if !p.twins_apart(ua) && p.identical(a, b) {
                 shared[a] += 1;
                 shared[b] += 1;
             } else {

@@ -177,7 +177,7 @@ proptest! {
         let want = reference(&p, &alive);
         let mut live = alive.clone();
         let mut steps = usize::MAX / 4;
-        dominated_removed(&p.by_unit, &PerId::new(p.claims.0.iter().map(|c| c.value).collect()), &p.conflicts, &mut live, &mut steps);
+        dominated_removed(&p.by_unit, &p.values(), &p.conflicts, &mut live, &mut steps);
         let mut got: Vec<(UnitId, Expected)> = solve(&p, &live, &mut steps)
             .into_iter()
             .flat_map(|d| {

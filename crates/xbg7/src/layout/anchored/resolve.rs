@@ -88,7 +88,7 @@ pub(super) fn assign_owners(
     let claims: &[Vec<Claim>] = claims;
     let facts = Bytes { data, p: &p, claims };
     let mut alive: PerId<ClaimId, bool> = PerId::new(p.claims.0.iter().map(|c| c.firmest).collect());
-    let value = PerId::new(p.claims.0.iter().map(|c| c.value).collect());
+    let value = p.values();
     let mut container_steps = CONTAINER_BUDGET;
     dominated_removed(&p.by_unit, &value, &p.conflicts, &mut alive, &mut container_steps);
     clear_winners(&p, &mut alive);

@@ -6,7 +6,7 @@
 //! (a matching of units to stabbing points), and the budgets: a component whose search
 //! runs out of its budget is [`Verdict::OutOfBudget`], never guessed. Reads no bytes.
 
-use super::problem::{BytesId, ClaimId, DeclId, PerId, Problem, UnitId, TWINS_APART};
+use super::problem::{BytesId, ClaimId, PerId, Problem, UnitId};
 use super::score::Score;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -588,7 +588,7 @@ pub(super) fn solve(p: &Problem, alive: &PerId<ClaimId, bool>, container_steps: 
             .collect(),
     );
     let mut comps = components(p, alive, &conflicts);
-    let value: PerId<ClaimId, Score> = PerId::new(p.claims.0.iter().map(|c| c.value).collect());
+    let value = p.values();
     order_for_search(p, alive, &value, &conflicts, &mut comps);
     let mut unit_of: PerId<ClaimId, usize> = PerId::filled(p.claims.len(), usize::MAX);
     let mut blocked: PerId<ClaimId, u32> = PerId::filled(p.claims.len(), 0);
@@ -676,18 +676,10 @@ fn components(
     }
     // Twins holding byte-identical copies are decided together: whether a block is held
     // in every best assignment (the uniqueness check) counts a twin's copy. (A group of
-    // more than [`TWINS_APART`] shares copies in the search instead: each unit alone has
+    // more than `TWINS_APART` shares copies in the search instead: each unit alone has
     // the same bytes wherever it is placed.)
-    let mut group: HashMap<(u32, u32, DeclId), usize> = HashMap::new();
-    for u in &p.units.0 {
-        *group.entry((u.vertex_count, u.index_count, u.decl)).or_default() += 1;
-    }
-    let apart = |u: UnitId| {
-        let s = &p.units[u];
-        group[&(s.vertex_count, s.index_count, s.decl)] <= TWINS_APART
-    };
     let mut copy_of: HashMap<BytesId, usize> = HashMap::new();
-    for a in p.claim_ids().filter(|&a| alive[a] && apart(p.owner(a))) {
+    for a in p.claim_ids().filter(|&a| alive[a] && p.twins_apart(p.owner(a))) {
         let first = *copy_of.entry(p.claims[a].bytes).or_insert(p.owner(a).0);
         let (ra, rb) = (root(&mut parent, p.owner(a).0), root(&mut parent, first));
         if ra != rb {
