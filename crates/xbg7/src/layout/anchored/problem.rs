@@ -8,7 +8,7 @@
 
 use super::claim::{Claim, Unit};
 use super::score::{score, Score, HEADER_TRIANGLES};
-use super::search::count_unit_normals;
+use super::search::{count_unit_normals, referenced};
 use crate::decl::{Declaration, Element};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -91,13 +91,6 @@ pub(super) struct UnitSpec {
     pub(super) decl: DeclId,
     /// Whether its reading is evidence (a unit that cannot be decoded still claims).
     pub(super) decodable: bool,
-}
-
-impl UnitSpec {
-    /// Same counts and declaration: one resource listed twice, or two with one shape.
-    pub(super) fn twin(&self, o: &UnitSpec) -> bool {
-        (self.vertex_count, self.index_count, self.decl) == (o.vertex_count, o.index_count, o.decl)
-    }
 }
 
 /// What the solver knows of a claim.
@@ -296,7 +289,8 @@ fn rank(data: &[u8], cs: &mut Vec<Claim>, unit: &Unit<'_>) -> Vec<bool> {
 }
 
 /// Rule 1, firmness: which of a unit's claims are its firmest — passes the gates if any
-/// does, then fewest stray slots, and a list of its own before the tail of a longer one.
+/// does, then the fewest unexplained items (stray slots plus edge triangles past a block
+/// header's two: field 3 of [`Score`](super::score::Score)).
 /// The claims are gated in that order, and the gating stops at the first level where one
 /// passes: a claim below that is never read (most claims are another resource's block,
 /// and reading one is most of the cost). Every claim of an undecodable unit is equally
@@ -305,11 +299,8 @@ pub(super) fn firmest(data: &[u8], cs: &[Claim], unit: &Unit<'_>) -> Vec<bool> {
     if !unit.decodable {
         return vec![true; cs.len()];
     }
-    // A window that reads as the tail of a longer list (more edge triangles than a block
-    // header holds: FORMAT.md §6's suffix mis-anchor) is never firmer than a list of its
-    // own, whatever its stray slots.
-    let level = |c: &Claim| (c.preceding > HEADER_TRIANGLES, c.stray);
-    let mut levels: Vec<(bool, u32)> = cs.iter().map(level).collect();
+    let level = |c: &Claim| c.stray + c.preceding.saturating_sub(HEADER_TRIANGLES);
+    let mut levels: Vec<u32> = cs.iter().map(level).collect();
     levels.sort_unstable();
     levels.dedup();
     for &l in &levels {
@@ -318,9 +309,9 @@ pub(super) fn firmest(data: &[u8], cs: &[Claim], unit: &Unit<'_>) -> Vec<bool> {
             return passing;
         }
     }
-    // Nothing passes (every claim is now gated): the fewest stray slots.
-    let fewest = cs.iter().map(|c| c.stray).min();
-    cs.iter().map(|c| Some(c.stray) == fewest).collect()
+    // Nothing passes (every claim is now gated): the lowest level.
+    let fewest = levels.first().copied();
+    cs.iter().map(|c| Some(level(c)) == fewest).collect()
 }
 
 /// Do the `V` normals `e` of a buffer at vertex start `p` lie inside the data?
@@ -329,13 +320,23 @@ pub(super) fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &Element) -
     p + unit.vertex_count as usize * s <= data.len() && e.offset as usize + e.ty.size() <= s
 }
 
-/// How many of a decodable claim's declared normals are unit (0 without a NORMAL, or for
-/// an undecodable unit, whose reading is no evidence).
+/// How many of a decodable claim's declared normals are no evidence against it: the unit
+/// ones, and those of vertices its window does not reference (slots past the referenced
+/// ones are the stray measure's; one between them is the block's own, whatever its
+/// normal) — so two readings of one index list with different vertex counts differ here
+/// only in the vertices both reference. 0 without a NORMAL, or for an undecodable unit,
+/// whose reading is no evidence.
 fn unit_normals(data: &[u8], c: &Claim, unit: &Unit<'_>) -> u32 {
-    let p = c.range.start + 2 * unit.index_count as usize;
+    let (v, i) = (unit.vertex_count, unit.index_count as usize);
+    let p = c.range.start + 2 * i;
     match unit.map.normal {
         Some(e) if unit.decodable && normals_fit(data, p, unit, &e) => {
-            count_unit_normals(data, p, unit.decl.stride, &e, unit.vertex_count)
+            let mut seen = Vec::new();
+            let n = referenced(data, c.range.start, i, v as usize, &mut seen) as u32;
+            let counted = count_unit_normals(data, p, unit.decl.stride, &e, v, |k| {
+                seen.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0)
+            });
+            counted + v.saturating_sub(n)
         }
         _ => 0,
     }

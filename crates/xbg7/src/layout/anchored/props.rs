@@ -75,6 +75,9 @@ struct Res {
     /// infinite (its normal unit): FORMAT.md promises nothing about such a vertex. (Only
     /// for cones of 9 vertices or more: the block still references the gates' 90 %.)
     inf_tail: bool,
+    /// Every normal 0.93 or 1.07 long, none unit (FORMAT.md promises only the gates'
+    /// mean): found by its structure alone.
+    off_unit: bool,
     gap: usize,
     padding: usize,
 }
@@ -90,10 +93,16 @@ fn res() -> impl Strategy<Value = Res> {
             prop::bool::weighted(0.1),
         ),
         (0usize..24, 0usize..8, prop_oneof![3 => Just(0usize), 1 => 0usize..6]),
-        prop::bool::weighted(0.15),
+        (prop::bool::weighted(0.15), prop::bool::weighted(0.15)),
     )
         .prop_map(
-            |((n, extra, scale), header, (has_block, decodable, damaged, dup), (gap, padding, lead_zero), inf_tail)| {
+            |(
+                (n, extra, scale),
+                header,
+                (has_block, decodable, damaged, dup),
+                (gap, padding, lead_zero),
+                (inf_tail, off_unit),
+            )| {
                 Res {
                     n,
                     extra,
@@ -105,6 +114,7 @@ fn res() -> impl Strategy<Value = Res> {
                     dup,
                     lead_zero,
                     inf_tail,
+                    off_unit,
                     gap: 2 * gap,
                     padding: 2 * padding,
                 }
@@ -150,6 +160,15 @@ fn build(rs: &[Res], order: &[usize]) -> (Vec<u8>, Vec<Built>) {
             vtx[20..24].copy_from_slice(&3.0e9f32.to_be_bytes());
         }
         let vertices = vtx.len() / STRIDE;
+        if x.off_unit {
+            for (k, v) in vtx.chunks_exact_mut(STRIDE).enumerate() {
+                let f = if k % 2 == 0 { 0.93f32 } else { 1.07 };
+                for c in v[12..18].chunks_exact_mut(2) {
+                    let h = half::f16::from_bits(u16::from_be_bytes([c[0], c[1]]));
+                    c.copy_from_slice(&half::f16::from_f32(h.to_f32() * f).to_bits().to_be_bytes());
+                }
+            }
+        }
         for k in 0..x.lead_zero.min(vertices.saturating_sub(1) / 2) {
             vtx[k * STRIDE + 12..k * STRIDE + 20].fill(0);
         }
@@ -209,11 +228,11 @@ proptest! {
         rs in proptest::collection::vec(res(), 1..7),
         order in Just((0..16).collect::<Vec<usize>>()).prop_shuffle(),
     ) {
-        // Not covered: a damaged block, or one whose first normals are not unit, in a
-        // container where a block header reads as triangles (docs/architecture.md,
+        // Not covered: a damaged block, or one whose first (or every) normals are not
+        // unit, in a container where a block header reads as triangles (docs/architecture.md,
         // rule 5, "what stays open").
         let rs: Vec<Res> = if rs.iter().any(|x| x.header == 2) {
-            rs.into_iter().map(|x| Res { damaged: false, lead_zero: 0, ..x }).collect()
+            rs.into_iter().map(|x| Res { damaged: false, lead_zero: 0, off_unit: false, ..x }).collect()
         } else {
             rs
         };
@@ -296,6 +315,7 @@ fn one(n: u16, extra: usize, has_block: bool, decodable: bool, damaged: bool, du
         dup,
         lead_zero: 0,
         inf_tail: false,
+        off_unit: false,
         gap: 0,
         padding: 0,
     }

@@ -162,8 +162,8 @@ pub(super) fn deal_copies(p: &Problem, decided: &mut [Decided]) {
 }
 
 /// Rule 7: units that can exchange their blocks are left undecided: `u` emitted from the
-/// index buffer at `w1`, another unit `x` with the same index count (not its twin) that
-/// reads the buffer at `w1` too, and a second buffer `w2` that both read, where `u`'s
+/// index buffer at `w1`, another unit `x` with the same index count and another vertex
+/// count that reads the buffer at `w1` too, and a second buffer `w2` that both read, where `u`'s
 /// window is no longer list's tail and its block passes the gates, apart from `x`'s
 /// reading at `w1` and from the blocks of third emitted units. Then `u` at `w2` and `x` at
 /// `w1` places as many units and FORMAT.md allows it as well (one index list, two vertex
@@ -199,7 +199,10 @@ pub(super) fn reject_exchangeable(
         let spec = &p.units[u];
         let rivals = reading.get(&w1).into_iter().flatten().copied().filter(|&xr| {
             let x = p.owner(xr);
-            x != u && p.units[x].index_count == spec.index_count && !p.units[x].twin(spec) && !held(xr, u, x)
+            x != u
+                && p.units[x].index_count == spec.index_count
+                && p.units[x].vertex_count != spec.vertex_count
+                && !held(xr, u, x)
         });
         // `u`'s other reading: a list of its own (not the tail of a longer one, a block
         // header's two triangles aside: FORMAT.md §6's suffix mis-anchor), free of third

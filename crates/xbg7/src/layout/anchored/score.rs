@@ -10,14 +10,22 @@
 //! 2. **blocks that pass the gates** — a misreading of another resource's bytes rarely
 //!    passes them; a damaged owner's block fails them whoever reads it (an undecodable
 //!    unit's reading is neutral: its declaration may not describe the bytes).
-//! 3. **fewest stray slots** — vertex slots referenced by no index whose normal is not
-//!    unit: a block read with the wrong vertex count or start takes in bytes that are no
-//!    vertex of it (unreferenced vertices are allowed, so this is a count, not a gate).
-//! 4. **fewest edge triangles** past a block header's two ([`HEADER_TRIANGLES`]) — a
-//!    window that is the tail of a longer list (FORMAT.md §6's suffix mis-anchor).
-//! 5. **most unit normals** — "prefer candidates whose normals are unit" (§6), a
-//!    preference: nothing promises every normal is unit.
-//! 6. **window strength** — the window starts with a real triangle and cannot be extended
+//! 3. **fewest unexplained slots and triangles**, counted together: *stray slots* —
+//!    vertex slots before the first referenced vertex or after the last whose normal is
+//!    unlike the block's (`search::stray_slots`): a reading that starts before its block or runs past it takes in bytes
+//!    that are no vertex of it there (an unreferenced vertex between referenced ones is
+//!    the block's own, whatever its normal) — plus *edge triangles* past a block
+//!    header's two ([`HEADER_TRIANGLES`]): a window that is the tail of a longer list
+//!    (FORMAT.md §6's suffix mis-anchor). Each is a coincidence a reading needs where it
+//!    is not the block (bytes of something else read as vertices, or as triangles of
+//!    the block's own vertices), and neither is excluded by FORMAT.md (texture tails and
+//!    headers may read as triangles, §5–6; nothing promises unit normals), so one
+//!    unexplained item weighs as much as another: a header-less block after a texture
+//!    whose tail reads as three triangles is not outranked by another resource's block
+//!    read with thirty slots past its end. (The split between the two breaks a tie last.)
+//! 4. **most unit normals** among the referenced vertices — "prefer candidates whose
+//!    normals are unit" (§6), a preference: nothing promises every normal is unit.
+//! 5. **window strength** — the window starts with a real triangle and cannot be extended
 //!    backwards by one (header-blind: a header's two triangles count as a start).
 //!
 //! A unit is placed only when every assignment of the greatest value gives it the same
@@ -29,7 +37,7 @@ use super::claim::{Claim, Unit};
 /// The evidence of a claim or an assignment (a sum of claims), compared lexicographically
 /// in the order of the module comment. Every field counts up: a measure to minimise is
 /// stored negated.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Score {
     pub(super) placed: i64,
     pub(super) gated: i64,
@@ -40,13 +48,40 @@ pub(super) struct Score {
 }
 
 impl Score {
-    /// The least score above `self` (scores are integer tuples in lexicographic order, so
-    /// `x > s` exactly when `x >= s.succ()`).
+    /// The integer tuple a score is ordered by (the module comment's order; stray slots
+    /// and edge triangles count together, and the split between them breaks a tie last,
+    /// so that scores differing in any field are never equal).
+    fn key(&self) -> (i64, i64, i64, i64, i64, i64) {
+        (
+            self.placed,
+            self.gated,
+            self.stray + self.preceding,
+            self.normals,
+            self.strength,
+            self.stray,
+        )
+    }
+
+    /// The least score above `self` (scores are ordered as integer tuples, so `x > s`
+    /// exactly when `x >= s.succ()`): one stray slot fewer for one edge triangle more.
     pub(super) fn succ(self) -> Score {
         Score {
-            strength: self.strength + 1,
+            stray: self.stray + 1,
+            preceding: self.preceding - 1,
             ..self
         }
+    }
+}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, o: &Score) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, o: &Score) -> std::cmp::Ordering {
+        self.key().cmp(&o.key())
     }
 }
 
@@ -107,7 +142,7 @@ pub(super) fn score(c: &Claim, unit: &Unit<'_>, passes: bool) -> Score {
 /// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
 /// slots that nothing supports (fields 2 and 3 of the order).
 pub(super) fn firm(v: Score) -> (i64, i64) {
-    (v.gated, v.stray)
+    (v.gated, v.stray + v.preceding)
 }
 
 /// Does a claim's window start the way FORMAT.md §6 says a real index buffer does: with
@@ -147,8 +182,9 @@ mod tests {
     }
 
     #[test]
-    fn the_order_is_placed_then_gates_then_stray_then_edges_then_normals_then_strength() {
-        // Each field outranks every later one, whatever the later ones say.
+    fn the_order_is_placed_then_gates_then_unexplained_items_then_normals_then_strength() {
+        // Each field outranks every later one, whatever the later ones say; stray slots
+        // and edge triangles count as one field.
         let order = [
             s(2, 0, -9, -9, -9, 0),
             s(1, 1, 0, 0, 0, 3),
@@ -161,8 +197,18 @@ mod tests {
         for w in order.windows(2) {
             assert!(w[0] > w[1], "{:?} > {:?}", w[0], w[1]);
         }
+        // One edge triangle past the header outranks thirty stray slots; a tie between
+        // the two is broken by the split last, after the other evidence.
+        assert!(s(1, 1, 0, -1, -9, 0) > s(1, 1, -30, 0, 0, 3));
+        assert!(s(1, 1, -1, 0, 0, 3) > s(1, 1, 0, -1, -1, 3));
+        assert!(s(1, 1, 0, -1, 0, 3) > s(1, 1, -1, 0, 0, 3));
         // Sums are per field, and `succ` is the least score above.
         assert_eq!(order[1] + order[2] - order[2], order[1]);
-        assert!(order[6].succ() > order[6] && order[6].succ() <= order[5]);
+        for x in order {
+            assert!(x.succ() > x);
+        }
+        assert!(order[6].succ() <= order[5]);
+        let t = s(1, 1, -1, 0, 0, 3);
+        assert!(t.succ() <= s(1, 1, 0, -1, 0, 3));
     }
 }

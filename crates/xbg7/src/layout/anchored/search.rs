@@ -4,7 +4,7 @@
 //! block found without normals, and the evidence of a claim (edge triangles, stray slots).
 
 use super::super::{decode_block, vertices_past_end, Placement};
-use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, MIN_RUN_UNITS};
+use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, GROUP, MIN_RUN_UNITS};
 use super::claim::{overlaps, Block, Claim, Located, Reading, Unit, MAX_CANDIDATES};
 use crate::decl::{per_common_type, unit_tolerance, DeclType, Declaration, Element};
 use crate::gates::{degenerate_by, GateConfig};
@@ -285,34 +285,69 @@ pub(super) fn pin(
     })
 }
 
-/// Vertex slots of a reading that nothing supports as vertices: referenced by no index
-/// (`seen`: the window's referenced bitset) and holding a normal that is not unit. A
-/// reading that runs past its block (or starts before it) takes in such slots; the
-/// owner's reading of its own block has none (its unreferenced vertices, if any, are
-/// still vertices with unit normals, and its imperfect normals are referenced).
+/// Vertex slots of a reading that nothing supports as vertices: before the first vertex
+/// the window references or after the last (`seen`: its referenced bitset), holding a
+/// normal unlike the block's. A reading that runs past its block (or starts before it)
+/// takes in such slots; the owner's reading of its own block has none.
 pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[u64], v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let size = e.ty.size();
-    (0..v as usize)
-        .filter(|&k| seen.get(k / 64).is_none_or(|w| w & (1 << (k % 64)) == 0))
-        .filter(|&k| {
-            let at = p + k * s + e.offset as usize;
-            let n = e.ty.decode(&data[at..at + size]);
-            !bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
-        })
-        .count() as u32
+    let referenced = |k: usize| seen.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0);
+    let square = |k: usize| {
+        let at = p + k * s + e.offset as usize;
+        let n = e.ty.decode(&data[at..at + size]);
+        (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)
+    };
+    // The gates' band of normal lengths, [0.5, 2.0], as squares.
+    let band = 0.25..=4.0;
+    // Only the slots before the first referenced vertex and after the last: a reading
+    // that starts before its block or runs past it takes them in there; an unreferenced
+    // slot between referenced ones is the block's own vertex, whatever its normal.
+    let first = (0..v as usize).find(|&k| referenced(k)).unwrap_or(v as usize);
+    let last = (0..v as usize).rev().find(|&k| referenced(k)).map_or(0, |k| k + 1);
+    let ends = || (0..first).chain(last.max(first)..v as usize);
+    let off = ends().filter(|&k| !bounds.contains(&square(k))).count() as u32;
+    if off == 0 {
+        return 0;
+    }
+    // A slot is stray when its normal is unlike the block's: where most referenced
+    // normals are unit, one that is not; where most are not unit but within the gates'
+    // band (FORMAT.md promises no unit normal), only one outside the band. (A reading
+    // whose own normals are mostly outside the band fails the gates: its slots count as
+    // where most are unit.)
+    let (mut refd, mut units, mut banded) = (0u32, 0u32, 0u32);
+    for k in (first..last).filter(|&k| referenced(k)) {
+        let q = square(k);
+        refd += 1;
+        units += u32::from(bounds.contains(&q));
+        banded += u32::from(band.contains(&q));
+    }
+    if 2 * units < refd && 2 * banded >= refd {
+        ends().filter(|&k| !band.contains(&square(k))).count() as u32
+    } else {
+        off
+    }
 }
 
-/// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit:
-/// |n| within the type's tolerance of 1, as squares (f32 components squared are exact
-/// in f64, so only the sum rounds; a hypot per vertex was 5 % of a decode). The common
-/// normal types get a loop of their own ([`per_common_type`]).
-pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &Element, v: u32) -> u32 {
+/// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) for which
+/// `which(k)` holds are unit: |n| within the type's tolerance of 1, as squares (f32
+/// components squared are exact in f64, so only the sum rounds; a hypot per vertex was
+/// 5 % of a decode). The common normal types get a loop of their own
+/// ([`per_common_type`]).
+pub(super) fn count_unit_normals(
+    data: &[u8],
+    p: usize,
+    s: usize,
+    e: &Element,
+    v: u32,
+    which: impl Fn(usize) -> bool,
+) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
     per_common_type!(e.ty, |ty| (0..v as usize)
+        .filter(|&k| which(k))
         .filter(|&k| {
             let at = first + k * s;
             let n = ty.decode(&data[at..at + size]);
@@ -394,6 +429,9 @@ pub struct Scanner<'d> {
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
     pub(super) budget: usize,
+    /// Work left for the structural search of units with a NORMAL (`by_structure`),
+    /// kept apart so it never spends the no-normal search's.
+    pub(super) structural_budget: usize,
     /// Scratch bitset for counting referenced vertices.
     pub(super) seen: Vec<u64>,
     /// Which index windows end where ([`Windows`]), shared by every unit.
@@ -412,6 +450,7 @@ impl<'d> Scanner<'d> {
             runs_by_offset: BTreeMap::new(),
             located: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
+            structural_budget: STRUCTURAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
             seen: Vec::new(),
             windows: Windows::default(),
             maxima: None,
@@ -542,6 +581,11 @@ impl<'d> Scanner<'d> {
                 }
             }
         }
+        if unit.decodable {
+            self.seen = seen;
+            self.by_structure(unit, cfg, &mut pinned, &mut found.failures)?;
+            seen = std::mem::take(&mut self.seen);
+        }
         self.seen = seen;
         pinned.sort_by_key(|c| c.pl.index_offset);
         pinned.dedup_by_key(|c| c.pl.index_offset);
@@ -553,6 +597,86 @@ impl<'d> Scanner<'d> {
         found.claims = pinned.into_iter().map(|c| c.into_claim(s, &how)).collect();
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
+    }
+
+    /// Candidates by the block's structure alone (FORMAT.md §5: `I` u16 values `< V`
+    /// directly followed by `V` vertices), whatever its normals: a window end `p` of
+    /// every maximal run of values `< V` (one pass over `1/GROUP` of the values per
+    /// `(V, I)`, [`IndexMaxima`]) where the buffer fits, the window's first and last
+    /// triangles have three distinct indices each, and the first vertex and those of
+    /// those triangles have plausible positions
+    /// (O(1) per place); each place that passes is pinned like a run's ([`pin`]: its
+    /// evidence), under the section's structural work budget. Places the run search
+    /// pinned already are skipped. Running out of budget rejects the unit (never a
+    /// partial set of candidates).
+    fn by_structure(
+        &mut self,
+        unit: &Unit<'_>,
+        cfg: &GateConfig,
+        pinned: &mut Vec<Pinned>,
+        failures: &mut Vec<(usize, Reason)>,
+    ) -> Result<(), Reason> {
+        let data = self.data;
+        let Some(pe) = unit.map.position else { return Ok(()) };
+        let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
+        if v < 3 || i < 3 || s == 0 || pe.offset as usize + pe.ty.size() > s || unit.vertex_count > STRUCTURAL_MAX_V {
+            return Ok(());
+        }
+        self.spend_structural(data.len() / GROUP, unit)?;
+        let runs = self
+            .maxima
+            .get_or_insert_with(|| IndexMaxima::build(data))
+            .runs(data, unit.vertex_count, i);
+        let known: Vec<usize> = pinned.iter().map(|c| c.pl.vertex_offset).collect();
+        let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut out = Ok(());
+        'runs: for (a, len) in runs {
+            for w in a..=a + len - i {
+                let p = 2 * (w + i);
+                if p + v * s > data.len() {
+                    break;
+                }
+                let (t0, t1, t2) = (idx(w), idx(w + 1), idx(w + 2));
+                let (l0, l1, l2) = (idx(w + i - 3), idx(w + i - 2), idx(w + i - 1));
+                let distinct = |a: u32, b: u32, c: u32| a != b && b != c && a != c;
+                if !distinct(t0, t1, t2) || !distinct(l0, l1, l2) || known.contains(&p) {
+                    continue;
+                }
+                // The first vertex, and those of its first and last triangle (referenced:
+                // the gates want them finite), have plausible positions. (The first is
+                // what rules out the places inside an index list, where the slot at `p`
+                // reads index pairs as tiny floats.)
+                let pos = |k: u32| element3(data, p, s, &pe, k);
+                let ends = [0, t0, t1, t2, l0, l1, l2];
+                if !ends.iter().all(|&k| plausible_position(pos(k), cfg.max_abs_coordinate)) {
+                    continue;
+                }
+                if let Err(e) = self.spend_structural(2 * i + v * s, unit) {
+                    out = Err(e);
+                    break 'runs;
+                }
+                pinned.extend(pin(data, p, unit, cfg, &mut seen, failures));
+            }
+        }
+        self.seen = seen;
+        out
+    }
+
+    /// Take `n` units of work from the structural budget, or reject `unit` as out of
+    /// budget.
+    fn spend_structural(&mut self, n: usize, unit: &Unit<'_>) -> Result<(), Reason> {
+        self.structural_budget = self.structural_budget.checked_sub(n).ok_or_else(|| {
+            Reason::new(
+                Code::AnchorOutOfBudget,
+                format!(
+                    "gave up: the structural search budget of this data section \
+                     ({STRUCTURAL_BUDGET}× its size) ran out before {} vertices / {} indices were searched",
+                    unit.vertex_count, unit.index_count
+                ),
+            )
+        })?;
+        Ok(())
     }
 
     /// Pinning without a NORMAL element (§6 anchors on normals; these resources have
@@ -705,6 +829,18 @@ fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut [u64]) -
 /// The work budget of the no-normal search, in multiples of the data section's size
 /// (plus 16 MiB): passes over the data and bytes of fully checked windows count.
 pub const NO_NORMAL_BUDGET: usize = 24;
+
+/// The work budget of the structural search ([`Scanner::by_structure`]), in multiples of
+/// the data section's size (plus 16 MiB): passes over the group maxima and bytes of
+/// pinned places count.
+pub const STRUCTURAL_BUDGET: usize = 24;
+
+/// Largest vertex count the structural search looks for: u16 values below it exclude
+/// the high half of every negative f32 and of every f32 of magnitude ≥ 2^-14, and every
+/// FLOAT16 component of magnitude ≥ 0.5762 ([`HALF_UNIT_MIN_COMPONENT`]), so a window
+/// of them cannot lie over vertex data and its places are few; above it almost every
+/// place of a vertex buffer reads as a window.
+pub const STRUCTURAL_MAX_V: u32 = HALF_UNIT_MIN_COMPONENT;
 
 /// Smallest |coordinate| that is geometry rather than bytes of something else read as
 /// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
