@@ -300,12 +300,17 @@ impl Residue {
 pub const GROUP: usize = 16;
 
 /// The largest big-endian u16 value of every aligned group of [`GROUP`] values of a data
-/// section (values at even offsets; a last partial group has none), computed in one pass
-/// and shared by every unit's no-normal search: "are these `GROUP` values all `< V`" is
-/// then one comparison for any `V`, so each further `(V, I)` costs a pass over
-/// `1/GROUP` of the values instead of another pass over the data.
+/// section (values at even offsets; a last partial group holds the values left), and of
+/// every aligned pair, four, … of groups above it (a pyramid of maxima: a quarter of the
+/// section's size in all), computed once and shared by every unit's window search: "are
+/// these values all `< V`" is then one comparison for any `V`, at any of those sizes, so
+/// a further `(V, I)` costs a pass over the units of the largest size that every run of
+/// `I` values must hold whole (`I / 2` values or so) instead of another pass over the
+/// data.
 pub struct IndexMaxima {
-    max: Vec<u16>,
+    /// `levels[j][u]`: the largest value of the `GROUP · 2^j` values from `u · GROUP · 2^j`
+    /// (fewer in the last unit).
+    levels: Vec<Vec<u16>>,
 }
 
 impl IndexMaxima {
@@ -313,27 +318,91 @@ impl IndexMaxima {
         let groups = data.len() / (2 * GROUP);
         let mut max = vec![0u16; groups];
         fill_group_maxima(&data[..2 * GROUP * groups], &mut max);
-        IndexMaxima { max }
+        let tail = &data[2 * GROUP * groups..data.len() / 2 * 2];
+        if !tail.is_empty() {
+            max.push(
+                tail.chunks_exact(2)
+                    .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                    .fold(0, u16::max),
+            );
+        }
+        let mut levels = vec![max];
+        while levels.last().is_some_and(|l| l.len() > 1) {
+            let up: Vec<u16> = levels
+                .last()
+                .expect("a level")
+                .chunks(2)
+                .map(|p| p.iter().copied().fold(0, u16::max))
+                .collect();
+            levels.push(up);
+        }
+        IndexMaxima { levels }
+    }
+
+    /// The level [`IndexMaxima::runs`] reads for runs of at least `min_len` values.
+    fn level(&self, min_len: usize) -> usize {
+        (0..self.levels.len())
+            .take_while(|&j| 2 * (GROUP << j) - 1 <= min_len)
+            .last()
+            .unwrap_or(0)
+    }
+
+    /// How many values or units [`IndexMaxima::runs`] reads for runs of at least
+    /// `min_len` values of `data` before growing them (the cost of its pass).
+    pub fn pass_len(&self, data: &[u8], min_len: usize) -> usize {
+        if min_len < 2 * GROUP - 1 {
+            data.len() / 2
+        } else {
+            self.levels[self.level(min_len)].len()
+        }
+    }
+
+    /// The largest big-endian u16 of the values `a..b` of `data` (the section these
+    /// maxima were built from; 0 when empty): whole units of the largest aligned sizes
+    /// inside the range, values one by one at its ends (fewer than `2·GROUP`).
+    pub fn range_max(&self, data: &[u8], a: usize, b: usize) -> u16 {
+        let val = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]);
+        let (mut m, mut k) = (0u16, a);
+        while k < b && k % GROUP != 0 {
+            m = m.max(val(k));
+            k += 1;
+        }
+        while k + GROUP <= b {
+            let mut j = 0;
+            while j + 1 < self.levels.len() && k % (GROUP << (j + 1)) == 0 && k + (GROUP << (j + 1)) <= b {
+                j += 1;
+            }
+            m = m.max(self.levels[j][k / (GROUP << j)]);
+            k += GROUP << j;
+        }
+        while k < b {
+            m = m.max(val(k));
+            k += 1;
+        }
+        m
     }
 
     #[cfg(test)]
-    pub(super) fn max_values(&self) -> &[u16] {
-        &self.max
+    pub(super) fn max_values(&self, data: &[u8]) -> &[u16] {
+        &self.levels[0][..data.len() / (2 * GROUP)]
     }
 
     /// Maximal runs `(first u16 index, length)` of big-endian u16 values `< v` at even
     /// offsets of `data` (the section these maxima were built from), length ≥ `min_len`.
-    /// A run of at least `2·GROUP − 1` values holds a whole group, so only groups whose
-    /// maximum is `< v` start a run; it is grown backwards value by value (fewer than
-    /// `GROUP` steps) and forwards a whole group at a time while the groups are below
-    /// `v`. Shorter runs take the plain scan ([`index_runs`]).
+    /// A run of at least `2·U − 1` values holds a whole aligned unit of `U`, so only the
+    /// units (of the largest size `U` that short) whose maximum is `< v` start a run; it
+    /// is grown backwards value by value (fewer than `U` steps) and forwards a whole unit
+    /// at a time while the units are below `v`. Runs shorter than `2·GROUP − 1` take the
+    /// plain scan ([`index_runs`]).
     pub fn runs(&self, data: &[u8], v: u32, min_len: usize) -> Vec<(usize, usize)> {
         if min_len < 2 * GROUP - 1 {
             return index_runs(data, v, min_len);
         }
+        let j = self.level(min_len);
+        let level = &self.levels[j];
         let valid = |k: usize| (u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32) < v;
-        let below = |g: usize| (self.max[g] as u32) < v;
-        grow_runs(data.len() / 2, GROUP, self.max.len(), below, valid, min_len)
+        let below = |u: usize| (level[u] as u32) < v;
+        grow_runs(data.len() / 2, GROUP << j, level.len(), below, valid, min_len)
     }
 }
 
@@ -359,7 +428,7 @@ fn grow_runs(
             u += 1;
             continue;
         }
-        let mut start = len * u;
+        let mut start = (len * u).min(n);
         while start > 0 && valid(start - 1) {
             start -= 1;
         }
@@ -367,7 +436,7 @@ fn grow_runs(
         while next < units && whole(next) {
             next += 1;
         }
-        let mut end = len * next;
+        let mut end = (len * next).min(n);
         while end < n && valid(end) {
             end += 1;
         }

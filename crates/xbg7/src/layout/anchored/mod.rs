@@ -12,8 +12,8 @@
 //!    start until an index list (a slot whose every u16 is `< V`) — and, whatever the
 //!    normals, every window end of a maximal run of u16 values `< V` where `V` vertices
 //!    fit, vertex 0 and the first and last triangles plausible (`Scanner::by_structure`, for
-//!    `V ≤ STRUCTURAL_MAX_V`, under a work budget): the runs are evidence, the
-//!    structure is the condition. Claims are gated on first use (`claim::Block`): a
+//!    `V ≤ STRUCTURAL_MAX_V`, under a work budget, unless the runs settled the unit
+//!    already): the runs are evidence, the structure is the condition. Claims are gated on first use (`claim::Block`): a
 //!    claim that fails the gates still owns its bytes.
 //! 4. **Without a NORMAL element** (instead of 1–3, [`Scanner`]'s no-normal search): the
 //!    windows come from the maximal runs of u16 values `< V` (`bitmap::IndexMaxima`); a

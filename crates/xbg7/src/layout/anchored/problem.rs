@@ -8,7 +8,7 @@
 
 use super::claim::{Claim, Unit};
 use super::score::{score, Score, HEADER_TRIANGLES};
-use super::search::{count_unit_normals, referenced};
+use super::search::count_unit_normals;
 use crate::decl::{Declaration, Element};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -321,22 +321,18 @@ pub(super) fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &Element) -
 }
 
 /// How many of a decodable claim's declared normals are no evidence against it: the unit
-/// ones, and those of vertices its window does not reference (slots past the referenced
-/// ones are the stray measure's; one between them is the block's own, whatever its
-/// normal) — so two readings of one index list with different vertex counts differ here
-/// only in the vertices both reference. 0 without a NORMAL, or for an undecodable unit,
-/// whose reading is no evidence.
+/// ones, and those of the slots before the first vertex its window references or after
+/// the last (the stray measure's) — so two readings of one list with different vertex
+/// counts differ here only in what both read. 0 without a NORMAL, or for an undecodable
+/// unit, whose reading is no evidence.
 fn unit_normals(data: &[u8], c: &Claim, unit: &Unit<'_>) -> u32 {
-    let (v, i) = (unit.vertex_count, unit.index_count as usize);
-    let p = c.range.start + 2 * i;
+    let v = unit.vertex_count;
+    let p = c.range.start + 2 * unit.index_count as usize;
     match unit.map.normal {
         Some(e) if unit.decodable && normals_fit(data, p, unit, &e) => {
-            let mut seen = Vec::new();
-            let n = referenced(data, c.range.start, i, v as usize, &mut seen) as u32;
-            let counted = count_unit_normals(data, p, unit.decl.stride, &e, v, |k| {
-                seen.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0)
-            });
-            counted + v.saturating_sub(n)
+            let span = c.span.start.min(v)..c.span.end.min(v);
+            let (s, n) = (unit.decl.stride, span.len() as u32);
+            count_unit_normals(data, p + span.start as usize * s, s, &e, n) + (v - n)
         }
         _ => 0,
     }

@@ -4,7 +4,7 @@
 //! block found without normals, and the evidence of a claim (edge triangles, stray slots).
 
 use super::super::{decode_block, vertices_past_end, Placement};
-use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, GROUP, MIN_RUN_UNITS};
+use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, MIN_RUN_UNITS};
 use super::claim::{overlaps, Block, Claim, Located, Reading, Unit, MAX_CANDIDATES};
 use crate::decl::{per_common_type, unit_tolerance, DeclType, Declaration, Element};
 use crate::gates::{degenerate_by, GateConfig};
@@ -282,72 +282,76 @@ pub(super) fn pin(
         strength,
         preceding,
         stray,
+        span: referenced_span(seen, unit.vertex_count),
     })
+}
+
+/// Has the run search given a unit a reading that no structural one could outrank on
+/// its own evidence: a window that cannot be extended backwards at all (not even by a
+/// header's triangle: the tail of a list one triangle longer is header-blind in the
+/// criterion, so it does not settle a unit), no stray slots, its block passing the gates
+/// (read and gated here, as the resolution would first)? Then the structural search is not run for it: what it would add ranks
+/// no higher for this unit (docs/architecture.md, rule 4, states what that costs).
+fn settled(data: &[u8], claims: &[Claim]) -> bool {
+    claims
+        .iter()
+        .any(|c| c.preceding == 0 && c.stray == 0 && c.ok(data).is_some())
+}
+
+/// The vertices from the first a window references to the last (`seen`: its referenced
+/// bitset over `v` vertices), as `first..last + 1`; empty when none is.
+pub(crate) fn referenced_span(seen: &[u64], v: u32) -> std::ops::Range<u32> {
+    let words = seen.len().min((v as usize).div_ceil(64));
+    let first = (0..words)
+        .find(|&k| seen[k] != 0)
+        .map(|k| 64 * k as u32 + seen[k].trailing_zeros());
+    let last = (0..words)
+        .rev()
+        .find(|&k| seen[k] != 0)
+        .map(|k| 64 * k as u32 + 63 - seen[k].leading_zeros());
+    match (first, last) {
+        (Some(f), Some(l)) => f.min(v)..(l + 1).min(v),
+        _ => 0..0,
+    }
 }
 
 /// Vertex slots of a reading that nothing supports as vertices: before the first vertex
 /// the window references or after the last (`seen`: its referenced bitset), holding a
-/// normal unlike the block's. A reading that runs past its block (or starts before it)
-/// takes in such slots; the owner's reading of its own block has none.
+/// normal the gates would not accept as a vertex's (its length outside their band
+/// [0.5, 2]): what bytes of something else read as. A reading that runs past its block
+/// (or starts before it) takes in such slots; the owner's reading of its own block has
+/// none, whatever its normals (zero or short ones are legal, FORMAT.md §6, and lie
+/// inside the band or between referenced vertices).
 pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[u64], v: u32) -> u32 {
-    let tol = unit_tolerance(e.ty) as f64;
-    let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let size = e.ty.size();
-    let referenced = |k: usize| seen.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0);
-    let square = |k: usize| {
-        let at = p + k * s + e.offset as usize;
-        let n = e.ty.decode(&data[at..at + size]);
-        (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)
-    };
     // The gates' band of normal lengths, [0.5, 2.0], as squares.
     let band = 0.25..=4.0;
+    let outside = |k: usize| {
+        let at = p + k * s + e.offset as usize;
+        let n = e.ty.decode(&data[at..at + size]);
+        !band.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+    };
     // Only the slots before the first referenced vertex and after the last: a reading
     // that starts before its block or runs past it takes them in there; an unreferenced
     // slot between referenced ones is the block's own vertex, whatever its normal.
-    let first = (0..v as usize).find(|&k| referenced(k)).unwrap_or(v as usize);
-    let last = (0..v as usize).rev().find(|&k| referenced(k)).map_or(0, |k| k + 1);
-    let ends = || (0..first).chain(last.max(first)..v as usize);
-    let off = ends().filter(|&k| !bounds.contains(&square(k))).count() as u32;
-    if off == 0 {
-        return 0;
-    }
-    // A slot is stray when its normal is unlike the block's: where most referenced
-    // normals are unit, one that is not; where most are not unit but within the gates'
-    // band (FORMAT.md promises no unit normal), only one outside the band. (A reading
-    // whose own normals are mostly outside the band fails the gates: its slots count as
-    // where most are unit.)
-    let (mut refd, mut units, mut banded) = (0u32, 0u32, 0u32);
-    for k in (first..last).filter(|&k| referenced(k)) {
-        let q = square(k);
-        refd += 1;
-        units += u32::from(bounds.contains(&q));
-        banded += u32::from(band.contains(&q));
-    }
-    if 2 * units < refd && 2 * banded >= refd {
-        ends().filter(|&k| !band.contains(&square(k))).count() as u32
+    let span = referenced_span(seen, v);
+    let (first, last) = if span.is_empty() {
+        (v as usize, v as usize)
     } else {
-        off
-    }
+        (span.start as usize, span.end as usize)
+    };
+    (0..first).chain(last..v as usize).filter(|&k| outside(k)).count() as u32
 }
 
-/// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) for which
-/// `which(k)` holds are unit: |n| within the type's tolerance of 1, as squares (f32
+/// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit: |n| within the type's tolerance of 1, as squares (f32
 /// components squared are exact in f64, so only the sum rounds; a hypot per vertex was
 /// 5 % of a decode). The common normal types get a loop of their own
 /// ([`per_common_type`]).
-pub(super) fn count_unit_normals(
-    data: &[u8],
-    p: usize,
-    s: usize,
-    e: &Element,
-    v: u32,
-    which: impl Fn(usize) -> bool,
-) -> u32 {
+pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &Element, v: u32) -> u32 {
     let tol = unit_tolerance(e.ty) as f64;
     let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     let (first, size) = (p + e.offset as usize, e.ty.size());
     per_common_type!(e.ty, |ty| (0..v as usize)
-        .filter(|&k| which(k))
         .filter(|&k| {
             let at = first + k * s;
             let n = ty.decode(&data[at..at + size]);
@@ -363,6 +367,7 @@ pub(super) struct Pinned {
     strength: u8,
     preceding: u32,
     stray: u32,
+    span: std::ops::Range<u32>,
 }
 
 impl Pinned {
@@ -373,6 +378,7 @@ impl Pinned {
             strength: self.strength,
             preceding: self.preceding,
             stray: self.stray,
+            span: self.span,
             unit_normals: 0,
         }
     }
@@ -581,28 +587,38 @@ impl<'d> Scanner<'d> {
                 }
             }
         }
-        if unit.decodable {
-            self.seen = seen;
-            self.by_structure(unit, cfg, &mut pinned, &mut found.failures)?;
-            seen = std::mem::take(&mut self.seen);
-        }
         self.seen = seen;
-        pinned.sort_by_key(|c| c.pl.index_offset);
-        pinned.dedup_by_key(|c| c.pl.index_offset);
         let how = Rc::new(Reading {
             decl: unit.decl.clone(),
             map: unit.map.clone(),
             cfg: cfg.clone(),
         });
-        found.claims = pinned.into_iter().map(|c| c.into_claim(s, &how)).collect();
+        let claims = |pinned: Vec<Pinned>| -> Vec<Claim> {
+            let mut pinned = pinned;
+            pinned.sort_by_key(|c| c.pl.index_offset);
+            pinned.dedup_by_key(|c| c.pl.index_offset);
+            pinned.into_iter().map(|c| c.into_claim(s, &how)).collect()
+        };
+        let mut claims = claims(pinned);
+        // The structural search, unless the runs gave the unit a reading it could not
+        // outrank (`settled`).
+        if unit.decodable && !settled(data, &claims) {
+            let mut more = Vec::new();
+            let known: Vec<usize> = claims.iter().map(|c| c.range.start).collect();
+            self.by_structure(unit, cfg, &known, &mut more, &mut found.failures)?;
+            let more: Vec<Claim> = more.into_iter().map(|c| c.into_claim(s, &how)).collect();
+            claims.extend(more);
+            claims.sort_by_key(|c| c.range.start);
+        }
+        found.claims = claims;
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
     }
 
     /// Candidates by the block's structure alone (FORMAT.md §5: `I` u16 values `< V`
     /// directly followed by `V` vertices), whatever its normals: a window end `p` of
-    /// every maximal run of values `< V` (one pass over `1/GROUP` of the values per
-    /// `(V, I)`, [`IndexMaxima`]) where the buffer fits, the window's first and last
+    /// every maximal run of values `< V` (per `(V, I)`, one pass over the section's
+    /// maxima of units of about `I / 2` values, [`IndexMaxima`]) where the buffer fits, the window's first and last
     /// triangles have three distinct indices each, and the first vertex and those of
     /// those triangles have plausible positions
     /// (O(1) per place); each place that passes is pinned like a run's ([`pin`]: its
@@ -613,6 +629,7 @@ impl<'d> Scanner<'d> {
         &mut self,
         unit: &Unit<'_>,
         cfg: &GateConfig,
+        known: &[usize],
         pinned: &mut Vec<Pinned>,
         failures: &mut Vec<(usize, Reason)>,
     ) -> Result<(), Reason> {
@@ -622,17 +639,19 @@ impl<'d> Scanner<'d> {
         if v < 3 || i < 3 || s == 0 || pe.offset as usize + pe.ty.size() > s || unit.vertex_count > STRUCTURAL_MAX_V {
             return Ok(());
         }
-        self.spend_structural(data.len() / GROUP, unit)?;
-        let runs = self
+        let pass = self
             .maxima
             .get_or_insert_with(|| IndexMaxima::build(data))
-            .runs(data, unit.vertex_count, i);
-        let known: Vec<usize> = pinned.iter().map(|c| c.pl.vertex_offset).collect();
+            .pass_len(data, i);
+        self.spend_structural(pass, unit)?;
+        let maxima = self.maxima.as_ref().expect("built just above");
+        let runs = maxima.runs(data, unit.vertex_count, i);
         let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
-        let mut seen = std::mem::take(&mut self.seen);
-        let mut out = Ok(());
-        'runs: for (a, len) in runs {
+        let mut places = Vec::new();
+        let mut looked = 0usize;
+        for (a, len) in runs {
             for w in a..=a + len - i {
+                looked += 1;
                 let p = 2 * (w + i);
                 if p + v * s > data.len() {
                     break;
@@ -640,7 +659,7 @@ impl<'d> Scanner<'d> {
                 let (t0, t1, t2) = (idx(w), idx(w + 1), idx(w + 2));
                 let (l0, l1, l2) = (idx(w + i - 3), idx(w + i - 2), idx(w + i - 1));
                 let distinct = |a: u32, b: u32, c: u32| a != b && b != c && a != c;
-                if !distinct(t0, t1, t2) || !distinct(l0, l1, l2) || known.contains(&p) {
+                if !distinct(t0, t1, t2) || !distinct(l0, l1, l2) || known.contains(&(2 * w)) {
                     continue;
                 }
                 // The first vertex, and those of its first and last triangle (referenced:
@@ -652,12 +671,24 @@ impl<'d> Scanner<'d> {
                 if !ends.iter().all(|&k| plausible_position(pos(k), cfg.max_abs_coordinate)) {
                     continue;
                 }
-                if let Err(e) = self.spend_structural(2 * i + v * s, unit) {
-                    out = Err(e);
-                    break 'runs;
+                // A window whose largest index is below the gates' share of `V` cannot
+                // reference that share ([`pin`]'s test, from the maxima: the tail of
+                // a smaller block's list read with a larger count).
+                if ((maxima.range_max(data, w, w + i) as f64) + 1.0) < cfg.min_referenced_fraction * v as f64 {
+                    continue;
                 }
-                pinned.extend(pin(data, p, unit, cfg, &mut seen, failures));
+                places.push(p);
             }
+        }
+        self.spend_structural(looked, unit)?;
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut out = Ok(());
+        for p in places {
+            if let Err(e) = self.spend_structural(2 * i + v * s, unit) {
+                out = Err(e);
+                break;
+            }
+            pinned.extend(pin(data, p, unit, cfg, &mut seen, failures));
         }
         self.seen = seen;
         out
@@ -751,6 +782,7 @@ impl<'d> Scanner<'d> {
                             strength: 3,
                             preceding: 0,
                             stray: 0,
+                            span: 0..unit.vertex_count,
                             unit_normals: 0,
                         })
                     }

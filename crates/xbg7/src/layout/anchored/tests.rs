@@ -536,7 +536,14 @@ proptest::proptest! {
             .chunks_exact(2 * GROUP)
             .map(|g| g.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).max().unwrap_or(0))
             .collect();
-        proptest::prop_assert_eq!(m.max_values(), &want[..]);
+        proptest::prop_assert_eq!(m.max_values(&data), &want[..]);
+        // Any range's maximum, against the definition.
+        let n = data.len() / 2;
+        for (a, b) in [(0, n), (n / 3, n / 2), (1, n.saturating_sub(1)), (n / 7, n / 7 + 40), (n / 2, n / 2)] {
+            let (a, b) = (a.min(n), b.min(n).max(a.min(n)));
+            let want = (a..b).map(|k| u16::from_be_bytes([data[2 * k], data[2 * k + 1]])).max().unwrap_or(0);
+            proptest::prop_assert_eq!(m.range_max(&data, a, b), want, "range {}..{}", a, b);
+        }
         let mut plain = vec![0u16; want.len()];
         bitmap::fill_group_maxima_plain(&data[..2 * GROUP * want.len()], &mut plain);
         proptest::prop_assert_eq!(&plain[..], &want[..]);
