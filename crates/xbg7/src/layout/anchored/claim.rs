@@ -51,12 +51,9 @@ pub(super) struct Claim {
     /// degenerate ones opening it (`search::leading_degenerate`); 0 at the start of a buffer.
     pub(super) preceding: u32,
     /// Vertex slots before the first referenced vertex or after the last whose normal is
-    /// outside the gates' band of lengths (`search::stray_slots`).
+    /// unlike the block's (`search::stray_slots`).
     pub(super) stray: u32,
-    /// The vertices from the first its window references to the last.
-    pub(super) span: std::ops::Range<u32>,
-    /// Vertices whose declared normal is no evidence against the claim: unit, or outside
-    /// `span` (0 without a NORMAL),
+    /// Vertices whose declared normal decodes to a unit vector (0 without a NORMAL),
     /// counted by the resolution for the claims that take part (`resolve::assign_owners`'s firmest of
     /// their unit) only: 0 until then.
     pub(super) unit_normals: u32,

@@ -320,19 +320,13 @@ pub(super) fn normals_fit(data: &[u8], p: usize, unit: &Unit<'_>, e: &Element) -
     p + unit.vertex_count as usize * s <= data.len() && e.offset as usize + e.ty.size() <= s
 }
 
-/// How many of a decodable claim's declared normals are no evidence against it: the unit
-/// ones, and those of the slots before the first vertex its window references or after
-/// the last (the stray measure's) — so two readings of one list with different vertex
-/// counts differ here only in what both read. 0 without a NORMAL, or for an undecodable
-/// unit, whose reading is no evidence.
+/// How many of a decodable claim's declared normals are unit (0 without a NORMAL, or for
+/// an undecodable unit, whose reading is no evidence).
 fn unit_normals(data: &[u8], c: &Claim, unit: &Unit<'_>) -> u32 {
-    let v = unit.vertex_count;
     let p = c.range.start + 2 * unit.index_count as usize;
     match unit.map.normal {
         Some(e) if unit.decodable && normals_fit(data, p, unit, &e) => {
-            let span = c.span.start.min(v)..c.span.end.min(v);
-            let (s, n) = (unit.decl.stride, span.len() as u32);
-            count_unit_normals(data, p + span.start as usize * s, s, &e, n) + (v - n)
+            count_unit_normals(data, p, unit.decl.stride, &e, unit.vertex_count)
         }
         _ => 0,
     }

@@ -12,7 +12,7 @@
 //!    unit's reading is neutral: its declaration may not describe the bytes).
 //! 3. **fewest unexplained slots and triangles**, counted together: *stray slots* —
 //!    vertex slots before the first referenced vertex or after the last whose normal is
-//!    outside the gates' band of lengths (`search::stray_slots`): a reading that starts before its block or runs past it takes in bytes
+//!    unlike the block's (`search::stray_slots`): a reading that starts before its block or runs past it takes in bytes
 //!    that are no vertex of it there (an unreferenced vertex between referenced ones is
 //!    the block's own, whatever its normal) — plus *edge triangles* past a block
 //!    header's two ([`HEADER_TRIANGLES`]): a window that is the tail of a longer list
@@ -23,7 +23,7 @@
 //!    unexplained item weighs as much as another: a header-less block after a texture
 //!    whose tail reads as three triangles is not outranked by another resource's block
 //!    read with thirty slots past its end. (The split between the two breaks a tie last.)
-//! 4. **most unit normals** from the first referenced vertex to the last — "prefer candidates whose
+//! 4. **most unit normals** — "prefer candidates whose
 //!    normals are unit" (§6), a preference: nothing promises every normal is unit.
 //! 5. **window strength** — the window starts with a real triangle and cannot be extended
 //!    backwards by one (header-blind: a header's two triangles count as a start).

@@ -282,7 +282,6 @@ pub(super) fn pin(
         strength,
         preceding,
         stray,
-        span: referenced_span(seen, unit.vertex_count),
     })
 }
 
@@ -300,7 +299,7 @@ fn settled(data: &[u8], claims: &[Claim]) -> bool {
 
 /// The vertices from the first a window references to the last (`seen`: its referenced
 /// bitset over `v` vertices), as `first..last + 1`; empty when none is.
-pub(crate) fn referenced_span(seen: &[u64], v: u32) -> std::ops::Range<u32> {
+pub(super) fn referenced_span(seen: &[u64], v: u32) -> std::ops::Range<u32> {
     let words = seen.len().min((v as usize).div_ceil(64));
     let first = (0..words)
         .find(|&k| seen[k] != 0)
@@ -317,19 +316,21 @@ pub(crate) fn referenced_span(seen: &[u64], v: u32) -> std::ops::Range<u32> {
 
 /// Vertex slots of a reading that nothing supports as vertices: before the first vertex
 /// the window references or after the last (`seen`: its referenced bitset), holding a
-/// normal the gates would not accept as a vertex's (its length outside their band
-/// [0.5, 2]): what bytes of something else read as. A reading that runs past its block
-/// (or starts before it) takes in such slots; the owner's reading of its own block has
-/// none, whatever its normals (zero or short ones are legal, FORMAT.md §6, and lie
-/// inside the band or between referenced vertices).
+/// normal unlike the block's (outside the gates' band [0.5, 2] where most of the block's
+/// normals are not unit but inside it; not unit otherwise): what bytes of something else
+/// read as. A
+/// reading that runs past its block (or starts before it) takes in such slots; the
+/// owner's reading of its own block has none.
 pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[u64], v: u32) -> u32 {
-    let size = e.ty.size();
+    let tol = unit_tolerance(e.ty) as f64;
+    let unit = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
     // The gates' band of normal lengths, [0.5, 2.0], as squares.
     let band = 0.25..=4.0;
-    let outside = |k: usize| {
+    let size = e.ty.size();
+    let square = |k: usize| {
         let at = p + k * s + e.offset as usize;
         let n = e.ty.decode(&data[at..at + size]);
-        !band.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+        (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)
     };
     // Only the slots before the first referenced vertex and after the last: a reading
     // that starts before its block or runs past it takes them in there; an unreferenced
@@ -340,8 +341,32 @@ pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[
     } else {
         (span.start as usize, span.end as usize)
     };
-    (0..first).chain(last..v as usize).filter(|&k| outside(k)).count() as u32
+    let ends = || (0..first).chain(last..v as usize);
+    let off = ends().filter(|&k| !unit.contains(&square(k))).count() as u32;
+    if off == 0 {
+        return 0;
+    }
+    // Unlike the block's: where most of its normals are not unit but inside the gates'
+    // band (FORMAT.md promises no unit normal), a slot whose normal is outside the band;
+    // otherwise (most unit, or a reading whose normals are mostly garbage) one that is
+    // not unit. "Most" is read from up to `STRAY_SAMPLES` slots spread over the span.
+    let n = span.len().min(STRAY_SAMPLES);
+    let (mut units, mut banded) = (0, 0);
+    for j in 0..n {
+        let q = square(span.start as usize + j * span.len() / n);
+        units += usize::from(unit.contains(&q));
+        banded += usize::from(band.contains(&q));
+    }
+    if 2 * units < n && 2 * banded >= n {
+        ends().filter(|&k| !band.contains(&square(k))).count() as u32
+    } else {
+        off
+    }
 }
+
+/// How many slots of a block [`stray_slots`] reads to tell whether most of its normals
+/// are unit.
+pub const STRAY_SAMPLES: usize = 16;
 
 /// How many of the `v` normals `e` of a buffer at `p` (stride `s`, in range) are unit: |n| within the type's tolerance of 1, as squares (f32
 /// components squared are exact in f64, so only the sum rounds; a hypot per vertex was
@@ -367,7 +392,6 @@ pub(super) struct Pinned {
     strength: u8,
     preceding: u32,
     stray: u32,
-    span: std::ops::Range<u32>,
 }
 
 impl Pinned {
@@ -378,7 +402,6 @@ impl Pinned {
             strength: self.strength,
             preceding: self.preceding,
             stray: self.stray,
-            span: self.span,
             unit_normals: 0,
         }
     }
@@ -782,7 +805,6 @@ impl<'d> Scanner<'d> {
                             strength: 3,
                             preceding: 0,
                             stray: 0,
-                            span: 0..unit.vertex_count,
                             unit_normals: 0,
                         })
                     }

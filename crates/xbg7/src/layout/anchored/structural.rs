@@ -6,9 +6,7 @@
 use super::super::Placement;
 use super::claim::{Block, Claim, Reading, Unit};
 use super::problem::normals_fit;
-use super::search::{
-    leading_degenerate, preceding_triangles, referenced, referenced_span, stray_slots, window_valid, Windows,
-};
+use super::search::{leading_degenerate, preceding_triangles, referenced, stray_slots, window_valid, Windows};
 use crate::gates::GateConfig;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -179,7 +177,6 @@ impl WindowClaims<'_, '_> {
                 strength: 2 * u8::from(preceding == 0) + 1,
                 preceding,
                 stray,
-                span: referenced_span(seen, v2),
                 unit_normals: 0,
             },
         ));
