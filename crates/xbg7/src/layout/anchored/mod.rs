@@ -32,7 +32,8 @@
 //!    assignment gives it the same bytes — never a guess.
 //!
 //! Files: `claim` (the [`Unit`]s and their claims, shared by the steps), `bitmap` (steps
-//! 1–2 and the u16 runs of step 4), `search` (the [`Scanner`]: steps 3–4), `structural`
+//! 1–2 and the u16 runs and maxima of steps 3–4), `search` (the [`Scanner`]: steps 3–4),
+//! `by_structure` (step 3's claims by structure), `structural`
 //! (step 5), `problem`, `score`, `solve`, `rules`, `nested`, `resolve` (step 6),
 //! `reference` (test-only: the exhaustive solver); this file is the facade: [`anchor`] /
 //! [`next_after`], which run them, and the outcome [`Anchored`].
@@ -48,6 +49,7 @@ use std::rc::Rc;
 use structural::structural_claims;
 
 mod bitmap;
+mod by_structure;
 mod claim;
 mod nested;
 mod problem;
