@@ -57,10 +57,16 @@ impl Scanner<'_> {
         let runs = maxima.runs(data, unit.vertex_count, i);
         let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
         let mut places = Vec::new();
+        // Places looked at count as they are looked at: a section whose every place
+        // reads as a window runs out here, not after a pass over all of them.
+        let allowance = self.structural_budget;
         let mut looked = 0usize;
-        for (a, len) in runs {
+        'runs: for (a, len) in runs {
             for w in a..=a + len - i {
                 looked += 1;
+                if looked > allowance {
+                    break 'runs;
+                }
                 let p = 2 * (w + i);
                 if p + v * s > data.len() {
                     break;
@@ -123,7 +129,7 @@ impl Scanner<'_> {
 /// The work budget of the structural search ([`Scanner::by_structure`]), in multiples of
 /// the data section's size (plus 16 MiB): passes over the group maxima and bytes of
 /// pinned places count.
-pub const STRUCTURAL_BUDGET: usize = 24;
+pub const STRUCTURAL_BUDGET: usize = 8;
 
 /// Largest vertex count the structural search looks for: u16 values below it exclude
 /// the high half of every negative f32 and of every f32 of magnitude ≥ 2^-14, and every
