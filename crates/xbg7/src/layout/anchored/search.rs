@@ -5,8 +5,9 @@
 
 use super::super::{decode_block, vertices_past_end, Placement};
 use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, MIN_RUN_UNITS};
-use super::by_structure::STRUCTURAL_BUDGET;
+use super::by_structure::{places, settled};
 use super::claim::{overlaps, Block, Claim, Located, Reading, Unit, MAX_CANDIDATES};
+use super::vertex_bytes::{element3, has_area, plausible_position};
 use crate::decl::{per_common_type, unit_tolerance, DeclType, Declaration, Element};
 use crate::gates::{degenerate_by, GateConfig};
 use crate::reason::{Code, Reason};
@@ -91,15 +92,6 @@ pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32
     let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
     let real_start = i >= 3 && !degenerate_by(pos, [idx(0), idx(1), idx(2)]);
     2 * u8::from(!extendable(data, w, v, pos)) + u8::from(real_start)
-}
-
-/// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
-/// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
-#[inline]
-pub(crate) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
-    let at = p + k as usize * s + e.offset as usize;
-    let c = e.ty.decode(&data[at..at + e.ty.size()]);
-    [c[0], c[1], c[2]]
 }
 
 /// Cheap index pre-check straight from the bytes (no allocation): every value `< v`,
@@ -614,7 +606,7 @@ impl<'d> Scanner<'d> {
         let mut claims = claims(pinned);
         // The structural search, unless the runs gave the unit a reading it could not
         // outrank (`settled`).
-        if unit.decodable && !super::by_structure::settled(data, &claims) {
+        if unit.decodable && !settled(data, &claims) {
             let mut more = Vec::new();
             let known: Vec<usize> = claims.iter().map(|c| c.range.start).collect();
             self.by_structure(unit, cfg, &known, &mut more, &mut found.failures)?;
@@ -625,6 +617,63 @@ impl<'d> Scanner<'d> {
         found.claims = claims;
         found.failures.sort_by_key(|f| f.0);
         Ok(found)
+    }
+
+    /// The structural search of `unit` (`by_structure::places`, for
+    /// `V ≤ STRUCTURAL_MAX_V`), each place pinned like a run's ([`pin`]: its evidence),
+    /// under the section's structural work budget: the maxima read, the places looked
+    /// at (counted as they are looked at) and the bytes of pinned places. Running out
+    /// rejects the unit (never a partial set of candidates).
+    fn by_structure(
+        &mut self,
+        unit: &Unit<'_>,
+        cfg: &GateConfig,
+        known: &[usize],
+        pinned: &mut Vec<Pinned>,
+        failures: &mut Vec<(usize, Reason)>,
+    ) -> Result<(), Reason> {
+        let data = self.data;
+        let Some(pe) = unit.map.position else { return Ok(()) };
+        let (v, i, s) = (unit.vertex_count as usize, unit.index_count as usize, unit.decl.stride);
+        if v < 3 || i < 3 || s == 0 || pe.offset as usize + pe.ty.size() > s || unit.vertex_count > STRUCTURAL_MAX_V {
+            return Ok(());
+        }
+        let pass = self
+            .maxima
+            .get_or_insert_with(|| IndexMaxima::build(data))
+            .pass_len(data, i);
+        self.spend_structural(pass, unit)?;
+        let maxima = self.maxima.as_ref().expect("built just above");
+        let runs = maxima.runs(data, unit.vertex_count, i);
+        let (found, looked) = places(data, maxima, &runs, unit, cfg, known, self.structural_budget);
+        self.spend_structural(looked, unit)?;
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut out = Ok(());
+        for p in found {
+            if let Err(e) = self.spend_structural(2 * i + v * s, unit) {
+                out = Err(e);
+                break;
+            }
+            pinned.extend(pin(data, p, unit, cfg, &mut seen, failures));
+        }
+        self.seen = seen;
+        out
+    }
+
+    /// Take `n` units of work from the structural budget, or reject `unit` as out of
+    /// budget.
+    fn spend_structural(&mut self, n: usize, unit: &Unit<'_>) -> Result<(), Reason> {
+        self.structural_budget = self.structural_budget.checked_sub(n).ok_or_else(|| {
+            Reason::new(
+                Code::AnchorOutOfBudget,
+                format!(
+                    "gave up: the structural search budget of this data section \
+                     ({STRUCTURAL_BUDGET}× its size) ran out before {} vertices / {} indices were searched",
+                    unit.vertex_count, unit.index_count
+                ),
+            )
+        })?;
+        Ok(())
     }
 
     /// Pinning without a NORMAL element (§6 anchors on normals; these resources have
@@ -778,31 +827,21 @@ fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut [u64]) -
 /// (plus 16 MiB): passes over the data and bytes of fully checked windows count.
 pub const NO_NORMAL_BUDGET: usize = 24;
 
-/// Smallest |coordinate| that is geometry rather than bytes of something else read as
-/// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
-pub(super) const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
+/// The work budget of the structural search ([`Scanner::by_structure`]), in multiples of
+/// the data section's size (plus 16 MiB): passes over the group maxima and bytes of
+/// pinned places count.
+pub const STRUCTURAL_BUDGET: usize = 8;
+
+/// Largest vertex count the structural search looks for: u16 values below it exclude
+/// the high half of every negative f32 and of every f32 of magnitude ≥ 2^-14, and every
+/// FLOAT16 component of magnitude ≥ 0.5762 ([`HALF_UNIT_MIN_COMPONENT`]), so a window
+/// of them cannot lie over vertex data and its places are few; above it almost every
+/// place of a vertex buffer reads as a window.
+pub const STRUCTURAL_MAX_V: u32 = HALF_UNIT_MIN_COMPONENT;
 
 /// Largest |texture coordinate| accepted for a block found without a NORMAL element
 /// (UVs are in [0, 1], tiled a few times at most; misaligned halves are mostly far out).
 pub(super) const MAX_ABS_TEXCOORD: f32 = 1024.0;
-
-pub(crate) fn plausible_position(c: [f32; 3], bound: f64) -> bool {
-    c.iter()
-        .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
-}
-
-/// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
-pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
-    let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
-    let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
-    let n = [
-        e[1] * f[2] - e[2] * f[1],
-        e[2] * f[0] - e[0] * f[2],
-        e[0] * f[1] - e[1] * f[0],
-    ];
-    let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-    a2.is_finite() && a2 > 0.0
-}
 
 /// Every vertex's position plausible ([`plausible_position`]) and every texture
 /// coordinate finite and within [`MAX_ABS_TEXCOORD`]. (Colours, blend weights and other

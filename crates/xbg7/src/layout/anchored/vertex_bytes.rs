@@ -1,0 +1,37 @@
+//! A vertex's bytes read as geometry: one element's first three components from a
+//! buffer ([`element3`]), and whether a position or a triangle is plausible geometry
+//! rather than bytes of something else ([`plausible_position`], [`has_area`]). Shared by
+//! the run search, the structural search and the no-normal search; reads the bytes only.
+
+use crate::decl::Element;
+
+/// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
+/// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
+#[inline]
+pub(crate) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
+    let at = p + k as usize * s + e.offset as usize;
+    let c = e.ty.decode(&data[at..at + e.ty.size()]);
+    [c[0], c[1], c[2]]
+}
+
+/// Smallest |coordinate| that is geometry rather than bytes of something else read as
+/// a float (index pairs of small meshes read as FLOAT3 land far below it), 0 excepted.
+pub(super) const MIN_NONZERO_COORDINATE: f32 = 1.0e-30;
+
+pub(crate) fn plausible_position(c: [f32; 3], bound: f64) -> bool {
+    c.iter()
+        .all(|&x| x.is_finite() && (x.abs() as f64) <= bound && (x == 0.0 || x.abs() >= MIN_NONZERO_COORDINATE))
+}
+
+/// A triangle with real extent (finite, non-zero area), by the same measure as the gates.
+pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
+    let d = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|k| (a[k] - b[k]) as f64);
+    let (e, f) = (d(p[1], p[0]), d(p[2], p[0]));
+    let n = [
+        e[1] * f[2] - e[2] * f[1],
+        e[2] * f[0] - e[0] * f[2],
+        e[0] * f[1] - e[1] * f[0],
+    ];
+    let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    a2.is_finite() && a2 > 0.0
+}
