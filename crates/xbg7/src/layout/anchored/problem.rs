@@ -7,7 +7,7 @@
 //! problem by hand.
 
 use super::claim::{Claim, Unit};
-use super::score::{score, Score, HEADER_TRIANGLES};
+use super::score::{score, unexplained, Score};
 use super::search::count_unit_normals;
 use crate::decl::{Declaration, Element};
 use std::collections::HashMap;
@@ -299,7 +299,7 @@ pub(super) fn firmest(data: &[u8], cs: &[Claim], unit: &Unit<'_>) -> Vec<bool> {
     if !unit.decodable {
         return vec![true; cs.len()];
     }
-    let level = |c: &Claim| c.stray + c.preceding.saturating_sub(HEADER_TRIANGLES);
+    let level = unexplained;
     let mut levels: Vec<u32> = cs.iter().map(level).collect();
     levels.sort_unstable();
     levels.dedup();

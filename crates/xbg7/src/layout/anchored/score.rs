@@ -139,6 +139,12 @@ pub(super) fn score(c: &Claim, unit: &Unit<'_>, passes: bool) -> Score {
     }
 }
 
+/// A claim's unexplained items (field 3 of the order): its stray slots plus its edge
+/// triangles past a block header's two.
+pub(super) fn unexplained(c: &Claim) -> u32 {
+    c.stray + c.preceding.saturating_sub(HEADER_TRIANGLES)
+}
+
 /// What a misreading cannot fake: a decodable reading that fails the gates, or vertex
 /// slots that nothing supports (fields 2 and 3 of the order).
 pub(super) fn firm(v: Score) -> (i64, i64) {

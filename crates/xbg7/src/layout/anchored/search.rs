@@ -303,26 +303,20 @@ pub(super) fn referenced_span(seen: &[u64], v: u32) -> std::ops::Range<u32> {
 /// reading that runs past its block (or starts before it) takes in such slots; the
 /// owner's reading of its own block has none.
 pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[u64], v: u32) -> u32 {
-    let tol = unit_tolerance(e.ty) as f64;
-    let unit = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
+    let unit = unit_squares(e.ty);
     // The gates' band of normal lengths, [0.5, 2.0], as squares.
     let band = 0.25..=4.0;
     let size = e.ty.size();
     let square = |k: usize| {
         let at = p + k * s + e.offset as usize;
-        let n = e.ty.decode(&data[at..at + size]);
-        (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)
+        square_len(e.ty.decode(&data[at..at + size]))
     };
     // Only the slots before the first referenced vertex and after the last: a reading
     // that starts before its block or runs past it takes them in there; an unreferenced
-    // slot between referenced ones is the block's own vertex, whatever its normal.
+    // slot between referenced ones is the block's own vertex, whatever its normal. (No
+    // vertex referenced: the span is empty at 0, and every slot is an end.)
     let span = referenced_span(seen, v);
-    let (first, last) = if span.is_empty() {
-        (v as usize, v as usize)
-    } else {
-        (span.start as usize, span.end as usize)
-    };
-    let ends = || (0..first).chain(last..v as usize);
+    let ends = || (0..span.start as usize).chain(span.end as usize..v as usize);
     let off = ends().filter(|&k| !unit.contains(&square(k))).count() as u32;
     if off == 0 {
         return 0;
@@ -345,6 +339,20 @@ pub(super) fn stray_slots(data: &[u8], p: usize, s: usize, e: &Element, seen: &[
     }
 }
 
+/// The squared lengths a unit normal of type `ty` may have (|n| within the type's
+/// tolerance of 1).
+fn unit_squares(ty: DeclType) -> std::ops::RangeInclusive<f64> {
+    let tol = unit_tolerance(ty) as f64;
+    ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol))
+}
+
+/// The squared length of a decoded normal's xyz, in f64 (f32 components squared are
+/// exact there, so only the sum rounds).
+#[inline]
+fn square_len(n: [f32; 4]) -> f64 {
+    (n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)
+}
+
 /// How many slots of a block [`stray_slots`] reads to tell whether most of its normals
 /// are unit.
 pub const STRAY_SAMPLES: usize = 16;
@@ -354,14 +362,13 @@ pub const STRAY_SAMPLES: usize = 16;
 /// 5 % of a decode). The common normal types get a loop of their own
 /// ([`per_common_type`]).
 pub(super) fn count_unit_normals(data: &[u8], p: usize, s: usize, e: &Element, v: u32) -> u32 {
-    let tol = unit_tolerance(e.ty) as f64;
-    let bounds = ((1.0 - tol) * (1.0 - tol))..=((1.0 + tol) * (1.0 + tol));
+    let bounds = unit_squares(e.ty);
     let (first, size) = (p + e.offset as usize, e.ty.size());
     per_common_type!(e.ty, |ty| (0..v as usize)
         .filter(|&k| {
             let at = first + k * s;
             let n = ty.decode(&data[at..at + size]);
-            bounds.contains(&((n[0] as f64).powi(2) + (n[1] as f64).powi(2) + (n[2] as f64).powi(2)))
+            bounds.contains(&square_len(n))
         })
         .count() as u32)
 }
@@ -597,13 +604,9 @@ impl<'d> Scanner<'d> {
             map: unit.map.clone(),
             cfg: cfg.clone(),
         });
-        let claims = |pinned: Vec<Pinned>| -> Vec<Claim> {
-            let mut pinned = pinned;
-            pinned.sort_by_key(|c| c.pl.index_offset);
-            pinned.dedup_by_key(|c| c.pl.index_offset);
-            pinned.into_iter().map(|c| c.into_claim(s, &how)).collect()
-        };
-        let mut claims = claims(pinned);
+        pinned.sort_by_key(|c| c.pl.index_offset);
+        pinned.dedup_by_key(|c| c.pl.index_offset);
+        let mut claims: Vec<Claim> = pinned.into_iter().map(|c| c.into_claim(s, &how)).collect();
         // The structural search, unless the runs gave the unit a reading it could not
         // outrank (`settled`).
         if unit.decodable && !settled(data, &claims) {
