@@ -14,6 +14,7 @@ fn run(seed: u64) -> Report {
         seed,
         scale: Scale::Demo,
         realism: true,
+        multistream: false,
     })
     .iter()
     .map(|spec| {

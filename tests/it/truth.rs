@@ -13,6 +13,7 @@ fn run(seed: u64) -> Report {
         seed,
         scale: Scale::Demo,
         realism: false,
+        multistream: false,
     })
     .iter()
     .map(|spec| {

@@ -17,6 +17,7 @@ pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {
             seed: 1,
             scale: Scale::Demo,
             realism: false,
+            multistream: false,
         },
     )
     .unwrap();
