@@ -23,7 +23,7 @@
 
 use super::anchored::{
     element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES,
-    MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -332,6 +332,21 @@ fn index_windows(
     Ok(out)
 }
 
+/// How many triangles with a repeated index close the `i` indices at byte `w` (at most
+/// [`MAX_PRECEDING`]): zero padding after an index buffer reads as `(0, 0, 0)`; a window
+/// that runs past its buffer's end into padding closes with them (the mirror of
+/// FORMAT.md §6's leading degenerate triangles), a real list with a real one (a
+/// preference: a list may close with a degenerate triangle).
+pub(crate) fn trailing_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
+    (1..=(i / 3).min(MAX_PRECEDING as usize))
+        .map(|t| w + 2 * (i - 3 * t))
+        .take_while(|&at| {
+            let t = [0, 1, 2].map(|j| u16_at(data, at + 2 * j));
+            t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
+        })
+        .count() as u32
+}
+
 /// Why [`search_apart`] stopped: its work budget ran out.
 fn out_of_budget() -> Reason {
     Reason::new(
@@ -585,12 +600,19 @@ impl ApartSearch<'_> {
     }
 
     /// As for a NORMAL stream next to located positions: of the combinations that pass,
-    /// the one with the most unit normals, if no other has as many.
+    /// the one whose window closes with the fewest degenerate triangles (padding read as
+    /// indices, [`trailing_degenerate`]), then with the most unit normals, if no other
+    /// has as much.
     fn best(self) -> Result<Apart, Reason> {
-        let (data, vu) = (self.data, self.v as usize);
+        let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (ndecl, nmap) = self.normals;
         let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
-        let units = |a: &Apart| unit_normal_count(data, a.normal_offset, ndecl, nmap, vu);
+        let units = |a: &Apart| {
+            (
+                std::cmp::Reverse(trailing_degenerate(data, a.index_offset, iu)),
+                unit_normal_count(data, a.normal_offset, ndecl, nmap, vu),
+            )
+        };
         let best = self.found.iter().map(units).max();
         let mut top: Vec<Apart> = self.found.into_iter().filter(|a| Some(units(a)) == best).collect();
         match top.len() {
@@ -651,6 +673,18 @@ mod tests {
     use super::*;
     use crate::decl::{DeclType, Element, Usage};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_window_that_runs_into_padding_closes_with_degenerate_triangles() {
+        let b = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // Two real triangles, then the zero padding after the buffer.
+        let data = b(&[8, 0, 1, 0, 8, 7, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(trailing_degenerate(&data, 0, 6), 0);
+        assert_eq!(trailing_degenerate(&data, 0, 9), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 12), 2);
+        assert_eq!(trailing_degenerate(&data, 6, 6), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 0), 0);
+    }
 
     /// A small deterministic stream of numbers (xorshift64*).
     struct Rng(u64);

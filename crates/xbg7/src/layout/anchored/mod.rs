@@ -74,7 +74,7 @@ pub use bitmap::{tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use score::HEADER_TRIANGLES;
-pub(crate) use search::{preceding_triangles, referenced};
+pub(crate) use search::{preceding_triangles, referenced, MAX_PRECEDING};
 pub use search::{Scanner, MAX_LEADING_NON_UNIT};
 pub(crate) use vertex_bytes::{element3, has_area, plausible_position};
 

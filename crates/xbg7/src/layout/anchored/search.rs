@@ -55,10 +55,29 @@ pub const MAX_PRECEDING: u32 = 1024;
 /// may read as a few; the suffix of a longer buffer is preceded by all of that buffer's
 /// earlier triangles (a graded form of "cannot be extended backwards", FORMAT.md §6).
 pub(crate) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
-    let (mut n, mut skipped, mut at) = (0u32, 0usize, w);
-    while n < MAX_PRECEDING && at >= 6 {
-        at -= 6;
-        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
+    list_walk(data, (1..).map_while(|k: usize| w.checked_sub(6 * k)), v, real)
+}
+
+/// How many real triangles the vertex bytes at `p` (right after a window) read as, the
+/// list continued past the window's end: as [`preceding_triangles`], walking forwards.
+/// 0 where the first vertex starts with a value `≥ v` (a float of any size but zero
+/// does); the window of a reading that starts its vertices inside an index buffer (a
+/// prefix of the list, its vertices read from the list's tail) is followed by the rest
+/// of the list — the mirror of a suffix, and as unexplained.
+pub(crate) fn following_triangles(data: &[u8], p: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
+    list_walk(data, (0..).map(|k: usize| p + 6 * k), v, real)
+}
+
+/// The walk of [`preceding_triangles`] and [`following_triangles`] over the triangles at
+/// byte offsets `at` (in walking order; the walk ends at the data's end).
+fn list_walk(data: &[u8], at: impl Iterator<Item = usize>, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
+    let (mut n, mut skipped) = (0u32, 0usize);
+    for at in at {
+        let Some(b) = data.get(at..at + 6) else { break };
+        if n >= MAX_PRECEDING {
+            break;
+        }
+        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([b[2 * j], b[2 * j + 1]]) as u32);
         if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
             break;
         }
@@ -264,8 +283,10 @@ pub(super) fn pin(
     let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
     let pos = |k| element3(data, p, s, pe, k);
     let strength = strength(data, w, i, unit.vertex_count, pos);
-    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t))
-        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t));
+    let real = |t| !degenerate_by(pos, t);
+    let preceding = preceding_triangles(data, w, unit.vertex_count, real)
+        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t))
+        + following_triangles(data, p, unit.vertex_count, real);
     let stray = match unit.map.normal {
         Some(e) => stray_slots(data, p, s, &e, seen, unit.vertex_count),
         None => 0,
@@ -881,4 +902,41 @@ pub(super) fn plausible_vertices(data: &[u8], p: usize, unit: &Unit<'_>, cfg: &G
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::{following_triangles, preceding_triangles, MAX_PRECEDING};
+
+    fn bytes(values: &[u16]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_be_bytes()).collect()
+    }
+
+    #[test]
+    fn the_list_walks_count_real_triangles_on_either_side_of_a_window() {
+        // [another list of values < 20][window: 6 values][vertex bytes: a float, then more]
+        let before = [1u16, 2, 3, 4, 5, 6, 7, 8, 9];
+        let window = [10u16, 11, 12, 13, 14, 15];
+        let mut v: Vec<u16> = vec![0xFFFF];
+        v.extend(before);
+        v.extend(window);
+        let p = 2 * v.len();
+        v.extend([0x3F80, 0, 0, 1, 2, 3]);
+        let data = bytes(&v);
+        let w = 2 * (1 + before.len());
+        assert_eq!(preceding_triangles(&data, w, 20, |_| true), 3);
+        // The vertex bytes start with a float's high half `≥ v`: nothing follows.
+        assert_eq!(following_triangles(&data, p, 20, |_| true), 0);
+        // A reading that starts its vertices two triangles early is followed by them.
+        assert_eq!(following_triangles(&data, p - 12, 20, |_| true), 2);
+        // What `real` rejects is looked past (up to three in a row), not counted.
+        assert_eq!(following_triangles(&data, p - 12, 20, |t| t[0] != 13), 1);
+        // One repeated value (padding) ends a walk; so does the data's end.
+        let pad = bytes(&[0, 0, 0, 1, 2, 3]);
+        assert_eq!(following_triangles(&pad, 0, 20, |_| true), 0);
+        assert_eq!(following_triangles(&pad, 6, 20, |_| true), 1);
+        // At most MAX_PRECEDING.
+        let long = bytes(&(0..3 * (MAX_PRECEDING as u16 + 5)).map(|k| k % 7).collect::<Vec<_>>());
+        assert_eq!(following_triangles(&long, 0, 20, |t| t[0] != t[1]), MAX_PRECEDING);
+    }
 }
