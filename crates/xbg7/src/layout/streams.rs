@@ -57,8 +57,10 @@ pub struct Placed {
 
 /// Do the faces `p` (three positions each) agree in one sense with the sums of their
 /// vertices' normals `n`, for at least `min` of the oriented ones, with at least half of
-/// the faces oriented? (The winding gate's measure, on a sample.)
-fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> bool {
+/// the faces oriented? (The winding gate's measure, on a sample.) Also returns how many
+/// faces it looked at: it stops as soon as the rest of the sample cannot make it agree
+/// (most places of the wrong buffer fail within a few faces).
+fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> (bool, usize) {
     let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
     for (p, n) in p.zip(n) {
         total += 1;
@@ -75,9 +77,19 @@ fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f6
         } else if d < 0.0 {
             disagree += 1;
         }
+        // The best the rest can do: every face left oriented the majority's way (the
+        // share (M + r) / (T + r) only grows with r while M < T).
+        let rest = n.len().saturating_sub(total) as f64;
+        let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
+        if m + rest < min * (t + rest) {
+            return (false, total);
+        }
     }
     let oriented = agree + disagree;
-    oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64
+    (
+        oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64,
+        total,
+    )
 }
 
 /// The first [`SAMPLE`] triangles of `indices` with three distinct indices.
@@ -197,7 +209,7 @@ pub fn place_normal_stream(
         // A sample of the faces first (most places fail it), then the whole mesh.
         let sums = normal_sums(data, c, decl, map, &tris);
         let faces = tris.iter().map(|t| t.map(|k| mesh.positions[k as usize]));
-        if !sample_agrees(faces, &sums, cfg.min_winding_consistency) {
+        if !sample_agrees(faces, &sums, cfg.min_winding_consistency).0 {
             continue;
         }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
@@ -513,42 +525,35 @@ impl ApartSearch<'_> {
             let sums = normal_sums(data, c, ndecl, nmap, &tris);
             let here = [c];
             let positions: &[usize] = if self.same_stream { &here } else { position_places };
+            let (_, _, pe) = self.positions;
+            let min = self.cfg.min_winding_consistency;
             for &q in positions {
                 let pr = q..q + vu * pdecl.stride;
                 if !self.same_stream && (overlaps(&pr, &wr) || overlaps(&pr, &nr)) {
                     continue;
                 }
-                self.budget = self.budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
-                self.try_combination(w, &tris, &sums, c, q)?;
+                // A sample of the faces first (most places fail it within a few faces,
+                // and pay only for those), then the whole mesh.
+                let faces = tris.iter().map(|t| t.map(|k| element3(data, q, pdecl.stride, &pe, k)));
+                let (agrees, looked) = sample_agrees(faces, &sums, min);
+                self.budget = self.budget.checked_sub(looked.max(1)).ok_or_else(out_of_budget)?;
+                if agrees {
+                    self.try_combination(w, c, q)?;
+                }
             }
         }
         Ok(())
     }
 
-    /// The index window at `w` with the NORMALs at `c` (`sums`: theirs over the sample
-    /// `tris`) and the positions at `q`: the sample's faces against the normals first
-    /// (most places fail it), no suffix of a longer list, then the whole mesh read and
-    /// gated; a passing one is kept, more than [`MAX_PASSING`] is `ambiguous_anchor`.
-    fn try_combination(
-        &mut self,
-        w: usize,
-        tris: &[[u32; 3]],
-        sums: &[[f32; 3]],
-        c: usize,
-        q: usize,
-    ) -> Result<(), Reason> {
+    /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
+    /// sample of faces agrees with the normals: no suffix of a longer list, then the
+    /// whole mesh read and gated; a passing one is kept, more than [`MAX_PASSING`] is
+    /// `ambiguous_anchor`.
+    fn try_combination(&mut self, w: usize, c: usize, q: usize) -> Result<(), Reason> {
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
         let (pdecl, pmap, pe) = self.positions;
         let (ndecl, nmap) = self.normals;
         let pos_at = |q: usize, k: u32| element3(data, q, pdecl.stride, &pe, k);
-        // A sample of the faces first (most places fail it), then the whole mesh.
-        if !sample_agrees(
-            tris.iter().map(|t| t.map(|k| pos_at(q, k))),
-            sums,
-            cfg.min_winding_consistency,
-        ) {
-            return Ok(());
-        }
         // A window inside a longer list (more real triangles before it than a
         // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
         let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
@@ -599,10 +604,12 @@ impl ApartSearch<'_> {
         Ok(())
     }
 
-    /// As for a NORMAL stream next to located positions: of the combinations that pass,
-    /// the one whose window closes with the fewest degenerate triangles (padding read as
-    /// indices, [`trailing_degenerate`]), then with the most unit normals, if no other
-    /// has as much.
+    /// Of the combinations that pass, the one whose window closes with the fewest
+    /// degenerate triangles (padding read as indices, [`trailing_degenerate`]), then with
+    /// the fewest faces against the mesh's winding sense (each a coincidence: positions
+    /// or a window off by a vertex or a triangle make nearly the same faces on a mesh
+    /// whose neighbouring vertices are neighbours in the buffer, but not all of them),
+    /// then with the most unit normals, if no other has as much.
     fn best(self) -> Result<Apart, Reason> {
         let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (ndecl, nmap) = self.normals;
@@ -610,6 +617,7 @@ impl ApartSearch<'_> {
         let units = |a: &Apart| {
             (
                 std::cmp::Reverse(trailing_degenerate(data, a.index_offset, iu)),
+                std::cmp::Reverse(a.measures.winding_agree.min(a.measures.winding_disagree)),
                 unit_normal_count(data, a.normal_offset, ndecl, nmap, vu),
             )
         };
