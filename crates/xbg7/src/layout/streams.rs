@@ -22,7 +22,7 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES,
+    element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, Edge, UnitBitmap, HEADER_TRIANGLES,
     MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
@@ -266,8 +266,14 @@ pub fn place_normal_stream(
 /// candidate normals before the whole mesh is read and gated.
 const SAMPLE: usize = 24;
 
-/// Work budget of [`search_apart`], in sample triangles per byte of the data section.
+/// Work budget of [`search_apart`], in sample faces per byte of the data section (at
+/// least [`APART_MIN_BUDGET`]).
 pub const APART_BUDGET: usize = 4;
+
+/// Least work budget of [`search_apart`], in sample faces: a small model's position-only
+/// stream has tens of thousands of places, each a few faces (measured on the own discs:
+/// with 1 Mi, 5–8 multi-stream resources per demo disc gave up; with 4 Mi, 1–3).
+pub const APART_MIN_BUDGET: usize = 1 << 22;
 
 /// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
 /// `ambiguous_anchor`.
@@ -438,7 +444,7 @@ pub fn search_apart(
             "{v} vertices / {i} indices do not fit u16 indices in this data section"
         )));
     }
-    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
+    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(APART_MIN_BUDGET);
     let windows = index_windows(data, v, iu, taken, &mut budget)?;
     if windows.is_empty() {
         return Err(no(format!(
@@ -556,7 +562,13 @@ impl ApartSearch<'_> {
         let pos_at = |q: usize, k: u32| element3(data, q, pdecl.stride, &pe, k);
         // A window inside a longer list (more real triangles before it than a
         // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
-        let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
+        let real = |t: [u32; 3]| {
+            if has_area(t.map(|k| pos_at(q, k))) {
+                Edge::Real
+            } else {
+                Edge::Skip
+            }
+        };
         if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
             return Ok(());
         }
