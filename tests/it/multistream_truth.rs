@@ -5,24 +5,10 @@
 //! 0). Whatever is decoded is exact (0 wrong), and the single-stream resources beside
 //! them — which now meet index buffers alone before their blocks — all decode.
 
-use xbg7_export::config::Config;
-use xbg7_export::verify::{check_container, Report};
-use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
+use xbg7_export::verify::Report;
 
 fn run(seed: u64) -> Report {
-    let cfg = Config::default();
-    file_plan(&SynthOptions {
-        seed,
-        scale: Scale::Demo,
-        realism: false,
-        multistream: true,
-    })
-    .iter()
-    .map(|spec| {
-        let f = build_file(spec);
-        check_container(&f.bytes, &f.truth, &cfg)
-    })
-    .fold(Report::default(), Report::merge)
+    crate::common::verify_demo(seed, false, true)
 }
 
 fn check(seed: u64) {

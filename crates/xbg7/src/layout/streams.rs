@@ -22,8 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, Edge, UnitBitmap, HEADER_TRIANGLES,
-    MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
+    element3, face_dot, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, Edge, UnitBitmap,
+    HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -64,14 +64,7 @@ fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f6
     let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
     for (p, n) in p.zip(n) {
         total += 1;
-        let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
-        let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
-        let face = [
-            e[1] * f[2] - e[2] * f[1],
-            e[2] * f[0] - e[0] * f[2],
-            e[0] * f[1] - e[1] * f[0],
-        ];
-        let d = face[0] * n[0] + face[1] * n[1] + face[2] * n[2];
+        let d = face_dot(p, *n);
         if d > 0.0 {
             agree += 1;
         } else if d < 0.0 {

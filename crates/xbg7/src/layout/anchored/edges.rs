@@ -5,6 +5,7 @@
 //! block the reading makes (area; the faces' sense against its normals). Pure functions
 //! of the bytes; `search::pin` and the other searches weigh them.
 
+use super::vertex_bytes::face_dot;
 use crate::gates::degenerate_by;
 
 /// Most degenerate triangles the backward extension of a claim's window looks past for a
@@ -148,16 +149,8 @@ const SENSE_SAMPLE: usize = 32;
 
 /// The face of `t` (right-hand rule) dotted with the sum of its vertices' normals.
 pub(super) fn face_against_normals(pos: impl Fn(u32) -> [f32; 3], nrm: impl Fn(u32) -> [f32; 3], t: [u32; 3]) -> f32 {
-    let p = t.map(&pos);
-    let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
-    let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
-    let face = [
-        e[1] * f[2] - e[2] * f[1],
-        e[2] * f[0] - e[0] * f[2],
-        e[0] * f[1] - e[1] * f[0],
-    ];
     let n = t.map(nrm);
-    (0..3).map(|j| face[j] * (n[0][j] + n[1][j] + n[2][j])).sum()
+    face_dot(t.map(pos), [0, 1, 2].map(|j| n[0][j] + n[1][j] + n[2][j]))
 }
 
 /// How many degenerate triangles open the window at `w` (`i` indices) before its first
