@@ -47,10 +47,10 @@ pub(crate) enum Edge {
 }
 
 /// How many real triangles precede the window at `w` as one index list: walking back a
-/// triangle at a time over values `< v`, counting those `judge` calls [`Edge::Real`],
-/// looking past up to [`MAX_SKIPPED_DEGENERATE`] degenerate ones in a row and past
-/// faces against the block's winding while they are at most one in eight of those
-/// counted (at least one), stopping at a triangle of one repeated value (padding) or a
+/// triangle at a time over values `< v`, counting those `judge` calls [`Edge::Real`]
+/// and faces against the block's winding while they are at most one in eight of those
+/// counted (at least one: a list has a few flipped faces; one more ends the walk),
+/// looking past up to [`MAX_SKIPPED_DEGENERATE`] degenerate ones in a row, stopping at a triangle of one repeated value (padding) or a
 /// value `≥ v`; at most [`MAX_PRECEDING`]. 0 for a window that starts an index buffer;
 /// an unknown block header may read as a few; the suffix of a longer buffer is preceded
 /// by all of that buffer's earlier triangles (a graded form of "cannot be extended
@@ -105,6 +105,8 @@ fn list_walk(data: &[u8], at: impl Iterator<Item = usize>, v: u32, judge: impl F
                 if against > (n / 8).max(1) {
                     break;
                 }
+                n += 1;
+                skipped = 0;
             }
         }
     }
@@ -202,12 +204,12 @@ mod tests {
             following_triangles(&data, p - 12, 20, |t| if t[0] != 13 { Edge::Real } else { Edge::Skip }),
             1
         );
-        // Faces against the block's winding: the first is looked past, a second ends the
-        // walk unless eight in a row were counted for it.
+        // Faces against the block's winding: one in eight of those counted (at least
+        // one) is counted too (a list has a few flipped faces); one more ends the walk.
         let against = |bad: u32| move |t: [u32; 3]| if t[0] == bad { Edge::Against } else { Edge::Real };
-        assert_eq!(preceding_triangles(&data, w, 20, against(7)), 2);
+        assert_eq!(preceding_triangles(&data, w, 20, against(7)), 3);
         let two_against = |t: [u32; 3]| if t[0] >= 4 { Edge::Against } else { Edge::Real };
-        assert_eq!(preceding_triangles(&data, w, 20, two_against), 0);
+        assert_eq!(preceding_triangles(&data, w, 20, two_against), 1);
         // One repeated value (padding) ends a walk; so does the data's end.
         let pad = bytes(&[0, 0, 0, 1, 2, 3]);
         assert_eq!(following_triangles(&pad, 0, 20, |_| Edge::Real), 0);
