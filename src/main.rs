@@ -183,6 +183,12 @@ struct SynthArgs {
     /// truth.json (`family`). Default off: the perfect reference disc.
     #[arg(long)]
     realism: bool,
+    /// Add multi-stream sub-models to the stages, and lay multi-stream buffers apart from
+    /// their index buffers (scattered, clustered, after the textures; aligned 16 or 4096
+    /// bytes), recorded per resource in truth.json (`family`: layout, stream count,
+    /// positions alone in stream 0). Combinable with --realism.
+    #[arg(long)]
+    multistream: bool,
 }
 
 // The arguments of `verify` (a plain comment: the variant's doc is its help).
@@ -433,9 +439,15 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
         scale,
         hostile,
         realism,
+        multistream,
     } = a;
     let t = std::time::Instant::now();
-    let opts = SynthOptions { seed, scale, realism };
+    let opts = SynthOptions {
+        seed,
+        scale,
+        realism,
+        multistream,
+    };
     if let Some(out) = &out {
         write_synth(out, &opts, hostile)?;
         eprintln!(
@@ -479,6 +491,7 @@ fn demo_cmd(out: &Path, seed: u64, realism: bool, common: &CommonArgs) -> Result
             seed,
             scale: Scale::Demo,
             realism,
+            multistream: false,
         },
     )
     .context("generating the demo disc")?;

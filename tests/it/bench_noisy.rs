@@ -22,6 +22,22 @@ fn digests(m: &Manifest) -> (BTreeMap<String, Option<String>>, BTreeMap<String, 
     (geometry, textures)
 }
 
+/// `file#index` of every resource the truth lays out in several streams.
+fn multi_stream_resources(disc: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let truth: serde_json::Value = serde_json::from_slice(&std::fs::read(disc.join("truth.json")).unwrap()).unwrap();
+    let mut out = std::collections::BTreeSet::new();
+    for c in truth["containers"].as_array().unwrap() {
+        let path = c["path"].as_str().unwrap();
+        let name = path.rsplit('/').next().unwrap_or(path);
+        for r in c["resources"].as_array().unwrap() {
+            if r["family"].as_str().is_some_and(|f| f.starts_with("streams_")) {
+                out.insert(format!("{name}#{}", r["index"]));
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn noisy_copy_randomises_textures_and_keeps_geometry() {
     let tmp = tempfile::tempdir().unwrap();
@@ -34,8 +50,16 @@ fn noisy_copy_randomises_textures_and_keeps_geometry() {
         let o = ExportOptions::quiet(Some(2), false);
         export(d, &tmp.path().join(out), &Config::default(), &o).unwrap()
     };
-    let (g0, t0) = digests(&run(&disc, "out"));
-    let (g1, t1) = digests(&run(&noisy, "out-noisy"));
+    let (mut g0, t0) = digests(&run(&disc, "out"));
+    let (mut g1, t1) = digests(&run(&noisy, "out-noisy"));
+    // A multi-stream resource's buffers may sit anywhere, texture bytes included
+    // (FORMAT.md §5): the readings its located one is checked against are looked for
+    // there too, so whether it is decoded may depend on texture bytes. Every other
+    // resource decodes to the same digest.
+    let multi = multi_stream_resources(&disc);
+    assert!(!multi.is_empty());
+    g0.retain(|k, _| !multi.contains(k));
+    g1.retain(|k, _| !multi.contains(k));
     assert_eq!(g0, g1);
     assert!(g0.values().filter(|d| d.is_some()).count() > 500);
     assert_eq!(t0.len(), t1.len());

@@ -30,6 +30,7 @@ mod hostile_paths;
 mod hostile_review;
 mod hostile_shrink;
 mod imperfect_mutations;
+mod multistream_truth;
 mod raster_bench;
 mod realism_truth;
 mod report_page;

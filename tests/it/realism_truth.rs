@@ -3,24 +3,11 @@
 //! bit-identical to the truth (0 wrong anywhere), and per family the coverage the issue
 //! asks for. Seeds 1–3.
 
-use xbg7_export::config::Config;
-use xbg7_export::verify::{check_container, Report};
+use xbg7_export::verify::Report;
 use xbg7_synth::realism::FAMILY_NAMES;
-use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
 
 fn run(seed: u64) -> Report {
-    let cfg = Config::default();
-    file_plan(&SynthOptions {
-        seed,
-        scale: Scale::Demo,
-        realism: true,
-    })
-    .iter()
-    .map(|spec| {
-        let f = build_file(spec);
-        check_container(&f.bytes, &f.truth, &cfg)
-    })
-    .fold(Report::default(), Report::merge)
+    crate::common::verify_demo(seed, true, false)
 }
 
 fn report(seed: u64) -> &'static Report {

@@ -3,23 +3,10 @@
 //! truth (digest and placement), every texture decodes to the generator's reference image,
 //! and every texture format is on the disc. Seeds 1–3 vary every unknown of the format.
 
-use xbg7_export::config::Config;
-use xbg7_export::verify::{check_container, Report};
-use xbg7_synth::{build_file, file_plan, Scale, SynthOptions};
+use xbg7_export::verify::Report;
 
 fn run(seed: u64) -> Report {
-    let cfg = Config::default();
-    file_plan(&SynthOptions {
-        seed,
-        scale: Scale::Demo,
-        realism: false,
-    })
-    .iter()
-    .map(|spec| {
-        let f = build_file(spec);
-        check_container(&f.bytes, &f.truth, &cfg)
-    })
-    .fold(Report::default(), Report::merge)
+    crate::common::verify_demo(seed, false, false)
 }
 
 fn assert_exact(seed: u64) {

@@ -342,7 +342,7 @@ impl Data {
         let order: Vec<usize> = match layout {
             StreamLayout::PositionLast => (1..b.streams.len()).chain([0]).collect(),
             StreamLayout::Scattered => vec![0],
-            StreamLayout::AllApart => Vec::new(),
+            StreamLayout::AllApart | StreamLayout::Clustered | StreamLayout::AfterTextures => Vec::new(),
             _ => (0..b.streams.len()).collect(),
         };
         for (n, &k) in order.iter().enumerate() {
@@ -371,8 +371,12 @@ impl Data {
 enum Item {
     Block(usize, usize),
     Texture(usize),
-    /// Stream `s ≥ 1` of a block whose streams are [`StreamLayout::Scattered`].
+    /// Stream `s` of a block whose streams are [`StreamLayout::Scattered`] (`s ≥ 1`) or
+    /// [`StreamLayout::AllApart`].
     Stream(usize, usize, usize),
+    /// Every stream of a block, back to back, away from its index buffer
+    /// ([`StreamLayout::Clustered`], [`StreamLayout::AfterTextures`]).
+    Streams(usize, usize),
 }
 
 /// Where a multi-stream block's vertex buffers go: FORMAT.md §5 leaves it open (each
@@ -392,6 +396,11 @@ pub enum StreamLayout {
     PositionLast,
     /// The index buffer alone; every stream somewhere else in the data section.
     AllApart,
+    /// The index buffer alone; every stream, back to back, somewhere else.
+    Clustered,
+    /// The index buffer alone; every stream, back to back, after the file's textures
+    /// (at the end of the data section).
+    AfterTextures,
 }
 
 impl StreamLayout {
@@ -404,8 +413,37 @@ impl StreamLayout {
             StreamLayout::Scattered => Some("streams_scattered"),
             StreamLayout::PositionLast => Some("streams_position_last"),
             StreamLayout::AllApart => Some("streams_all_apart"),
+            StreamLayout::Clustered => Some("streams_clustered"),
+            StreamLayout::AfterTextures => Some("streams_after_textures"),
         }
     }
+
+    /// Whether stream 0 follows the index buffer (with the other streams or not).
+    const fn follows_indices(self) -> bool {
+        !matches!(
+            self,
+            StreamLayout::AllApart | StreamLayout::Clustered | StreamLayout::AfterTextures
+        )
+    }
+}
+
+/// The truth's `family` of a resource with `format` laid out by `layout` in a file of
+/// `--multistream` (`apart`): the layout, then how many streams and whether stream 0
+/// holds the positions alone (the layout alone otherwise, as before the option).
+fn stream_family(layout: StreamLayout, format: &VertexFormat, apart: bool) -> Option<String> {
+    let name = layout.family()?;
+    if !apart {
+        return Some(name.to_string());
+    }
+    let alone = format
+        .elements
+        .iter()
+        .all(|e| e.stream != 0 || e.usage == super::vformat::usage::POSITION);
+    Some(format!(
+        "{name}_{}s{}",
+        format.streams().len(),
+        if alone { "_position_alone" } else { "" }
+    ))
 }
 
 /// Seed purpose of a file's stream-layout draws (kept apart from its main stream, so
@@ -427,6 +465,18 @@ fn stream_layouts(spec: &FileSpec, sgen: &mut Gen) -> Vec<StreamLayout> {
             } else {
                 [3, 3, 3, 2, 2]
             };
+            if spec.streams_apart && weights[4] > 0 {
+                // `--multistream`: every layout, the buffers apart most often.
+                return match sgen.weighted(&[2, 1, 2, 1, 3, 2, 2]) {
+                    0 => StreamLayout::BackToBack,
+                    1 => StreamLayout::Padded,
+                    2 => StreamLayout::Scattered,
+                    3 => StreamLayout::PositionLast,
+                    4 => StreamLayout::AllApart,
+                    5 => StreamLayout::Clustered,
+                    _ => StreamLayout::AfterTextures,
+                };
+            }
             match sgen.weighted(&weights) {
                 0 => StreamLayout::BackToBack,
                 1 => StreamLayout::Padded,
@@ -588,14 +638,25 @@ impl DataLayout<'_> {
     /// Scattered streams anywhere among the rest (drawn apart from the main stream).
     fn scatter_streams(&self, items: &mut Vec<Item>, sgen: &mut Gen) {
         for (k, b) in self.built.iter().enumerate() {
-            let first = match self.layouts[k] {
-                StreamLayout::Scattered => 1,
-                StreamLayout::AllApart => 0,
-                _ => continue,
-            };
             if !self.owns_block(k) {
                 continue;
             }
+            let first = match self.layouts[k] {
+                StreamLayout::Scattered => 1,
+                StreamLayout::AllApart => 0,
+                StreamLayout::Clustered => {
+                    for j in 0..b.blocks.len() {
+                        let at = sgen.range_usize(0, items.len());
+                        items.insert(at, Item::Streams(k, j));
+                    }
+                    continue;
+                }
+                StreamLayout::AfterTextures => {
+                    items.extend((0..b.blocks.len()).map(|j| Item::Streams(k, j)));
+                    continue;
+                }
+                _ => continue,
+            };
             for (j, blk) in b.blocks.iter().enumerate() {
                 for st in first..blk.streams.len() {
                     let at = sgen.range_usize(0, items.len());
@@ -607,7 +668,7 @@ impl DataLayout<'_> {
 
     /// Write one item (with its alignment, junk and prefix) and record where it landed.
     fn place_item(&mut self, it: Item, adjacent: &[bool], stage: bool, gen: &mut Gen, sgen: &mut Gen) {
-        let (built, layouts) = (self.built, self.layouts);
+        let (built, layouts, apart) = (self.built, self.layouts, self.spec.streams_apart);
         let d = &mut self.d;
         match it {
             Item::Texture(t) => self.place_texture(t, gen),
@@ -617,7 +678,7 @@ impl DataLayout<'_> {
                 d.prefix(gen, &[50, 35, 15]);
                 let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
                 self.block_offs[k][j].0 = io;
-                if layouts[k] != StreamLayout::AllApart {
+                if layouts[k].follows_indices() {
                     self.block_offs[k][j].1 = vo;
                 }
             }
@@ -635,17 +696,25 @@ impl DataLayout<'_> {
                 d.prefix(gen, if stage { &[50, 35, 15] } else { &[50, 25, 25] });
                 let (io, vo) = d.block(&built[k].blocks[j], layouts[k], sgen);
                 self.block_offs[k][j].0 = io;
-                if layouts[k] != StreamLayout::AllApart {
+                if layouts[k].follows_indices() {
                     self.block_offs[k][j].1 = vo;
                 }
             }
             Item::Stream(k, j, st) => {
-                let a = ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])];
+                let a = apart_alignment(apart, sgen);
                 d.pad_to(a, sgen.chance(0.4), sgen);
                 if st == 0 {
                     self.block_offs[k][j].1 = d.pos();
                 }
                 d.buf.extend_from_slice(&built[k].blocks[j].streams[st]);
+            }
+            Item::Streams(k, j) => {
+                let a = apart_alignment(apart, sgen);
+                d.pad_to(a, sgen.chance(0.4), sgen);
+                self.block_offs[k][j].1 = d.pos();
+                for st in &built[k].blocks[j].streams {
+                    d.buf.extend_from_slice(st);
+                }
             }
         }
     }
@@ -659,6 +728,17 @@ impl DataLayout<'_> {
                 }
             }
         }
+    }
+}
+
+/// The alignment of a stream laid apart from its index buffer: any of [`ALIGNS`]; in a
+/// file of `--multistream` (`apart`), 16 or 4096 bytes mostly (buffers the GPU reads are
+/// aligned).
+fn apart_alignment(apart: bool, sgen: &mut Gen) -> usize {
+    if apart {
+        [4, 16, 4096][sgen.weighted(&[1, 4, 3])]
+    } else {
+        ALIGNS[sgen.weighted(&[10, 25, 25, 15, 15, 10])]
     }
 }
 
@@ -937,8 +1017,8 @@ impl Placed<'_> {
             family: r
                 .family
                 .map(|f| f.name())
-                .or(self.layouts[k].family())
-                .map(str::to_string),
+                .map(str::to_string)
+                .or_else(|| stream_family(self.layouts[k], &r.format, spec.streams_apart)),
             mesh: Some(b.mesh.clone()),
         }
     }

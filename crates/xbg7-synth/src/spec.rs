@@ -46,6 +46,9 @@ pub struct SynthOptions {
     /// Add the imperfection families of `realism` (off: the perfect reference
     /// disc, byte-identical to the disc before the families existed).
     pub realism: bool,
+    /// Add multi-stream resources to the stages and the layouts with every buffer apart
+    /// (`plan::multistream`; off: the discs before it, byte-identical).
+    pub multistream: bool,
 }
 
 impl SynthOptions {
@@ -55,6 +58,7 @@ impl SynthOptions {
             seed,
             scale,
             realism: false,
+            multistream: false,
         }
     }
 
@@ -243,6 +247,9 @@ pub struct FileSpec {
     pub textures: Vec<TexPlan>,
     /// Add an extra `USER` resource to the directory.
     pub user_resource: bool,
+    /// Draw its multi-stream resources' layouts from every layout, buffers apart
+    /// included (`synth --multistream`).
+    pub streams_apart: bool,
 }
 
 impl FileSpec {

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xbg7_synth::{write_disc, Scale, SynthOptions, TruthDisc};
+use xbg7_export::config::Config;
+use xbg7_export::verify::{check_container, Report};
+use xbg7_synth::{build_file, file_plan, write_disc, Scale, SynthOptions, TruthDisc};
 
 /// Write the seed-1 demo disc under `tmp/disc`; returns its path and ground truth.
 pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {
@@ -17,6 +19,7 @@ pub fn demo_disc(tmp: &tempfile::TempDir) -> (PathBuf, TruthDisc) {
             seed: 1,
             scale: Scale::Demo,
             realism: false,
+            multistream: false,
         },
     )
     .unwrap();
@@ -69,4 +72,22 @@ pub fn files(root: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Every file of the demo disc of `seed` (with the generator's `realism` and
+/// `multistream` options) built in memory and checked against its truth.
+pub fn verify_demo(seed: u64, realism: bool, multistream: bool) -> Report {
+    let cfg = Config::default();
+    file_plan(&SynthOptions {
+        seed,
+        scale: Scale::Demo,
+        realism,
+        multistream,
+    })
+    .iter()
+    .map(|spec| {
+        let f = build_file(spec);
+        check_container(&f.bytes, &f.truth, &cfg)
+    })
+    .fold(Report::default(), Report::merge)
 }

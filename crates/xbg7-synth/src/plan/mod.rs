@@ -4,7 +4,8 @@
 //! categories and sizes can be checked without generating any bytes.
 //!
 //! Files: `model` and `stage` plan one file of each kind from the `pieces`, with the
-//! scales' knobs and stream purposes of `params`; this file holds the disc's file list.
+//! scales' knobs and stream purposes of `params`; `multistream` adds `--multistream`'s
+//! resources and layouts; this file holds the disc's file list.
 //! The plan types themselves live in [`crate::spec`].
 
 use crate::realism;
@@ -12,6 +13,7 @@ use crate::rng::{derive_seed, Gen};
 use crate::spec::{Category, FileSpec, SynthOptions};
 
 mod model;
+mod multistream;
 mod params;
 mod pieces;
 mod stage;
@@ -93,6 +95,11 @@ pub fn file_plan(opts: &SynthOptions) -> Vec<FileSpec> {
         // Its own random stream: the perfect plan above does not move.
         for spec in out.iter_mut() {
             realism::apply_plan(spec, opts);
+        }
+    }
+    if opts.multistream {
+        for spec in out.iter_mut() {
+            multistream::apply_plan(spec, opts);
         }
     }
     out

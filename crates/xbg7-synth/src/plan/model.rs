@@ -29,6 +29,7 @@ pub(super) fn plan_model(opts: &SynthOptions, index: u32, file: &str, cat: Categ
         resources,
         textures,
         user_resource: gen.chance(0.08),
+        streams_apart: false,
     }
 }
 

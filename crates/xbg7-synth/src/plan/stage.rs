@@ -148,6 +148,7 @@ pub(super) fn plan_stage(opts: &SynthOptions, index: u32, stage: u32, n: u32) ->
         resources,
         textures,
         user_resource: gen.chance(0.1),
+        streams_apart: false,
     }
 }
 

@@ -158,6 +158,7 @@ fn plan_lists_188_retail_named_files_with_the_stated_categories() {
         seed: SEED,
         scale: Scale::Full,
         realism: false,
+        multistream: false,
     });
     let names = |p: &[FileSpec]| p.iter().map(|f| (f.rel_path.clone(), f.category)).collect::<Vec<_>>();
     assert_eq!(names(&plan), names(&full));
@@ -176,6 +177,7 @@ fn full_scale_stage_category_proportions() {
         seed: SEED,
         scale: Scale::Full,
         realism: false,
+        multistream: false,
     });
     let mut n: HashMap<Category, usize> = HashMap::new();
     let mut total = 0;

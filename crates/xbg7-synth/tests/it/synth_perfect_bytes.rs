@@ -17,6 +17,7 @@ fn disc_digests(seed: u64) -> (String, String) {
         seed,
         scale: Scale::Demo,
         realism: false,
+        multistream: false,
     }) {
         let f = build_file(&spec);
         files.update(f.rel_path.as_bytes());

@@ -21,6 +21,7 @@ fn planned_sizes_match_the_retail_disc_shape() {
             seed: SEED,
             scale,
             realism: false,
+            multistream: false,
         });
         let total: u64 = plan.iter().map(FileSpec::estimated_size).sum();
         let stages: u64 = plan
@@ -55,6 +56,7 @@ fn largest_full_stage_builds_to_its_planned_size() {
         seed: SEED,
         scale: Scale::Full,
         realism: false,
+        multistream: false,
     });
     let big = largest_stage(&plan);
     let f = build_file(big);

@@ -79,19 +79,96 @@ fn multi_stream(
             .iter()
             .any(|p| streams::overlaps_any(&p.range(stride), &taken))
     };
+    // Whether the streams follow the index buffer is unknown (FORMAT.md §5): a window
+    // that ends in degenerate triangles may be the index buffer and the padding after it,
+    // with the stream further on, so that reading does not pin the window's end.
+    let padded = |d: &DecodedResource| {
+        d.placements
+            .iter()
+            .any(|p| streams::trailing_degenerate(data, p.index_offset, p.index_count as usize) > 0)
+    };
     let located = assemble(plan, r, placed, cfg).and_then(|d| {
-        if uncontested(&d) {
-            Ok(d)
-        } else {
+        if !uncontested(&d) {
             Err(Reason::new(
                 Code::NoValidAnchor,
                 "the block after its index buffer is claimed by another resource too",
             ))
+        } else if padded(&d) {
+            Err(Reason::new(
+                Code::NoValidAnchor,
+                "the window before its positions ends in degenerate triangles (padding before a stream apart?)",
+            ))
+        } else {
+            Ok(d)
         }
     });
     match located.and_then(|d| place_streams(data, d, r, &taken, cfg)) {
-        Ok(d) => Ok(d),
+        Ok(d) => confirmed_apart(data, d, r, &taken, cfg),
         Err(why) => streams_apart(data, r, why, &taken, cfg),
+    }
+}
+
+/// A multi-stream resource read with its positions right after its index buffer, checked
+/// against the readings with its buffers apart: where the positions sit is unknown
+/// (FORMAT.md §5), so that reading is one of them, not the answer. Kept when the search
+/// apart finds it too or finds nothing; `ambiguous_anchor` when the search finds another
+/// reading, or several, that pass the gates; `anchor_out_of_budget` when it gave up (the
+/// others were not all looked at).
+fn confirmed_apart(
+    data: &[u8],
+    d: DecodedResource,
+    r: &Described,
+    taken: &[Range<usize>],
+    cfg: &DecodeConfig,
+) -> Result<DecodedResource, Reason> {
+    let Some(at) = d.placements.first().filter(|_| d.placements.len() == 1) else {
+        return Ok(d);
+    };
+    let here = |index: usize, positions: usize, normals: Option<usize>| {
+        index == at.index_offset
+            && positions == at.vertex_offset
+            && d.streams
+                .iter()
+                .all(|s| s.located || s.offset.is_none() || s.offset == normals)
+    };
+    let none = Reason::new(Code::NoValidAnchor, "");
+    match streams_apart(data, r, none, taken, cfg) {
+        Ok(e) => {
+            let (i, p) = e
+                .placements
+                .first()
+                .map_or((0, 0), |p| (p.index_offset, p.vertex_offset));
+            let n = e.streams.iter().find(|s| !s.located).and_then(|s| s.offset);
+            if here(i, p, n) {
+                Ok(d)
+            } else {
+                Err(Reason::new(
+                    Code::AmbiguousAnchor,
+                    format!(
+                        "two readings fit: its positions right after its index buffer at {:#x}, and with its buffers \
+                         apart (indices at {i:#x}, positions at {p:#x})",
+                        at.vertex_offset
+                    ),
+                ))
+            }
+        }
+        Err(why) if why.code == Code::AmbiguousAnchor && why.detail.contains("pass the gates") => Err(Reason::new(
+            Code::AmbiguousAnchor,
+            format!(
+                "two readings fit: its positions right after its index buffer at {:#x}, and with its buffers \
+                     apart: {}",
+                at.vertex_offset, why.detail
+            ),
+        )),
+        Err(why) if why.code == Code::AnchorOutOfBudget => Err(Reason::new(
+            Code::AnchorOutOfBudget,
+            format!(
+                "gave up: its positions right after its index buffer at {:#x} pass, but the search for readings with \
+                 its buffers apart ran out of its work budget",
+                at.vertex_offset
+            ),
+        )),
+        Err(_) => Ok(d),
     }
 }
 

@@ -22,8 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    element3, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, UnitBitmap, HEADER_TRIANGLES,
-    MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    element3, face_dot, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, Edge, UnitBitmap,
+    HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -57,27 +57,32 @@ pub struct Placed {
 
 /// Do the faces `p` (three positions each) agree in one sense with the sums of their
 /// vertices' normals `n`, for at least `min` of the oriented ones, with at least half of
-/// the faces oriented? (The winding gate's measure, on a sample.)
-fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> bool {
+/// the faces oriented? (The winding gate's measure, on a sample.) Also returns how many
+/// faces it looked at: it stops as soon as the rest of the sample cannot make it agree
+/// (most places of the wrong buffer fail within a few faces).
+fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> (bool, usize) {
     let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
     for (p, n) in p.zip(n) {
         total += 1;
-        let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
-        let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
-        let face = [
-            e[1] * f[2] - e[2] * f[1],
-            e[2] * f[0] - e[0] * f[2],
-            e[0] * f[1] - e[1] * f[0],
-        ];
-        let d = face[0] * n[0] + face[1] * n[1] + face[2] * n[2];
+        let d = face_dot(p, *n);
         if d > 0.0 {
             agree += 1;
         } else if d < 0.0 {
             disagree += 1;
         }
+        // The best the rest can do: every face left oriented the majority's way (the
+        // share (M + r) / (T + r) only grows with r while M < T).
+        let rest = n.len().saturating_sub(total) as f64;
+        let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
+        if m + rest < min * (t + rest) {
+            return (false, total);
+        }
     }
     let oriented = agree + disagree;
-    oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64
+    (
+        oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64,
+        total,
+    )
 }
 
 /// The first [`SAMPLE`] triangles of `indices` with three distinct indices.
@@ -197,7 +202,7 @@ pub fn place_normal_stream(
         // A sample of the faces first (most places fail it), then the whole mesh.
         let sums = normal_sums(data, c, decl, map, &tris);
         let faces = tris.iter().map(|t| t.map(|k| mesh.positions[k as usize]));
-        if !sample_agrees(faces, &sums, cfg.min_winding_consistency) {
+        if !sample_agrees(faces, &sums, cfg.min_winding_consistency).0 {
             continue;
         }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
@@ -254,8 +259,14 @@ pub fn place_normal_stream(
 /// candidate normals before the whole mesh is read and gated.
 const SAMPLE: usize = 24;
 
-/// Work budget of [`search_apart`], in sample triangles per byte of the data section.
+/// Work budget of [`search_apart`], in sample faces per byte of the data section (at
+/// least [`APART_MIN_BUDGET`]).
 pub const APART_BUDGET: usize = 4;
+
+/// Least work budget of [`search_apart`], in sample faces: a small model's position-only
+/// stream has tens of thousands of places, each a few faces (measured on the own discs:
+/// with 1 Mi, 5–8 multi-stream resources per demo disc gave up; with 4 Mi, 1–3).
+pub const APART_MIN_BUDGET: usize = 1 << 22;
 
 /// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
 /// `ambiguous_anchor`.
@@ -330,6 +341,21 @@ fn index_windows(
         }
     }
     Ok(out)
+}
+
+/// How many triangles with a repeated index close the `i` indices at byte `w` (at most
+/// [`MAX_PRECEDING`]): zero padding after an index buffer reads as `(0, 0, 0)`; a window
+/// that runs past its buffer's end into padding closes with them (the mirror of
+/// FORMAT.md §6's leading degenerate triangles), a real list with a real one (a
+/// preference: a list may close with a degenerate triangle).
+pub(crate) fn trailing_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
+    (1..=(i / 3).min(MAX_PRECEDING as usize))
+        .map(|t| w + 2 * (i - 3 * t))
+        .take_while(|&at| {
+            let t = [0, 1, 2].map(|j| u16_at(data, at + 2 * j));
+            t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
+        })
+        .count() as u32
 }
 
 /// Why [`search_apart`] stopped: its work budget ran out.
@@ -411,7 +437,7 @@ pub fn search_apart(
             "{v} vertices / {i} indices do not fit u16 indices in this data section"
         )));
     }
-    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
+    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(APART_MIN_BUDGET);
     let windows = index_windows(data, v, iu, taken, &mut budget)?;
     if windows.is_empty() {
         return Err(no(format!(
@@ -498,45 +524,44 @@ impl ApartSearch<'_> {
             let sums = normal_sums(data, c, ndecl, nmap, &tris);
             let here = [c];
             let positions: &[usize] = if self.same_stream { &here } else { position_places };
+            let (_, _, pe) = self.positions;
+            let min = self.cfg.min_winding_consistency;
             for &q in positions {
                 let pr = q..q + vu * pdecl.stride;
                 if !self.same_stream && (overlaps(&pr, &wr) || overlaps(&pr, &nr)) {
                     continue;
                 }
-                self.budget = self.budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
-                self.try_combination(w, &tris, &sums, c, q)?;
+                // A sample of the faces first (most places fail it within a few faces,
+                // and pay only for those), then the whole mesh.
+                let faces = tris.iter().map(|t| t.map(|k| element3(data, q, pdecl.stride, &pe, k)));
+                let (agrees, looked) = sample_agrees(faces, &sums, min);
+                self.budget = self.budget.checked_sub(looked.max(1)).ok_or_else(out_of_budget)?;
+                if agrees {
+                    self.try_combination(w, c, q)?;
+                }
             }
         }
         Ok(())
     }
 
-    /// The index window at `w` with the NORMALs at `c` (`sums`: theirs over the sample
-    /// `tris`) and the positions at `q`: the sample's faces against the normals first
-    /// (most places fail it), no suffix of a longer list, then the whole mesh read and
-    /// gated; a passing one is kept, more than [`MAX_PASSING`] is `ambiguous_anchor`.
-    fn try_combination(
-        &mut self,
-        w: usize,
-        tris: &[[u32; 3]],
-        sums: &[[f32; 3]],
-        c: usize,
-        q: usize,
-    ) -> Result<(), Reason> {
+    /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
+    /// sample of faces agrees with the normals: no suffix of a longer list, then the
+    /// whole mesh read and gated; a passing one is kept, more than [`MAX_PASSING`] is
+    /// `ambiguous_anchor`.
+    fn try_combination(&mut self, w: usize, c: usize, q: usize) -> Result<(), Reason> {
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
         let (pdecl, pmap, pe) = self.positions;
         let (ndecl, nmap) = self.normals;
         let pos_at = |q: usize, k: u32| element3(data, q, pdecl.stride, &pe, k);
-        // A sample of the faces first (most places fail it), then the whole mesh.
-        if !sample_agrees(
-            tris.iter().map(|t| t.map(|k| pos_at(q, k))),
-            sums,
-            cfg.min_winding_consistency,
-        ) {
-            return Ok(());
-        }
         // A window inside a longer list (more real triangles before it than a
         // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
-        let real = |t: [u32; 3]| has_area(t.map(|k| pos_at(q, k)));
+        let real = |t: [u32; 3]| {
+            if has_area(t.map(|k| pos_at(q, k))) {
+                Edge::Real
+            } else {
+                Edge::Skip
+            }
+        };
         if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
             return Ok(());
         }
@@ -584,13 +609,23 @@ impl ApartSearch<'_> {
         Ok(())
     }
 
-    /// As for a NORMAL stream next to located positions: of the combinations that pass,
-    /// the one with the most unit normals, if no other has as many.
+    /// Of the combinations that pass, the one whose window closes with the fewest
+    /// degenerate triangles (padding read as indices, [`trailing_degenerate`]), then with
+    /// the fewest faces against the mesh's winding sense (each a coincidence: positions
+    /// or a window off by a vertex or a triangle make nearly the same faces on a mesh
+    /// whose neighbouring vertices are neighbours in the buffer, but not all of them),
+    /// then with the most unit normals, if no other has as much.
     fn best(self) -> Result<Apart, Reason> {
-        let (data, vu) = (self.data, self.v as usize);
+        let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (ndecl, nmap) = self.normals;
         let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
-        let units = |a: &Apart| unit_normal_count(data, a.normal_offset, ndecl, nmap, vu);
+        let units = |a: &Apart| {
+            (
+                std::cmp::Reverse(trailing_degenerate(data, a.index_offset, iu)),
+                std::cmp::Reverse(a.measures.winding_agree.min(a.measures.winding_disagree)),
+                unit_normal_count(data, a.normal_offset, ndecl, nmap, vu),
+            )
+        };
         let best = self.found.iter().map(units).max();
         let mut top: Vec<Apart> = self.found.into_iter().filter(|a| Some(units(a)) == best).collect();
         match top.len() {
@@ -651,6 +686,18 @@ mod tests {
     use super::*;
     use crate::decl::{DeclType, Element, Usage};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_window_that_runs_into_padding_closes_with_degenerate_triangles() {
+        let b = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // Two real triangles, then the zero padding after the buffer.
+        let data = b(&[8, 0, 1, 0, 8, 7, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(trailing_degenerate(&data, 0, 6), 0);
+        assert_eq!(trailing_degenerate(&data, 0, 9), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 12), 2);
+        assert_eq!(trailing_degenerate(&data, 6, 6), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 0), 0);
+    }
 
     /// A small deterministic stream of numbers (xorshift64*).
     struct Rng(u64);

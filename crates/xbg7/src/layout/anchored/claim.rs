@@ -47,8 +47,8 @@ pub(super) struct Claim {
     /// triangle). A preference, not a proof (FORMAT.md §6).
     pub(super) strength: u8,
     /// Triangles at the window's edge that do not belong where a list starts: real
-    /// triangles before it that read as the same list (`search::preceding_triangles`) and
-    /// degenerate ones opening it (`search::leading_degenerate`); 0 at the start of a buffer.
+    /// triangles before it that read as the same list (`edges::preceding_triangles`) and
+    /// degenerate ones opening it (`edges::leading_degenerate`); 0 at the start of a buffer.
     pub(super) preceding: u32,
     /// Vertex slots before the first referenced vertex or after the last whose normal is
     /// unlike the block's (`search::stray_slots`).

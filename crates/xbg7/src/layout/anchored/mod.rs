@@ -33,8 +33,9 @@
 //!
 //! Files: `claim` (the [`Unit`]s and their claims, shared by the steps), `bitmap` (steps
 //! 1–2 and the u16 runs and maxima of steps 3–4), `search` (the [`Scanner`]: steps 3–4),
-//! `by_structure` (step 3's places by structure), `vertex_bytes` (positions read from
-//! vertex bytes, and their plausibility), `structural`
+//! `by_structure` (step 3's places by structure), `edges` (a claim's window evidence:
+//! extendable, strength, edge triangles), `vertex_bytes` (positions read from vertex
+//! bytes, and their plausibility), `structural`
 //! (step 5), `problem`, `score`, `solve`, `rules`, `nested`, `resolve` (step 6),
 //! `reference` (test-only: the exhaustive solver); this file is the facade: [`anchor`] /
 //! [`next_after`], which run them, and the outcome [`Anchored`].
@@ -52,6 +53,7 @@ use structural::structural_claims;
 mod bitmap;
 mod by_structure;
 mod claim;
+mod edges;
 mod nested;
 mod problem;
 #[cfg(test)]
@@ -73,10 +75,11 @@ mod vertex_bytes;
 pub use bitmap::{tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
+pub(crate) use edges::{preceding_triangles, Edge, MAX_PRECEDING};
 pub(crate) use score::HEADER_TRIANGLES;
-pub(crate) use search::{preceding_triangles, referenced};
+pub(crate) use search::referenced;
 pub use search::{Scanner, MAX_LEADING_NON_UNIT};
-pub(crate) use vertex_bytes::{element3, has_area, plausible_position};
+pub(crate) use vertex_bytes::{element3, face_dot, has_area, plausible_position};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
 /// `min_offset` (exact-end candidates first). Used for later sub-meshes of the

@@ -7,6 +7,9 @@ use super::super::{decode_block, vertices_past_end, Placement};
 use super::bitmap::{tolerant_runs_by_offset, with_extra, IndexMaxima, TolerantRun, UnitBitmap, MIN_RUN_UNITS};
 use super::by_structure::{places, settled};
 use super::claim::{overlaps, Block, Claim, Located, Reading, Unit, MAX_CANDIDATES};
+use super::edges::{
+    face_against_normals, following_triangles, leading_degenerate, preceding_triangles, strength, window_sense, Edge,
+};
 use super::vertex_bytes::{element3, has_area, plausible_position};
 use crate::decl::{per_common_type, unit_tolerance, DeclType, Declaration, Element};
 use crate::gates::{degenerate_by, GateConfig};
@@ -20,79 +23,6 @@ use std::rc::Rc;
 /// ([`Heads`], in offset order); the search tries every start that keeps the run inside
 /// the buffer, and the multi-stream search (`layout::streams`) this many.
 pub const MAX_LEADING_NON_UNIT: usize = 2;
-
-/// Most degenerate triangles the backward extension of a claim's window looks past for a
-/// real one.
-pub const MAX_SKIPPED_DEGENERATE: usize = 3;
-
-/// Can the window starting at `w` be extended backwards by a valid, real triangle of a
-/// block of `v` vertices whose positions `pos` reads — directly, or past up to
-/// [`MAX_SKIPPED_DEGENERATE`] valid degenerate ones (real index lists hold some: a
-/// window that starts right after one is still inside a longer list)? Triangles of one
-/// repeated value (zero padding reads as `(0, 0, 0)`) are not looked past.
-pub(super) fn extendable(data: &[u8], w: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> bool {
-    for k in 1..=MAX_SKIPPED_DEGENERATE + 1 {
-        let Some(at) = w.checked_sub(6 * k) else { return false };
-        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
-        if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
-            return false;
-        }
-        if !degenerate_by(pos, t) {
-            return true;
-        }
-    }
-    false
-}
-
-/// Most triangles [`preceding_triangles`] walks back over.
-pub const MAX_PRECEDING: u32 = 1024;
-
-/// How many real triangles precede the window at `w` as one index list: walking back a
-/// triangle at a time over values `< v`, counting those `real` calls real (distinct
-/// indices with area), looking past up to [`MAX_SKIPPED_DEGENERATE`] degenerate ones in a
-/// row, stopping at a triangle of one repeated value (padding) or a value `≥ v`; at most
-/// [`MAX_PRECEDING`]. 0 for a window that starts an index buffer; an unknown block header
-/// may read as a few; the suffix of a longer buffer is preceded by all of that buffer's
-/// earlier triangles (a graded form of "cannot be extended backwards", FORMAT.md §6).
-pub(crate) fn preceding_triangles(data: &[u8], w: usize, v: u32, real: impl Fn([u32; 3]) -> bool) -> u32 {
-    let (mut n, mut skipped, mut at) = (0u32, 0usize, w);
-    while n < MAX_PRECEDING && at >= 6 {
-        at -= 6;
-        let t: [u32; 3] = std::array::from_fn(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
-        if t.iter().any(|&i| i >= v) || (t[0] == t[1] && t[1] == t[2]) {
-            break;
-        }
-        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] && real(t) {
-            n += 1;
-            skipped = 0;
-        } else {
-            skipped += 1;
-            if skipped > MAX_SKIPPED_DEGENERATE {
-                break;
-            }
-        }
-    }
-    n
-}
-
-/// How many degenerate triangles open the window at `w` (`i` indices) before its first
-/// real one: zero padding read as `(0, 0, 0)` triangles by a window that starts before
-/// its buffer (FORMAT.md §6) opens with them; a real buffer starts with a real triangle
-/// (a preference: some open with a degenerate one). At most [`MAX_PRECEDING`].
-pub(super) fn leading_degenerate(data: &[u8], w: usize, i: usize, degenerate: impl Fn([u32; 3]) -> bool) -> u32 {
-    let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
-    (0..(i / 3).min(MAX_PRECEDING as usize))
-        .take_while(|&t| degenerate([idx(3 * t), idx(3 * t + 1), idx(3 * t + 2)]))
-        .count() as u32
-}
-
-/// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
-/// positions `pos` reads (see [`Claim::strength`]).
-pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
-    let idx = |k: usize| u16::from_be_bytes([data[w + 2 * k], data[w + 2 * k + 1]]) as u32;
-    let real_start = i >= 3 && !degenerate_by(pos, [idx(0), idx(1), idx(2)]);
-    2 * u8::from(!extendable(data, w, v, pos)) + u8::from(real_start)
-}
 
 /// Cheap index pre-check straight from the bytes (no allocation): every value `< v`,
 /// from the end, next to the vertex run already looked at (a window over another
@@ -264,8 +194,25 @@ pub(super) fn pin(
     let pe = unit.map.position.as_ref().expect("vertices_fit: a POSITION element");
     let pos = |k| element3(data, p, s, pe, k);
     let strength = strength(data, w, i, unit.vertex_count, pos);
-    let preceding = preceding_triangles(data, w, unit.vertex_count, |t| !degenerate_by(pos, t))
-        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t));
+    let nrm = |k| {
+        unit.map
+            .normal
+            .as_ref()
+            .map_or([0.0; 3], |e| element3(data, p, s, e, k))
+    };
+    let sense = window_sense(data, w, i, pos, nrm);
+    let judge = |t| {
+        if degenerate_by(pos, t) {
+            Edge::Skip
+        } else if sense.is_some_and(|x| x * face_against_normals(pos, nrm, t) < 0.0) {
+            Edge::Against
+        } else {
+            Edge::Real
+        }
+    };
+    let preceding = preceding_triangles(data, w, unit.vertex_count, judge)
+        + leading_degenerate(data, w, i, |t| degenerate_by(pos, t))
+        + following_triangles(data, p, unit.vertex_count, judge);
     let stray = match unit.map.normal {
         Some(e) => stray_slots(data, p, s, &e, seen, unit.vertex_count),
         None => 0,

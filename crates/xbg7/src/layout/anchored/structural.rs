@@ -5,8 +5,9 @@
 
 use super::super::Placement;
 use super::claim::{Block, Claim, Reading, Unit};
+use super::edges::{leading_degenerate, preceding_triangles, Edge};
 use super::problem::normals_fit;
-use super::search::{leading_degenerate, preceding_triangles, referenced, stray_slots, window_valid, Windows};
+use super::search::{referenced, stray_slots, window_valid, Windows};
 use crate::gates::GateConfig;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -156,7 +157,7 @@ impl WindowClaims<'_, '_> {
             vertex_offset: p,
             vertex_count: v2,
         };
-        let preceding = preceding_triangles(data, w2, v2, |_| true)
+        let preceding = preceding_triangles(data, w2, v2, |_| Edge::Real)
             + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
         let stray = match other.map.normal {
             Some(e) if other.decodable && normals_fit(data, p, other, &e) => stray_slots(data, p, s2, &e, seen, v2),

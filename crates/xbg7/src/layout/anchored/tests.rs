@@ -383,7 +383,7 @@ fn a_window_after_degenerate_triangles_is_inside_a_longer_list() {
         &[0, 2, 1, 3, 3, 4, 1, 2, 2, 4, 0, 4],
     ] {
         let (data, w) = window(before);
-        assert!(search::extendable(&data, w, 5, pos), "{before:?}");
+        assert!(edges::extendable(&data, w, 5, pos), "{before:?}");
     }
     // Not past more than three, nor past a triangle of one repeated value (zero
     // padding), nor past an index the block does not have.
@@ -394,7 +394,7 @@ fn a_window_after_degenerate_triangles_is_inside_a_longer_list() {
         &[0, 2, 1, 1, 7, 1],
     ] {
         let (data, w) = window(before);
-        assert!(!search::extendable(&data, w, 5, pos), "{before:?}");
+        assert!(!edges::extendable(&data, w, 5, pos), "{before:?}");
     }
 }
 

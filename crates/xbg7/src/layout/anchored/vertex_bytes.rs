@@ -35,3 +35,17 @@ pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
     let a2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
     a2.is_finite() && a2 > 0.0
 }
+
+/// The face of the triangle `p` (right-hand rule, not normalised) dotted with `n` (the
+/// sum of its vertices' normals): positive where the face agrees with them, negative
+/// where it is against them (the winding gate's measure, in `f32` as the bytes are).
+pub(crate) fn face_dot(p: [[f32; 3]; 3], n: [f32; 3]) -> f32 {
+    let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
+    let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
+    let face = [
+        e[1] * f[2] - e[2] * f[1],
+        e[2] * f[0] - e[0] * f[2],
+        e[0] * f[1] - e[1] * f[0],
+    ];
+    face[0] * n[0] + face[1] * n[1] + face[2] * n[2]
+}
