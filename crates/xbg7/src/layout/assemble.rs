@@ -124,6 +124,15 @@ fn confirmed_apart(
     let Some(at) = d.placements.first().filter(|_| d.placements.len() == 1) else {
         return Ok(d);
     };
+    // Back to back: the NORMAL stream, placed by its own content, starts where the
+    // positions end. A reading whose positions are off by any number of bytes breaks
+    // that (the NORMAL stream does not move with them), so the buffers tie each other
+    // and no reading apart can rival them.
+    let stride = r.locate().0.stride;
+    let end = at.vertex_offset + at.vertex_count as usize * stride;
+    if d.streams.iter().any(|s| !s.located && s.offset == Some(end)) {
+        return Ok(d);
+    }
     let here = |index: usize, positions: usize, normals: Option<usize>| {
         index == at.index_offset
             && positions == at.vertex_offset
