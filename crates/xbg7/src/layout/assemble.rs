@@ -3,7 +3,7 @@
 //! streams placed ([`super::streams`]); each gated as a whole and measured into a
 //! [`DecodedResource`]; the materials named from the container's TX2D names.
 
-use super::anchored::{overlaps, owned};
+use super::anchored::{overlaps, owned, trailing_degenerate};
 use super::plan::Plan;
 use super::records::{self, SplitOrder};
 use super::streams::{self, StreamPlacement};
@@ -85,7 +85,7 @@ fn multi_stream(
     let padded = |d: &DecodedResource| {
         d.placements
             .iter()
-            .any(|p| streams::trailing_degenerate(data, p.index_offset, p.index_count as usize) > 0)
+            .any(|p| trailing_degenerate(data, p.index_offset, p.index_count as usize) > 0)
     };
     let located = assemble(plan, r, placed, cfg).and_then(|d| {
         if !uncontested(&d) {

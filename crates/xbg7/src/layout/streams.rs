@@ -22,8 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    element3, face_dot, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, Edge, UnitBitmap,
-    HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MAX_PRECEDING, MIN_RUN_UNITS,
+    element3, face_dot, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, trailing_degenerate, Edge,
+    UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -341,21 +341,6 @@ fn index_windows(
         }
     }
     Ok(out)
-}
-
-/// How many triangles with a repeated index close the `i` indices at byte `w` (at most
-/// [`MAX_PRECEDING`]): zero padding after an index buffer reads as `(0, 0, 0)`; a window
-/// that runs past its buffer's end into padding closes with them (the mirror of
-/// FORMAT.md §6's leading degenerate triangles), a real list with a real one (a
-/// preference: a list may close with a degenerate triangle).
-pub(crate) fn trailing_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
-    (1..=(i / 3).min(MAX_PRECEDING as usize))
-        .map(|t| w + 2 * (i - 3 * t))
-        .take_while(|&at| {
-            let t = [0, 1, 2].map(|j| u16_at(data, at + 2 * j));
-            t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
-        })
-        .count() as u32
 }
 
 /// Why [`search_apart`] stopped: its work budget ran out.
@@ -686,18 +671,6 @@ mod tests {
     use super::*;
     use crate::decl::{DeclType, Element, Usage};
     use proptest::prelude::*;
-
-    #[test]
-    fn a_window_that_runs_into_padding_closes_with_degenerate_triangles() {
-        let b = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_be_bytes()).collect() };
-        // Two real triangles, then the zero padding after the buffer.
-        let data = b(&[8, 0, 1, 0, 8, 7, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(trailing_degenerate(&data, 0, 6), 0);
-        assert_eq!(trailing_degenerate(&data, 0, 9), 1);
-        assert_eq!(trailing_degenerate(&data, 0, 12), 2);
-        assert_eq!(trailing_degenerate(&data, 6, 6), 1);
-        assert_eq!(trailing_degenerate(&data, 0, 0), 0);
-    }
 
     /// A small deterministic stream of numbers (xorshift64*).
     struct Rng(u64);

@@ -166,6 +166,21 @@ pub(super) fn leading_degenerate(data: &[u8], w: usize, i: usize, degenerate: im
         .count() as u32
 }
 
+/// How many triangles with a repeated index close the `i` indices at byte `w` (at most
+/// [`MAX_PRECEDING`]): zero padding after an index buffer reads as `(0, 0, 0)`; a window
+/// that runs past its buffer's end into padding closes with them (the mirror of
+/// FORMAT.md §6's leading degenerate triangles), a real list with a real one (a
+/// preference: a list may close with a degenerate triangle).
+pub(crate) fn trailing_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
+    (1..=(i / 3).min(MAX_PRECEDING as usize))
+        .map(|t| w + 2 * (i - 3 * t))
+        .take_while(|&at| {
+            let t = [0, 1, 2].map(|j| u16::from_be_bytes([data[at + 2 * j], data[at + 2 * j + 1]]) as u32);
+            t[0] == t[1] || t[1] == t[2] || t[0] == t[2]
+        })
+        .count() as u32
+}
+
 /// The claim strength of a block of `i` indices at window `w` (all `< v`) whose vertex
 /// positions `pos` reads (see [`Claim::strength`](super::claim::Claim::strength)).
 pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32) -> [f32; 3] + Copy) -> u8 {
@@ -176,7 +191,7 @@ pub(super) fn strength(data: &[u8], w: usize, i: usize, v: u32, pos: impl Fn(u32
 
 #[cfg(test)]
 mod tests {
-    use super::{following_triangles, preceding_triangles, Edge, MAX_PRECEDING};
+    use super::{following_triangles, preceding_triangles, trailing_degenerate, Edge, MAX_PRECEDING};
 
     fn bytes(values: &[u16]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_be_bytes()).collect()
@@ -217,5 +232,17 @@ mod tests {
         // At most MAX_PRECEDING.
         let long = bytes(&(0..3 * (MAX_PRECEDING as u16 + 5)).map(|k| k % 7).collect::<Vec<_>>());
         assert_eq!(following_triangles(&long, 0, 20, |_| Edge::Real), MAX_PRECEDING);
+    }
+
+    #[test]
+    fn a_window_that_runs_into_padding_closes_with_degenerate_triangles() {
+        let b = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_be_bytes()).collect() };
+        // Two real triangles, then the zero padding after the buffer.
+        let data = b(&[8, 0, 1, 0, 8, 7, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(trailing_degenerate(&data, 0, 6), 0);
+        assert_eq!(trailing_degenerate(&data, 0, 9), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 12), 2);
+        assert_eq!(trailing_degenerate(&data, 6, 6), 1);
+        assert_eq!(trailing_degenerate(&data, 0, 0), 0);
     }
 }

@@ -75,7 +75,7 @@ mod vertex_bytes;
 pub use bitmap::{tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
-pub(crate) use edges::{preceding_triangles, Edge, MAX_PRECEDING};
+pub(crate) use edges::{preceding_triangles, trailing_degenerate, Edge};
 pub(crate) use score::HEADER_TRIANGLES;
 pub(crate) use search::referenced;
 pub use search::{Scanner, MAX_LEADING_NON_UNIT};
