@@ -387,7 +387,8 @@ pub enum ApartOutcome {
     Found(Box<Apart>),
     /// Several readings pass the gates and none ranks above the others ("two readings fit").
     Rivals(String),
-    /// More candidates of one buffer than the search looks at.
+    /// More candidates of one buffer than the search looks at ("gave up": the others
+    /// were not looked at).
     TooMany(String),
     /// No reading passes the gates ("nothing fits").
     Nothing(String),
@@ -400,9 +401,11 @@ impl ApartOutcome {
     pub fn into_result(self) -> Result<Apart, Reason> {
         match self {
             ApartOutcome::Found(a) => Ok(*a),
-            ApartOutcome::Rivals(detail) | ApartOutcome::TooMany(detail) => {
-                Err(Reason::new(Code::AmbiguousAnchor, detail))
-            }
+            ApartOutcome::Rivals(detail) => Err(Reason::new(Code::AmbiguousAnchor, detail)),
+            ApartOutcome::TooMany(detail) => Err(Reason::new(
+                Code::AnchorOutOfBudget,
+                format!("gave up: the search for buffers apart from the index buffer found {detail}"),
+            )),
             ApartOutcome::Nothing(detail) => Err(Reason::new(Code::NoValidAnchor, detail)),
             ApartOutcome::OutOfBudget => Err(Reason::new(
                 Code::AnchorOutOfBudget,
