@@ -199,6 +199,10 @@ pub fn place_normal_stream(
     let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
     let mut passing: Vec<(usize, usize, Placed)> = Vec::new();
     let mut failure: Option<Reason> = None;
+    // The located mesh's faces, for the winding test of every place.
+    let indices_fit = mesh.indices.iter().all(|&x| (x as usize) < v);
+    let tri = |k: usize| [0, 1, 2].map(|j| mesh.indices[3 * k + j]);
+    let mut faces = gates::Faces::new(mesh.indices.len() / 3, tri, |x: u32| mesh.positions[x as usize]);
     for c in free {
         budget = budget.checked_sub(tris.len().max(1)).ok_or_else(|| {
             Reason::new(
@@ -217,8 +221,11 @@ pub fn place_normal_stream(
         }
         // A place the winding gate turns away is not read whole, unless its reason is the
         // first failure (the one reported when no place passes).
-        if failure.is_some() && located.normal.is_none() && !winding_can_pass(data, mesh, c, decl, map, cfg) {
-            continue;
+        if failure.is_some() && located.normal.is_none() && indices_fit && c + v * s <= data.len() {
+            let ne = map.normal.expect("a NORMAL stream");
+            if !faces.winding_can_pass(|x| element3(data, c, s, &ne, x), cfg) {
+                continue;
+            }
         }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
             continue;
@@ -268,27 +275,6 @@ pub fn place_normal_stream(
             ),
         )),
     }
-}
-
-/// Can `mesh` (positions and indices) with the NORMALs of the buffer at `c` pass the
-/// winding gate ([`gates::winding_can_pass`], the normals read from the bytes)?
-fn winding_can_pass(
-    data: &[u8],
-    mesh: &Mesh,
-    c: usize,
-    decl: &Declaration,
-    map: &AttributeMap,
-    cfg: &GateConfig,
-) -> bool {
-    let v = mesh.positions.len();
-    let Some(ne) = map.normal else { return true };
-    if c + v * decl.stride > data.len() || mesh.indices.iter().any(|&x| x as usize >= v) {
-        return true;
-    }
-    let triangles = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
-    let p = |x: u32| mesh.positions[x as usize];
-    let n = |x: u32| element3(data, c, decl.stride, &ne, x);
-    gates::winding_can_pass(triangles, p, n, cfg)
 }
 
 /// Triangles of a candidate index window whose orientation is compared with the
@@ -699,6 +685,12 @@ impl ApartSearch<'_, '_> {
         let min = self.cfg.min_winding_consistency;
         let mut faces: Vec<[f32; 3]> = Vec::with_capacity(tris.len());
         let mut suffix = None;
+        // The whole window's faces on these positions, for the winding test of each
+        // combination that gets that far.
+        let tri = |k: usize| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j)));
+        let mut window = gates::Faces::new(self.i as usize / 3, tri, |x: u32| {
+            element3(data, q, pdecl.stride, &pe, x)
+        });
         for n in places {
             let (agrees, looked) = {
                 let faces = &mut faces;
@@ -719,7 +711,7 @@ impl ApartSearch<'_, '_> {
             if *suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
                 continue;
             }
-            self.try_combination((wk, n.rank, qk), w, n.at, q)?;
+            self.try_combination((wk, n.rank, qk), w, n.at, q, &mut window)?;
         }
         Ok(())
     }
@@ -742,10 +734,17 @@ impl ApartSearch<'_, '_> {
     /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
     /// sample of faces agrees with the normals: the whole mesh read and gated; a passing
     /// one is kept, more than [`MAX_PASSING`] is [`ApartOutcome::Rivals`].
-    fn try_combination(&mut self, rank: Rank, w: usize, c: usize, q: usize) -> Result<(), ApartOutcome> {
+    fn try_combination<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]>(
+        &mut self,
+        rank: Rank,
+        w: usize,
+        c: usize,
+        q: usize,
+        window: &mut gates::Faces<T, P>,
+    ) -> Result<(), ApartOutcome> {
         // A combination the winding gate turns away is not read whole, unless its
         // reason may be the first failure (the one reported when nothing passes).
-        if !self.winding_can_pass(w, c, q) && self.failure.as_ref().is_some_and(|(r, _)| *r < rank) {
+        if !self.winding_can_pass(c, q, window) && self.failure.as_ref().is_some_and(|(r, _)| *r < rank) {
             return Ok(());
         }
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
@@ -796,14 +795,17 @@ impl ApartSearch<'_, '_> {
         Ok(())
     }
 
-    /// Can the window at `w`, with the positions at `q` and the NORMALs at `c`, pass the
-    /// winding gate? Its triangles counted from the bytes as [`gates::measure`] counts
-    /// them, until even the rest all agreeing would leave too few: a test the gate's
-    /// verdict implies, so a combination it turns away fails the gates, at a fraction of
-    /// reading and measuring the whole mesh (most combinations whose sample agrees do).
-    fn winding_can_pass(&self, w: usize, c: usize, q: usize) -> bool {
+    /// Can the window whose faces on the positions at `q` are `window`, with the NORMALs
+    /// at `c`, pass the winding gate ([`gates::Faces::winding_can_pass`], the normals
+    /// read from the bytes)? Most combinations whose sample agrees do not.
+    fn winding_can_pass<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]>(
+        &self,
+        c: usize,
+        q: usize,
+        window: &mut gates::Faces<T, P>,
+    ) -> bool {
         let (data, vu, cfg) = (self.data, self.v as usize, self.cfg);
-        let (pdecl, pmap, pe) = self.positions;
+        let (pdecl, pmap, _) = self.positions;
         let (ndecl, nmap) = self.normals;
         let Some(ne) = nmap.normal else { return true };
         // Only where the mesh's normals are the ones at `c` (a located stream with its own
@@ -813,10 +815,7 @@ impl ApartSearch<'_, '_> {
         if !normals_at_c || !inside {
             return true;
         }
-        let triangles = (0..self.i as usize / 3).map(|k| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j))));
-        let p = |x: u32| element3(data, q, pdecl.stride, &pe, x);
-        let n = |x: u32| element3(data, c, ndecl.stride, &ne, x);
-        gates::winding_can_pass(triangles, p, n, cfg)
+        window.winding_can_pass(|x| element3(data, c, ndecl.stride, &ne, x), cfg)
     }
 
     /// Keep `why` if it is the first failure in the candidates' order.
