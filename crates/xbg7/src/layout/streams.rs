@@ -22,14 +22,16 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    dot3, element3, face_dot, face_normal, has_area, overlaps, preceding_triangles, referenced, tolerant_runs,
-    trailing_degenerate, Edge, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    dot3, element3, face_dot, face_normal, has_area, overlaps, preceding_triangles, referenced,
+    tolerant_runs_by_offset, trailing_degenerate, Edge, NormalBitmaps, NormalRuns, UnitBitmap, HEADER_TRIANGLES,
+    MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
 use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
 use crate::vertex::{read_attributes, AttributeMap};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// Where one stream of a decoded multi-stream resource's buffers is, or why it was left
@@ -116,7 +118,8 @@ fn normal_sums(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, tr
 
 /// Candidate starts of a `v`-vertex buffer at stride `s` whose NORMAL is `map.normal`:
 /// around every run of unit normals holding at least half of `v` (see the module doc).
-fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usize) -> Vec<usize> {
+/// The bitmap and runs come from `read` (built there once per container).
+fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usize, read: &mut ReadOnce) -> Vec<usize> {
     let (Some(ne), s) = (map.normal, decl.stride) else {
         return Vec::new();
     };
@@ -124,11 +127,19 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
         return Vec::new();
     }
     let o = ne.offset as usize;
-    let bm = UnitBitmap::build(data, ne.ty, o % 2);
+    let key = (ne.ty.code(), o % 2);
+    let bm = read
+        .bitmaps
+        .entry(key)
+        .or_insert_with(|| UnitBitmap::build(data, ne.ty, o % 2));
+    let runs = read
+        .runs_by_offset
+        .entry((key.0, key.1, s))
+        .or_insert_with(|| tolerant_runs_by_offset(bm, s));
     let need = v.div_ceil(2).max(MIN_RUN_UNITS);
     let lead = MAX_LEADING_NON_UNIT as isize;
     let mut out = Vec::new();
-    for (q0, span, units) in tolerant_runs(&bm, s) {
+    for &(q0, span, units) in runs.iter() {
         if units < need {
             continue;
         }
@@ -146,6 +157,33 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// What the multi-stream searches of one container read once and share: the
+/// unit-normal bitmaps per (normal type, byte parity) and their tolerant runs per stride
+/// (the anchoring's own, handed over: [`crate::layout::anchored::Scanner::into_normal_runs`]),
+/// and the runs of plausible positions per (stride, POSITION element).
+#[derive(Default)]
+pub struct ReadOnce {
+    pub bitmaps: NormalBitmaps,
+    pub runs_by_offset: NormalRuns,
+    /// Per (stride, element offset, element type, bound's bits): every maximal run of
+    /// plausible slots, as (first slot's offset, slots), residue by residue.
+    plausible: HashMap<PlausibleKey, Vec<(usize, usize)>>,
+}
+
+/// (stride, POSITION element offset, its type's code, the coordinate bound's bits).
+type PlausibleKey = (usize, u16, u32, u64);
+
+impl ReadOnce {
+    /// Starting from the anchoring's bitmaps and runs.
+    pub fn with_normal_runs((bitmaps, runs_by_offset): (NormalBitmaps, NormalRuns)) -> ReadOnce {
+        ReadOnce {
+            bitmaps,
+            runs_by_offset,
+            plausible: HashMap::new(),
+        }
+    }
 }
 
 /// `mesh` (the located stream's attributes) with `other`'s added: its normals, its
@@ -178,7 +216,9 @@ fn merge(mut mesh: Mesh, other: Mesh, located: &AttributeMap, map: &AttributeMap
 
 /// Place the stream `decl` / `map` (holding the NORMAL) of a resource whose located
 /// stream decoded to `mesh` (`located` its map): see the module doc. `taken` = byte
-/// ranges other units claimed (and the located block's own).
+/// ranges other units claimed (and the located block's own); `read` what the container's
+/// multi-stream searches share.
+#[allow(clippy::too_many_arguments)]
 pub fn place_normal_stream(
     data: &[u8],
     mesh: &Mesh,
@@ -187,10 +227,11 @@ pub fn place_normal_stream(
     map: &AttributeMap,
     taken: &[Range<usize>],
     cfg: &GateConfig,
+    read: &mut ReadOnce,
 ) -> Result<Placed, Reason> {
     let v = mesh.positions.len();
     let s = decl.stride;
-    let free: Vec<usize> = candidate_starts(data, decl, map, v)
+    let free: Vec<usize> = candidate_starts(data, decl, map, v, read)
         .into_iter()
         .filter(|&c| !overlaps_any(&(c..c + v * s), taken))
         .collect();
@@ -423,22 +464,23 @@ impl Budget {
     }
 }
 
-/// The work the searches apart of one container may do together ([`search_apart`]): a
-/// container of many multi-stream resources costs at most this much, however many
-/// there are.
-#[derive(Debug)]
-pub struct ApartBudget {
+/// What the multi-stream searches of one container share: the work the searches apart
+/// may do together ([`search_apart`]: a container of many multi-stream resources costs
+/// at most this much, however many there are), and what they read once ([`ReadOnce`]).
+pub struct ContainerSearches {
     left: usize,
     data_len: usize,
+    pub read: ReadOnce,
 }
 
-impl ApartBudget {
-    /// The budget of the searches in a data section of `data_len` bytes:
-    /// [`APART_CONTAINER_BUDGET`] searches' worth.
-    pub fn new(data_len: usize) -> ApartBudget {
-        ApartBudget {
+impl ContainerSearches {
+    /// The searches of a data section of `data_len` bytes: a budget of
+    /// [`APART_CONTAINER_BUDGET`] searches' worth, and `read` to start from.
+    pub fn new(data_len: usize, read: ReadOnce) -> ContainerSearches {
+        ContainerSearches {
             left: Self::per_search(data_len).saturating_mul(APART_CONTAINER_BUDGET),
             data_len,
+            read,
         }
     }
 
@@ -451,46 +493,60 @@ impl ApartBudget {
 /// Most places for the positions [`search_apart`] looks at; more is `ambiguous_anchor`.
 pub const MAX_POSITION_STARTS: usize = 1 << 16;
 
-/// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
-/// (finite, within `bound`, not a tiny non-zero number: bytes of something else read as
-/// floats), off `taken`, in offset order; lazily, one maximal run at a time.
-fn position_starts<'a>(
-    data: &'a [u8],
-    decl: &Declaration,
-    map: &AttributeMap,
-    v: usize,
-    bound: f64,
-    taken: &'a [Range<usize>],
-) -> impl Iterator<Item = usize> + 'a {
-    let (pe, s) = (map.position.expect("a located stream holds POSITION"), decl.stride);
+/// Every maximal run of slots at `decl`'s stride whose POSITION is plausible (finite,
+/// within `bound`, not a tiny non-zero number: bytes of something else read as floats),
+/// as (first slot's offset, slots), per residue of the slot mod the stride (even
+/// residues only), in offset order within each.
+fn plausible_runs(data: &[u8], s: usize, pe: &Element, bound: f64) -> Vec<(usize, usize)> {
     let o = pe.offset as usize;
-    let plausible = move |x: usize| {
+    let plausible = |x: usize| {
         data.get(x..x + pe.ty.size()).is_some_and(|b| {
             let c = pe.ty.decode(b);
             crate::layout::anchored::plausible_position([c[0], c[1], c[2]], bound)
         })
     };
-    // Per residue of the buffer start mod the stride (even starts only), the maximal
-    // runs of plausible slots; each start inside a run with `v` slots left is a candidate.
-    (0..s.max(1))
-        .filter(|r| r % 2 == 0)
-        .flat_map(move |r| {
-            let mut starts = Vec::new();
-            let mut run = 0usize;
-            let mut c = r;
-            while s > 0 && c + o + pe.ty.size() <= data.len() {
-                if plausible(c + o) {
-                    run += 1;
-                    if run >= v {
-                        starts.push(c + s - v * s);
-                    }
-                } else {
-                    run = 0;
+    let mut out = Vec::new();
+    for r in (0..s.max(1)).filter(|r| r % 2 == 0) {
+        let (mut run, mut c) = (0usize, r);
+        while s > 0 && c + o + pe.ty.size() <= data.len() {
+            if plausible(c + o) {
+                run += 1;
+            } else {
+                if run > 0 {
+                    out.push((c - run * s, run));
                 }
-                c += s;
+                run = 0;
             }
-            starts
-        })
+            c += s;
+        }
+        if run > 0 {
+            out.push((c - run * s, run));
+        }
+    }
+    out
+}
+
+/// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible,
+/// off `taken`, residue by residue in offset order: every start inside a run of
+/// plausible slots ([`plausible_runs`], read once per container in `read`) with `v`
+/// slots from it.
+fn position_starts<'a>(
+    data: &[u8],
+    decl: &Declaration,
+    map: &AttributeMap,
+    v: usize,
+    bound: f64,
+    taken: &'a [Range<usize>],
+    read: &'a mut ReadOnce,
+) -> impl Iterator<Item = usize> + 'a {
+    let (pe, s) = (map.position.expect("a located stream holds POSITION"), decl.stride);
+    let runs = read
+        .plausible
+        .entry((s, pe.offset, pe.ty.code(), bound.to_bits()))
+        .or_insert_with(|| plausible_runs(data, s, &pe, bound));
+    runs.iter()
+        .filter(move |&&(_, n)| n >= v)
+        .flat_map(move |&(first, n)| (0..=n - v).map(move |k| first + k * s))
         .filter(move |&q| q % 2 == 0 && !overlaps_any(&(q..q + v * s), taken))
 }
 
@@ -498,7 +554,7 @@ fn position_starts<'a>(
 /// multi-stream resource each on its own, where the positions do not follow the index
 /// buffer (see the module doc). `pdecl` / `pmap` is the stream holding POSITION; `ndecl`
 /// / `nmap` the one holding NORMAL (the same stream or another). Pays its work from
-/// `budget`, the container's.
+/// the container's budget, and reads what the container's searches share from `shared`.
 #[allow(clippy::too_many_arguments)]
 pub fn search_apart(
     data: &[u8],
@@ -509,12 +565,24 @@ pub fn search_apart(
     same_stream: bool,
     taken: &[Range<usize>],
     cfg: &GateConfig,
-    budget: &mut ApartBudget,
+    shared: &mut ContainerSearches,
 ) -> ApartOutcome {
-    let mut own = Budget(ApartBudget::per_search(budget.data_len).min(budget.left));
+    let mut own = Budget(ContainerSearches::per_search(shared.data_len).min(shared.left));
     let granted = own.0;
-    let outcome = search(data, v, i, positions, normals, same_stream, taken, cfg, &mut own).unwrap_or_else(|o| o);
-    budget.left -= granted - own.0;
+    let outcome = search(
+        data,
+        v,
+        i,
+        positions,
+        normals,
+        same_stream,
+        taken,
+        cfg,
+        &mut own,
+        &mut shared.read,
+    )
+    .unwrap_or_else(|o| o);
+    shared.left -= granted - own.0;
     outcome
 }
 
@@ -530,6 +598,7 @@ fn search(
     taken: &[Range<usize>],
     cfg: &GateConfig,
     budget: &mut Budget,
+    read: &mut ReadOnce,
 ) -> Result<ApartOutcome, ApartOutcome> {
     let (vu, iu) = (v as usize, i as usize);
     let no = |detail: String| Err(ApartOutcome::Nothing(detail));
@@ -545,7 +614,7 @@ fn search(
     if windows.is_empty() {
         return no(format!("no window of {i} indices < {v} references all {v} vertices"));
     }
-    let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu)
+    let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu, read)
         .into_iter()
         .filter(|&c| !overlaps_any(&(c..c + vu * ndecl.stride), taken))
         .collect();
@@ -557,7 +626,7 @@ fn search(
     let position_places: Vec<usize> = if same_stream {
         Vec::new()
     } else {
-        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken)
+        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken, read)
             .take(MAX_POSITION_STARTS + 1)
             .collect();
         if all.len() > MAX_POSITION_STARTS {
@@ -1032,7 +1101,16 @@ mod tests {
             elements: Vec::new(),
             stride: 0,
         });
-        place_normal_stream(data, mesh, &located, &d, &m, taken, &GateConfig::default())
+        place_normal_stream(
+            data,
+            mesh,
+            &located,
+            &d,
+            &m,
+            taken,
+            &GateConfig::default(),
+            &mut ReadOnce::default(),
+        )
     }
 
     #[test]
@@ -1102,7 +1180,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let v = mesh.positions.len() as u32;
         let i = mesh.indices.len() as u32;
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
         search_apart(
             data,
             v,
@@ -1143,7 +1221,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let cfg = GateConfig::default();
         // More vertices than u16 indices reach: refused at once, nothing allocated.
-        let mut budget = ApartBudget::new(64);
+        let mut budget = ContainerSearches::new(64, ReadOnce::default());
         let e = search_apart(
             &[0; 64],
             4_000_000_000,
@@ -1158,7 +1236,7 @@ mod tests {
         assert!(matches!(e, ApartOutcome::Nothing(_)), "{e:?}");
         // 2 MB of one triangle repeated: every window is one; the search stops at its cap.
         let data: Vec<u8> = (0..1 << 20).flat_map(|k: u32| ((k % 3) as u16).to_be_bytes()).collect();
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
         let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg, &mut budget);
         assert!(matches!(e, ApartOutcome::TooMany(_)), "{e:?}");
     }
@@ -1175,11 +1253,12 @@ mod tests {
         let (nd, nm) = normal_stream();
         let (v, i) = (mesh.positions.len() as u32, mesh.indices.len() as u32);
         let cfg = GateConfig::default();
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
         let whole = budget.left;
         assert_eq!(whole, APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
-        let search =
-            |budget: &mut ApartBudget| search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget);
+        let search = |budget: &mut ContainerSearches| {
+            search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget)
+        };
         // A search pays what it did from the container's budget, and finds the buffers.
         assert!(matches!(search(&mut budget), ApartOutcome::Found(_)));
         let one = whole - budget.left;

@@ -378,6 +378,12 @@ pub(super) type RunsKey = (u32, usize, usize, usize);
 /// unit-normal xyz.
 pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 
+/// Unit-normal bitmaps per (normal type's code, byte parity).
+pub type NormalBitmaps = BTreeMap<(u32, usize), UnitBitmap>;
+/// Tolerant runs per (normal type's code, byte parity, stride), in descending order of
+/// their starts ([`tolerant_runs_by_offset`]).
+pub type NormalRuns = BTreeMap<(u32, usize, usize), Vec<TolerantRun>>;
+
 /// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
 /// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
 /// index count), computed on first use and reused by every unit (so thousands of
@@ -385,10 +391,10 @@ pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 /// record). A scanner is used with one [`GateConfig`].
 pub struct Scanner<'d> {
     pub(super) data: &'d [u8],
-    pub(super) bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
+    pub(super) bitmaps: NormalBitmaps,
     pub(super) runs: BTreeMap<RunsKey, Vec<(TolerantRun, Heads)>>,
     /// Tolerant runs per (normal type, byte parity, stride), whatever the normal offset.
-    pub(super) runs_by_offset: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
+    pub(super) runs_by_offset: NormalRuns,
     pub(super) located: HashMap<(Declaration, u32, u32), Rc<Located>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
@@ -452,6 +458,13 @@ impl<'d> Scanner<'d> {
         let c = Rc::new(self.search(unit, cfg)?);
         self.located.insert(key, c.clone());
         Ok(c)
+    }
+
+    /// The unit-normal bitmaps and tolerant runs built so far (per normal type and byte
+    /// parity, and per stride), for the multi-stream searches after the solver; the rest
+    /// (the claimed blocks it caches) is dropped.
+    pub fn into_normal_runs(self) -> (NormalBitmaps, NormalRuns) {
+        (self.bitmaps, self.runs_by_offset)
     }
 
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
