@@ -22,9 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    dot3, element3, face_dot, face_normal, has_area, overlaps, preceding_triangles, referenced,
-    tolerant_runs_by_offset, trailing_degenerate, Edge, NormalBitmaps, NormalRuns, UnitBitmap, HEADER_TRIANGLES,
-    MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    dot3, element3, face_dot, face_normal, has_area, normal_runs, overlaps, preceding_triangles, referenced,
+    trailing_degenerate, Edge, NormalBitmaps, NormalRuns, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -127,15 +126,7 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
         return Vec::new();
     }
     let o = ne.offset as usize;
-    let key = (ne.ty.code(), o % 2);
-    let bm = read
-        .bitmaps
-        .entry(key)
-        .or_insert_with(|| UnitBitmap::build(data, ne.ty, o % 2));
-    let runs = read
-        .runs_by_offset
-        .entry((key.0, key.1, s))
-        .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+    let runs = normal_runs(&mut read.bitmaps, &mut read.runs_by_offset, data, ne.ty, o % 2, s);
     let need = v.div_ceil(2).max(MIN_RUN_UNITS);
     let lead = MAX_LEADING_NON_UNIT as isize;
     let mut out = Vec::new();

@@ -71,15 +71,15 @@ mod structural;
 mod tests;
 mod vertex_bytes;
 
+pub use bitmap::MIN_RUN_UNITS;
 #[cfg(test)]
-use bitmap::tolerant_runs;
-pub use bitmap::{tolerant_runs_by_offset, UnitBitmap, MIN_RUN_UNITS};
+use bitmap::{tolerant_runs, UnitBitmap};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use edges::{preceding_triangles, trailing_degenerate, Edge};
 pub(crate) use score::HEADER_TRIANGLES;
 pub(crate) use search::referenced;
-pub use search::{NormalBitmaps, NormalRuns, Scanner, MAX_LEADING_NON_UNIT};
+pub use search::{normal_runs, NormalBitmaps, NormalRuns, Scanner, MAX_LEADING_NON_UNIT};
 pub(crate) use vertex_bytes::{dot3, element3, face_dot, face_normal, has_area, plausible_position};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
@@ -153,14 +153,14 @@ fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usi
         );
         for parity in 0..2 {
             let data = scanner.data;
-            let bm = scanner
-                .bitmaps
-                .entry((ne.ty.code(), parity))
-                .or_insert_with(|| UnitBitmap::build(data, ne.ty, parity));
-            let runs = scanner
-                .runs_by_offset
-                .entry((ne.ty.code(), parity, s))
-                .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+            let runs = normal_runs(
+                &mut scanner.bitmaps,
+                &mut scanner.runs_by_offset,
+                data,
+                ne.ty,
+                parity,
+                s,
+            );
             out.extend(
                 runs.iter()
                     .filter(|r| r.2 >= need)

@@ -384,6 +384,25 @@ pub type NormalBitmaps = BTreeMap<(u32, usize), UnitBitmap>;
 /// their starts ([`tolerant_runs_by_offset`]).
 pub type NormalRuns = BTreeMap<(u32, usize, usize), Vec<TolerantRun>>;
 
+/// The tolerant runs of `ty`'s unit normals at byte parity `parity` and stride `s`
+/// ([`tolerant_runs_by_offset`]), their bitmap and they built once into `bitmaps` and
+/// `runs` (a data section's scans share them).
+pub fn normal_runs<'a>(
+    bitmaps: &mut NormalBitmaps,
+    runs: &'a mut NormalRuns,
+    data: &[u8],
+    ty: DeclType,
+    parity: usize,
+    s: usize,
+) -> &'a [TolerantRun] {
+    runs.entry((ty.code(), parity, s)).or_insert_with(|| {
+        let bm = bitmaps
+            .entry((ty.code(), parity))
+            .or_insert_with(|| UnitBitmap::build(data, ty, parity));
+        tolerant_runs_by_offset(bm, s)
+    })
+}
+
 /// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
 /// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
 /// index count), computed on first use and reused by every unit (so thousands of
@@ -475,16 +494,9 @@ impl<'d> Scanner<'d> {
         };
         let (no, s) = (ne.offset as usize, unit.decl.stride);
         let bm_key = (ne.ty.code(), no % 2);
-        let bm = self
-            .bitmaps
-            .entry(bm_key)
-            .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
         // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit normal
         // anywhere.
-        let by_offset = self
-            .runs_by_offset
-            .entry((bm_key.0, bm_key.1, s))
-            .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+        let by_offset = normal_runs(&mut self.bitmaps, &mut self.runs_by_offset, data, ne.ty, no % 2, s);
         let rs = self
             .runs
             .entry((bm_key.0, bm_key.1, s, no))
