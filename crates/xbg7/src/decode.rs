@@ -9,6 +9,7 @@ use crate::config::DecodeConfig;
 use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Planned};
+use crate::layout::streams::ApartBudget;
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
@@ -173,8 +174,19 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     drop(scanner);
 
     let mut resources = Vec::with_capacity(parsed.len());
+    // The searches for multi-stream buffers apart share one budget, in record order.
+    let mut apart = ApartBudget::new(data.len());
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
-        let result = assemble::resource(data, plan, &p.desc, per_record[k].take(), &mut placed, &taken, cfg);
+        let result = assemble::resource(
+            data,
+            plan,
+            &p.desc,
+            per_record[k].take(),
+            &mut placed,
+            &taken,
+            cfg,
+            &mut apart,
+        );
         resources.push(ResourceOutcome {
             index: p.index,
             name: p.name.to_vec(),

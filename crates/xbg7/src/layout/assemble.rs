@@ -6,7 +6,7 @@
 use super::anchored::{overlaps, owned, trailing_degenerate};
 use super::plan::Plan;
 use super::records::{self, SplitOrder};
-use super::streams::{self, StreamPlacement};
+use super::streams::{self, Apart, ApartBudget, ApartOutcome, StreamPlacement};
 use super::{split_by_counts, Decoded, Placement};
 use crate::config::DecodeConfig;
 use crate::container::{Container, TAG_TX2D};
@@ -24,7 +24,9 @@ use std::rc::Rc;
 
 /// One resource's outcome from its plan and its placed block(s): `per_record` the blocks
 /// of the second round, `placed` the first round's results by unit, `taken` every claim
-/// with its unit (for a multi-stream resource's other buffers).
+/// with its unit (for a multi-stream resource's other buffers), `budget` what the
+/// container's searches for such buffers apart may still do.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn resource(
     data: &[u8],
     plan: Option<Plan>,
@@ -33,6 +35,7 @@ pub(crate) fn resource(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
+    budget: &mut ApartBudget,
 ) -> Result<DecodedResource, Reason> {
     match (plan, desc) {
         (None, Err(r)) => Err(r.clone()),
@@ -44,7 +47,7 @@ pub(crate) fn resource(
                 SplitKind::PerRecordBlocks,
                 cfg,
             ),
-            None if r.streams.is_some() => multi_stream(data, plan, r, placed, taken, cfg),
+            None if r.streams.is_some() => multi_stream(data, plan, r, placed, taken, cfg, budget),
             None => assemble(plan, r, placed, cfg),
         },
         _ => unreachable!("a plan exists exactly when the descriptor parsed"),
@@ -62,6 +65,7 @@ fn multi_stream(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
+    budget: &mut ApartBudget,
 ) -> Result<DecodedResource, Reason> {
     // Every claimed range but this resource's own.
     let own = match &plan {
@@ -103,8 +107,8 @@ fn multi_stream(
         }
     });
     match located.and_then(|d| place_streams(data, d, r, &taken, cfg)) {
-        Ok(d) => confirmed_apart(data, d, r, &taken, cfg),
-        Err(why) => streams_apart(data, r, why, &taken, cfg),
+        Ok(d) => confirmed_apart(data, d, r, &taken, cfg, budget),
+        Err(why) => streams_apart(data, r, why, &taken, cfg, budget),
     }
 }
 
@@ -120,6 +124,7 @@ fn confirmed_apart(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
+    budget: &mut ApartBudget,
 ) -> Result<DecodedResource, Reason> {
     let Some(at) = d.placements.first().filter(|_| d.placements.len() == 1) else {
         return Ok(d);
@@ -133,43 +138,36 @@ fn confirmed_apart(
     if d.streams.iter().any(|s| !s.located && s.offset == Some(end)) {
         return Ok(d);
     }
-    let here = |index: usize, positions: usize, normals: Option<usize>| {
-        index == at.index_offset
-            && positions == at.vertex_offset
-            && d.streams
-                .iter()
-                .all(|s| s.located || s.offset.is_none() || s.offset == normals)
-    };
-    let none = Reason::new(Code::NoValidAnchor, "");
-    match streams_apart(data, r, none, taken, cfg) {
-        Ok(e) => {
-            let (i, p) = e
-                .placements
-                .first()
-                .map_or((0, 0), |p| (p.index_offset, p.vertex_offset));
-            let n = e.streams.iter().find(|s| !s.located).and_then(|s| s.offset);
-            if here(i, p, n) {
+    match search_apart(data, r, taken, cfg, budget) {
+        None | Some(ApartOutcome::Nothing(_) | ApartOutcome::TooMany(_)) => Ok(d),
+        Some(ApartOutcome::Found(e)) => {
+            let here = e.index_offset == at.index_offset
+                && e.position_offset == at.vertex_offset
+                && d.streams
+                    .iter()
+                    .all(|s| s.located || s.offset.is_none() || s.offset == Some(e.normal_offset));
+            if here {
                 Ok(d)
             } else {
                 Err(Reason::new(
                     Code::AmbiguousAnchor,
                     format!(
                         "two readings fit: its positions right after its index buffer at {:#x}, and with its buffers \
-                         apart (indices at {i:#x}, positions at {p:#x})",
-                        at.vertex_offset
+                         apart (indices at {:#x}, positions at {:#x})",
+                        at.vertex_offset, e.index_offset, e.position_offset
                     ),
                 ))
             }
         }
-        Err(why) if why.code == Code::AmbiguousAnchor && why.detail.contains("pass the gates") => Err(Reason::new(
+        Some(ApartOutcome::Rivals(detail)) => Err(Reason::new(
             Code::AmbiguousAnchor,
             format!(
                 "two readings fit: its positions right after its index buffer at {:#x}, and with its buffers \
-                     apart: {}",
-                at.vertex_offset, why.detail
+                     apart: {detail}",
+                at.vertex_offset
             ),
         )),
-        Err(why) if why.code == Code::AnchorOutOfBudget => Err(Reason::new(
+        Some(ApartOutcome::OutOfBudget) => Err(Reason::new(
             Code::AnchorOutOfBudget,
             format!(
                 "gave up: its positions right after its index buffer at {:#x} pass, but the search for readings with \
@@ -177,7 +175,6 @@ fn confirmed_apart(
                 at.vertex_offset
             ),
         )),
-        Err(_) => Ok(d),
     }
 }
 
@@ -253,32 +250,51 @@ fn left_out<'a>(st: &'a Streams, r: &'a Described) -> impl Iterator<Item = Strea
 
 /// A multi-stream resource whose positions were not found right after an index buffer
 /// (`why`): its index buffer, POSITION stream and NORMAL stream searched for each on its
-/// own ([`streams::search_apart`]). Anything else keeps `why`.
+/// own ([`search_apart`]). Anything else keeps `why`.
 fn streams_apart(
     data: &[u8],
     r: &Described,
     why: Reason,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
+    budget: &mut ApartBudget,
 ) -> Result<DecodedResource, Reason> {
-    let Some((st, pdecl, pmap)) = &r.streams else {
-        return Err(why);
-    };
-    // Not when another resource may own the block (ambiguity is not absence), nor when
-    // the records are undecided.
+    // Not when another resource may own the block (ambiguity is not absence).
     if matches!(
         why.code,
         Code::AmbiguousAnchor | Code::AnchorOutOfBudget | Code::AmbiguousSubmeshRecords
-    ) || r.records.len() > 1
-    {
+    ) {
         return Err(why);
+    }
+    match search_apart(data, r, taken, cfg, budget) {
+        None => Err(why),
+        Some(ApartOutcome::Nothing(detail)) => Err(Reason::new(
+            why.code,
+            format!("{}; nor with its buffers apart: {detail}", why.detail),
+        )),
+        Some(outcome) => decoded_apart(outcome.into_result()?, r, cfg),
+    }
+}
+
+/// [`streams::search_apart`] for `r`, or `None` where there is nothing to search by: a
+/// single-stream resource, undecided records, or no stream holding NORMAL.
+fn search_apart(
+    data: &[u8],
+    r: &Described,
+    taken: &[Range<usize>],
+    cfg: &DecodeConfig,
+    budget: &mut ApartBudget,
+) -> Option<ApartOutcome> {
+    let (st, pdecl, pmap) = r.streams.as_ref()?;
+    if r.records.len() > 1 {
+        return None;
     }
     let (normal, same) = match &st.normal {
         Some((_, nd, nm)) => ((nd, nm), false),
         None if pmap.normal.is_some() => ((pdecl, pmap), true),
-        None => return Err(why),
+        None => return None,
     };
-    let found = streams::search_apart(
+    Some(streams::search_apart(
         data,
         r.descriptor.vertex_count,
         r.descriptor.index_count,
@@ -287,14 +303,13 @@ fn streams_apart(
         same,
         taken,
         &cfg.gates,
-    )
-    .map_err(|e| match e.code {
-        Code::NoValidAnchor => Reason::new(
-            why.code,
-            format!("{}; nor with its buffers apart: {}", why.detail, e.detail),
-        ),
-        _ => e,
-    })?;
+        budget,
+    ))
+}
+
+/// The resource read from its buffers found apart.
+fn decoded_apart(found: Apart, r: &Described, cfg: &DecodeConfig) -> Result<DecodedResource, Reason> {
+    let (st, pdecl, _) = r.streams.as_ref().expect("searched apart: several streams");
     let placement = Placement {
         index_offset: found.index_offset,
         index_count: r.descriptor.index_count,

@@ -22,8 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    element3, face_dot, has_area, overlaps, preceding_triangles, referenced, tolerant_runs, trailing_degenerate, Edge,
-    UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    dot3, element3, face_dot, face_normal, has_area, overlaps, preceding_triangles, referenced, tolerant_runs,
+    trailing_degenerate, Edge, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -55,24 +55,28 @@ pub struct Placed {
     pub measures: Measures,
 }
 
-/// Do the faces `p` (three positions each) agree in one sense with the sums of their
-/// vertices' normals `n`, for at least `min` of the oriented ones, with at least half of
-/// the faces oriented? (The winding gate's measure, on a sample.) Also returns how many
-/// faces it looked at: it stops as soon as the rest of the sample cannot make it agree
-/// (most places of the wrong buffer fail within a few faces).
-fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f64) -> (bool, usize) {
+/// Do the faces agree in one sense with the sums of their vertices' normals, for at
+/// least `min` of the oriented ones, with at least half of the faces oriented? `dots`:
+/// each face ([`face_normal`]) dotted with its normal sum, of `n` faces. (The winding
+/// gate's measure, on a sample.) Also returns how many faces it looked at.
+///
+/// It is a prefix test: it stops as soon as the faces so far, with up to
+/// [`LOOKAHEAD`] more counted as agreeing, fall below `min` — so after the first few
+/// faces one face in ten against the majority so far ends it. (It was meant to count
+/// the whole rest of the sample as agreeing, and has counted three since it landed: a
+/// name shadowed in its loop. The readings the solver, the ranking of the search apart
+/// and [`MAX_PASSING`] were measured on are the ones this test lets through, so it
+/// stays so until a change measures the other.)
+fn sample_agrees(dots: impl Iterator<Item = f32>, n: usize, min: f64) -> (bool, usize) {
     let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
-    for (p, n) in p.zip(n) {
+    for d in dots.take(n) {
         total += 1;
-        let d = face_dot(p, *n);
         if d > 0.0 {
             agree += 1;
         } else if d < 0.0 {
             disagree += 1;
         }
-        // The best the rest can do: every face left oriented the majority's way (the
-        // share (M + r) / (T + r) only grows with r while M < T).
-        let rest = n.len().saturating_sub(total) as f64;
+        let rest = LOOKAHEAD.saturating_sub(total) as f64;
         let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
         if m + rest < min * (t + rest) {
             return (false, total);
@@ -84,6 +88,9 @@ fn sample_agrees(p: impl Iterator<Item = [[f32; 3]; 3]>, n: &[[f32; 3]], min: f6
         total,
     )
 }
+
+/// How many faces [`sample_agrees`] counts ahead of the first ones as agreeing.
+const LOOKAHEAD: usize = 3;
 
 /// The first [`SAMPLE`] triangles of `indices` with three distinct indices.
 fn sample_triangles(indices: impl Iterator<Item = u32>) -> Vec<[u32; 3]> {
@@ -201,8 +208,11 @@ pub fn place_normal_stream(
         })?;
         // A sample of the faces first (most places fail it), then the whole mesh.
         let sums = normal_sums(data, c, decl, map, &tris);
-        let faces = tris.iter().map(|t| t.map(|k| mesh.positions[k as usize]));
-        if !sample_agrees(faces, &sums, cfg.min_winding_consistency).0 {
+        let dots = tris
+            .iter()
+            .zip(&sums)
+            .map(|(t, n)| face_dot(t.map(|k| mesh.positions[k as usize]), *n));
+        if !sample_agrees(dots, sums.len(), cfg.min_winding_consistency).0 {
             continue;
         }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
@@ -268,6 +278,10 @@ pub const APART_BUDGET: usize = 4;
 /// with 1 Mi, 5–8 multi-stream resources per demo disc gave up; with 4 Mi, 1–3).
 pub const APART_MIN_BUDGET: usize = 1 << 22;
 
+/// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
+/// share ([`ApartBudget`]).
+pub const APART_CONTAINER_BUDGET: usize = 64;
+
 /// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
 /// `ambiguous_anchor`.
 pub const MAX_APART: usize = 256;
@@ -298,15 +312,14 @@ pub(crate) fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
 /// Index windows of `i` u16 values `< v` (byte offsets, even) that start with three
 /// distinct indices and reference all `v` vertices, off `taken`: every such window of
 /// every maximal run of values `< v` at least `i` long. Each window looked at costs `i`
-/// of `budget`; more than [`MAX_APART`] windows, or the budget running out, is
-/// `ambiguous_anchor`.
+/// of `budget`; more than [`MAX_APART`] windows is [`ApartOutcome::TooMany`].
 fn index_windows(
     data: &[u8],
     v: u32,
     i: usize,
     taken: &[Range<usize>],
-    budget: &mut usize,
-) -> Result<Vec<usize>, Reason> {
+    budget: &mut Budget,
+) -> Result<Vec<usize>, ApartOutcome> {
     let n = data.len() / 2;
     let mut out = Vec::new();
     let mut seen = Vec::new();
@@ -328,13 +341,10 @@ fn index_windows(
             if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || overlaps_any(&(2 * w..2 * (w + i)), taken) {
                 continue;
             }
-            *budget = budget.checked_sub(i).ok_or_else(out_of_budget)?;
+            budget.pay(i)?;
             if referenced(data, 2 * w, i, v as usize, &mut seen) == v as usize {
                 if out.len() == MAX_APART {
-                    return Err(Reason::new(
-                        Code::AmbiguousAnchor,
-                        format!("more than {MAX_APART} index windows"),
-                    ));
+                    return Err(ApartOutcome::TooMany(format!("more than {MAX_APART} index windows")));
                 }
                 out.push(2 * w);
             }
@@ -343,12 +353,84 @@ fn index_windows(
     Ok(out)
 }
 
-/// Why [`search_apart`] stopped: its work budget ran out.
-fn out_of_budget() -> Reason {
-    Reason::new(
-        Code::AnchorOutOfBudget,
-        "gave up: the search for buffers apart from the index buffer ran out of its work budget",
-    )
+/// What [`search_apart`] found: one reading, or which of "two readings fit", "nothing
+/// fits" and "gave up" it is.
+#[derive(Debug)]
+pub enum ApartOutcome {
+    /// One reading passes the gates and ranks above every other that does.
+    Found(Box<Apart>),
+    /// Several readings pass the gates and none ranks above the others ("two readings fit").
+    Rivals(String),
+    /// More candidates of one buffer than the search looks at.
+    TooMany(String),
+    /// No reading passes the gates ("nothing fits").
+    Nothing(String),
+    /// The work budget ran out ("gave up").
+    OutOfBudget,
+}
+
+impl ApartOutcome {
+    /// The reading found, or the reason none was.
+    pub fn into_result(self) -> Result<Apart, Reason> {
+        match self {
+            ApartOutcome::Found(a) => Ok(*a),
+            ApartOutcome::Rivals(detail) | ApartOutcome::TooMany(detail) => {
+                Err(Reason::new(Code::AmbiguousAnchor, detail))
+            }
+            ApartOutcome::Nothing(detail) => Err(Reason::new(Code::NoValidAnchor, detail)),
+            ApartOutcome::OutOfBudget => Err(Reason::new(
+                Code::AnchorOutOfBudget,
+                "gave up: the search for buffers apart from the index buffer ran out of its work budget",
+            )),
+        }
+    }
+}
+
+/// The work one search apart may still do, in sample faces: each face compared with a
+/// NORMAL place's sums costs one (reading it from the positions is paid by the first
+/// comparison), each NORMAL place's sums one per sample face, each index window looked at
+/// its index count.
+struct Budget(usize);
+
+impl Budget {
+    /// Pay `work`; a search that cannot has spent all it had.
+    fn pay(&mut self, work: usize) -> Result<(), ApartOutcome> {
+        match self.0.checked_sub(work) {
+            Some(left) => {
+                self.0 = left;
+                Ok(())
+            }
+            None => {
+                self.0 = 0;
+                Err(ApartOutcome::OutOfBudget)
+            }
+        }
+    }
+}
+
+/// The work the searches apart of one container may do together ([`search_apart`]): a
+/// container of many multi-stream resources costs at most this much, however many
+/// there are.
+#[derive(Debug)]
+pub struct ApartBudget {
+    left: usize,
+    data_len: usize,
+}
+
+impl ApartBudget {
+    /// The budget of the searches in a data section of `data_len` bytes:
+    /// [`APART_CONTAINER_BUDGET`] searches' worth.
+    pub fn new(data_len: usize) -> ApartBudget {
+        ApartBudget {
+            left: Self::per_search(data_len).saturating_mul(APART_CONTAINER_BUDGET),
+            data_len,
+        }
+    }
+
+    /// One search's budget: [`APART_BUDGET`] per data byte, at least [`APART_MIN_BUDGET`].
+    fn per_search(data_len: usize) -> usize {
+        APART_BUDGET.saturating_mul(data_len).max(APART_MIN_BUDGET)
+    }
 }
 
 /// Most places for the positions [`search_apart`] looks at; more is `ambiguous_anchor`.
@@ -400,9 +482,30 @@ fn position_starts<'a>(
 /// Search for the index buffer, the POSITION stream and the NORMAL stream of a
 /// multi-stream resource each on its own, where the positions do not follow the index
 /// buffer (see the module doc). `pdecl` / `pmap` is the stream holding POSITION; `ndecl`
-/// / `nmap` the one holding NORMAL (the same stream or another).
+/// / `nmap` the one holding NORMAL (the same stream or another). Pays its work from
+/// `budget`, the container's.
 #[allow(clippy::too_many_arguments)]
 pub fn search_apart(
+    data: &[u8],
+    v: u32,
+    i: u32,
+    positions: (&Declaration, &AttributeMap),
+    normals: (&Declaration, &AttributeMap),
+    same_stream: bool,
+    taken: &[Range<usize>],
+    cfg: &GateConfig,
+    budget: &mut ApartBudget,
+) -> ApartOutcome {
+    let mut own = Budget(ApartBudget::per_search(budget.data_len).min(budget.left));
+    let granted = own.0;
+    let outcome = search(data, v, i, positions, normals, same_stream, taken, cfg, &mut own).unwrap_or_else(|o| o);
+    budget.left -= granted - own.0;
+    outcome
+}
+
+/// [`search_apart`] with its own budget; `Err` is an outcome reached before the end.
+#[allow(clippy::too_many_arguments)]
+fn search(
     data: &[u8],
     v: u32,
     i: u32,
@@ -411,32 +514,28 @@ pub fn search_apart(
     same_stream: bool,
     taken: &[Range<usize>],
     cfg: &GateConfig,
-) -> Result<Apart, Reason> {
+    budget: &mut Budget,
+) -> Result<ApartOutcome, ApartOutcome> {
     let (vu, iu) = (v as usize, i as usize);
-    let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
+    let no = |detail: String| Err(ApartOutcome::Nothing(detail));
     if vu < 3 || iu < 3 || pdecl.stride == 0 || ndecl.stride == 0 || pmap.position.is_none() || nmap.normal.is_none() {
-        return Err(no("nothing to search by".into()));
+        return no("nothing to search by".into());
     }
     if vu > 1 << 16 || iu.saturating_mul(2) > data.len() {
-        return Err(no(format!(
+        return no(format!(
             "{v} vertices / {i} indices do not fit u16 indices in this data section"
-        )));
+        ));
     }
-    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(APART_MIN_BUDGET);
-    let windows = index_windows(data, v, iu, taken, &mut budget)?;
+    let windows = index_windows(data, v, iu, taken, budget)?;
     if windows.is_empty() {
-        return Err(no(format!(
-            "no window of {i} indices < {v} references all {v} vertices"
-        )));
+        return no(format!("no window of {i} indices < {v} references all {v} vertices"));
     }
     let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu)
         .into_iter()
         .filter(|&c| !overlaps_any(&(c..c + vu * ndecl.stride), taken))
         .collect();
     if normals.is_empty() {
-        return Err(no(
-            "no run of unit normals at the NORMAL stream's stride holds half its vertices".into(),
-        ));
+        return no("no run of unit normals at the NORMAL stream's stride holds half its vertices".into());
     }
     let pe = pmap.position.expect("checked");
     // Every place for the positions, once (the same list for every window and normals).
@@ -447,10 +546,9 @@ pub fn search_apart(
             .take(MAX_POSITION_STARTS + 1)
             .collect();
         if all.len() > MAX_POSITION_STARTS {
-            return Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!("more than {MAX_POSITION_STARTS} places for the positions"),
-            ));
+            return Err(ApartOutcome::TooMany(format!(
+                "more than {MAX_POSITION_STARTS} places for the positions"
+            )));
         }
         all
     };
@@ -466,16 +564,21 @@ pub fn search_apart(
         found: Vec::new(),
         failure: None,
     };
-    for &w in &windows {
-        search.at_window(w, &normals, &position_places)?;
+    for (wk, &w) in windows.iter().enumerate() {
+        search.at_window(wk, w, &normals, &position_places)?;
     }
-    search.best()
+    Ok(search.best())
 }
+
+/// Where a combination stands in the order of the search's candidates: its index
+/// window's, its NORMAL place's and its position place's ranks in their lists (what is
+/// reported first when several pass or fail does not depend on the loops' nesting).
+type Rank = (usize, usize, usize);
 
 /// The state [`search_apart`] shares between its loops over index windows, NORMAL
 /// places and position places: what it reads, its work budget, the combinations that
 /// pass the gates and the first reason one did not.
-struct ApartSearch<'a> {
+struct ApartSearch<'a, 'b> {
     data: &'a [u8],
     v: u32,
     i: u32,
@@ -485,72 +588,135 @@ struct ApartSearch<'a> {
     normals: (&'a Declaration, &'a AttributeMap),
     same_stream: bool,
     cfg: &'a GateConfig,
-    budget: usize,
-    found: Vec<Apart>,
-    failure: Option<Reason>,
+    budget: &'b mut Budget,
+    found: Vec<(Rank, Apart)>,
+    failure: Option<(Rank, Reason)>,
 }
 
-impl ApartSearch<'_> {
-    /// Every NORMAL place (`normals`) off the index window at `w`, with every position
-    /// place (`position_places`, or the NORMAL place itself when one stream holds both)
-    /// off both: each pays its sample triangles from the budget and is tried.
-    fn at_window(&mut self, w: usize, normals: &[usize], position_places: &[usize]) -> Result<(), Reason> {
+/// One NORMAL place off an index window: its rank, its bytes and its sample sums.
+struct NormalPlace {
+    rank: usize,
+    at: usize,
+    range: Range<usize>,
+    sums: Vec<[f32; 3]>,
+}
+
+impl ApartSearch<'_, '_> {
+    /// Every NORMAL place (`normals`) off the index window at `w` (rank `wk`), with
+    /// every position place (`position_places`, or the NORMAL place itself when one
+    /// stream holds both) off both: each NORMAL place pays its sample sums once, each
+    /// pair the faces it compares (each face is read from the positions once).
+    fn at_window(
+        &mut self,
+        wk: usize,
+        w: usize,
+        normals: &[usize],
+        position_places: &[usize],
+    ) -> Result<(), ApartOutcome> {
         let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (pdecl, _, _) = self.positions;
         let (ndecl, nmap) = self.normals;
         let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
         let wr = w..w + 2 * iu;
-        for &c in normals {
-            let nr = c..c + vu * ndecl.stride;
-            if overlaps(&nr, &wr) {
+        let mut places = Vec::new();
+        for (rank, &c) in normals.iter().enumerate() {
+            let range = c..c + vu * ndecl.stride;
+            if overlaps(&range, &wr) {
                 continue;
             }
-            self.budget = self.budget.checked_sub(tris.len().max(1)).ok_or_else(out_of_budget)?;
+            self.budget.pay(tris.len().max(1))?;
             let sums = normal_sums(data, c, ndecl, nmap, &tris);
-            let here = [c];
-            let positions: &[usize] = if self.same_stream { &here } else { position_places };
-            let (_, _, pe) = self.positions;
-            let min = self.cfg.min_winding_consistency;
-            for &q in positions {
-                let pr = q..q + vu * pdecl.stride;
-                if !self.same_stream && (overlaps(&pr, &wr) || overlaps(&pr, &nr)) {
-                    continue;
-                }
-                // A sample of the faces first (most places fail it within a few faces,
-                // and pay only for those), then the whole mesh.
-                let faces = tris.iter().map(|t| t.map(|k| element3(data, q, pdecl.stride, &pe, k)));
-                let (agrees, looked) = sample_agrees(faces, &sums, min);
-                self.budget = self.budget.checked_sub(looked.max(1)).ok_or_else(out_of_budget)?;
-                if agrees {
-                    self.try_combination(w, c, q)?;
-                }
+            places.push(NormalPlace {
+                rank,
+                at: c,
+                range,
+                sums,
+            });
+        }
+        if self.same_stream {
+            for n in &places {
+                self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
             }
+            return Ok(());
+        }
+        for (qk, &q) in position_places.iter().enumerate() {
+            let pr = q..q + vu * pdecl.stride;
+            if overlaps(&pr, &wr) {
+                continue;
+            }
+            self.compare(
+                (wk, w),
+                &tris,
+                (qk, q),
+                places.iter().filter(|n| !overlaps(&pr, &n.range)),
+            )?;
         }
         Ok(())
     }
 
-    /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
-    /// sample of faces agrees with the normals: no suffix of a longer list, then the
-    /// whole mesh read and gated; a passing one is kept, more than [`MAX_PASSING`] is
-    /// `ambiguous_anchor`.
-    fn try_combination(&mut self, w: usize, c: usize, q: usize) -> Result<(), Reason> {
-        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
-        let (pdecl, pmap, pe) = self.positions;
-        let (ndecl, nmap) = self.normals;
-        let pos_at = |q: usize, k: u32| element3(data, q, pdecl.stride, &pe, k);
-        // A window inside a longer list (more real triangles before it than a
-        // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+    /// The faces of the sample triangles `tris` on the positions at `q` (rank, offset),
+    /// read as far as some place's sample needs them and once, each compared with every
+    /// NORMAL place of `places` (a sample that agrees, then the whole mesh:
+    /// [`Self::try_combination`]).
+    fn compare<'p>(
+        &mut self,
+        (wk, w): (usize, usize),
+        tris: &[[u32; 3]],
+        (qk, q): (usize, usize),
+        places: impl Iterator<Item = &'p NormalPlace>,
+    ) -> Result<(), ApartOutcome> {
+        let data = self.data;
+        let (pdecl, _, pe) = self.positions;
+        let min = self.cfg.min_winding_consistency;
+        let mut faces: Vec<[f32; 3]> = Vec::with_capacity(tris.len());
+        let mut suffix = None;
+        for n in places {
+            let (agrees, looked) = {
+                let faces = &mut faces;
+                let dots = (0..n.sums.len()).map(|t| {
+                    if t == faces.len() {
+                        faces.push(face_normal(tris[t].map(|k| element3(data, q, pdecl.stride, &pe, k))));
+                    }
+                    dot3(faces[t], n.sums[t])
+                });
+                sample_agrees(dots, n.sums.len(), min)
+            };
+            self.budget.pay(looked.max(1))?;
+            if !agrees {
+                continue;
+            }
+            // A window inside a longer list (more real triangles before it than a
+            // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+            if *suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
+                continue;
+            }
+            self.try_combination((wk, n.rank, qk), w, n.at, q)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the index window at `w`, on the positions at `q`, has more real
+    /// triangles before it than a block header can fake.
+    fn is_suffix(&self, w: usize, q: usize) -> bool {
+        let (pdecl, _, pe) = self.positions;
+        let data = self.data;
         let real = |t: [u32; 3]| {
-            if has_area(t.map(|k| pos_at(q, k))) {
+            if has_area(t.map(|k| element3(data, q, pdecl.stride, &pe, k))) {
                 Edge::Real
             } else {
                 Edge::Skip
             }
         };
-        if preceding_triangles(data, w, v, real) > HEADER_TRIANGLES {
-            return Ok(());
-        }
-        // The whole mesh, gated.
+        preceding_triangles(data, w, self.v, real) > HEADER_TRIANGLES
+    }
+
+    /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
+    /// sample of faces agrees with the normals: the whole mesh read and gated; a passing
+    /// one is kept, more than [`MAX_PASSING`] is [`ApartOutcome::Rivals`].
+    fn try_combination(&mut self, rank: Rank, w: usize, c: usize, q: usize) -> Result<(), ApartOutcome> {
+        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
+        let (pdecl, pmap, _) = self.positions;
+        let (ndecl, nmap) = self.normals;
         let p = super::Placement {
             index_offset: w,
             index_count: i,
@@ -560,7 +726,7 @@ impl ApartSearch<'_> {
         let mesh = match super::read_block(data, p, pdecl, pmap) {
             Ok(m) => m,
             Err(why) => {
-                self.failure = self.failure.take().or(Some(why));
+                self.failed(rank, why);
                 return Ok(());
             }
         };
@@ -576,22 +742,31 @@ impl ApartSearch<'_> {
         match gates::verdict(&measures, cfg) {
             Ok(()) => {
                 if self.found.len() == MAX_PASSING {
-                    return Err(Reason::new(
-                        Code::AmbiguousAnchor,
-                        format!("more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"),
-                    ));
+                    return Err(ApartOutcome::Rivals(format!(
+                        "more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"
+                    )));
                 }
-                self.found.push(Apart {
-                    index_offset: w,
-                    position_offset: q,
-                    normal_offset: c,
-                    mesh,
-                    measures,
-                })
+                self.found.push((
+                    rank,
+                    Apart {
+                        index_offset: w,
+                        position_offset: q,
+                        normal_offset: c,
+                        mesh,
+                        measures,
+                    },
+                ))
             }
-            Err(why) => self.failure = self.failure.take().or(Some(why)),
+            Err(why) => self.failed(rank, why),
         }
         Ok(())
+    }
+
+    /// Keep `why` if it is the first failure in the candidates' order.
+    fn failed(&mut self, rank: Rank, why: Reason) {
+        if self.failure.as_ref().is_none_or(|(r, _)| rank < *r) {
+            self.failure = Some((rank, why));
+        }
     }
 
     /// Of the combinations that pass, the one whose window closes with the fewest
@@ -600,10 +775,9 @@ impl ApartSearch<'_> {
     /// or a window off by a vertex or a triangle make nearly the same faces on a mesh
     /// whose neighbouring vertices are neighbours in the buffer, but not all of them),
     /// then with the most unit normals, if no other has as much.
-    fn best(self) -> Result<Apart, Reason> {
+    fn best(mut self) -> ApartOutcome {
         let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (ndecl, nmap) = self.normals;
-        let no = |detail: String| Reason::new(Code::NoValidAnchor, detail);
         let units = |a: &Apart| {
             (
                 std::cmp::Reverse(trailing_degenerate(data, a.index_offset, iu)),
@@ -611,29 +785,32 @@ impl ApartSearch<'_> {
                 unit_normal_count(data, a.normal_offset, ndecl, nmap, vu),
             )
         };
-        let best = self.found.iter().map(units).max();
-        let mut top: Vec<Apart> = self.found.into_iter().filter(|a| Some(units(a)) == best).collect();
+        self.found.sort_by_key(|(rank, _)| *rank);
+        let best = self.found.iter().map(|(_, a)| units(a)).max();
+        let mut top: Vec<Apart> = self
+            .found
+            .into_iter()
+            .map(|(_, a)| a)
+            .filter(|a| Some(units(a)) == best)
+            .collect();
         match top.len() {
-            1 => Ok(top.pop().expect("one")),
-            0 => Err(no(match self.failure {
-                Some(why) => format!(
+            1 => ApartOutcome::Found(Box::new(top.pop().expect("one"))),
+            0 => ApartOutcome::Nothing(match self.failure {
+                Some((_, why)) => format!(
                     "no index window, position and NORMAL buffers pass the gates together ({}: {})",
                     why.code, why.detail
                 ),
                 None => "no index window, position and NORMAL buffers agree (faces against normals)".to_string(),
-            })),
-            n => Err(Reason::new(
-                Code::AmbiguousAnchor,
-                format!(
-                    "{n} index, position and NORMAL buffers pass the gates equally (indices at {:#x} and {:#x}, \
-                     positions at {:#x} and {:#x}, normals at {:#x} and {:#x})",
-                    top[0].index_offset,
-                    top[1].index_offset,
-                    top[0].position_offset,
-                    top[1].position_offset,
-                    top[0].normal_offset,
-                    top[1].normal_offset
-                ),
+            }),
+            n => ApartOutcome::Rivals(format!(
+                "{n} index, position and NORMAL buffers pass the gates equally (indices at {:#x} and {:#x}, \
+                 positions at {:#x} and {:#x}, normals at {:#x} and {:#x})",
+                top[0].index_offset,
+                top[1].index_offset,
+                top[0].position_offset,
+                top[1].position_offset,
+                top[0].normal_offset,
+                top[1].normal_offset
             )),
         }
     }
@@ -869,7 +1046,19 @@ mod tests {
         let (nd, nm) = normal_stream();
         let v = mesh.positions.len() as u32;
         let i = mesh.indices.len() as u32;
-        search_apart(data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &GateConfig::default())
+        let mut budget = ApartBudget::new(data.len());
+        search_apart(
+            data,
+            v,
+            i,
+            (&pd, &pm),
+            (&nd, &nm),
+            false,
+            &[],
+            &GateConfig::default(),
+            &mut budget,
+        )
+        .into_result()
     }
 
     #[test]
@@ -898,12 +1087,53 @@ mod tests {
         let (nd, nm) = normal_stream();
         let cfg = GateConfig::default();
         // More vertices than u16 indices reach: refused at once, nothing allocated.
-        let e = search_apart(&[0; 64], 4_000_000_000, 6, (&pd, &pm), (&nd, &nm), false, &[], &cfg).unwrap_err();
-        assert_eq!(e.code, Code::NoValidAnchor);
+        let mut budget = ApartBudget::new(64);
+        let e = search_apart(
+            &[0; 64],
+            4_000_000_000,
+            6,
+            (&pd, &pm),
+            (&nd, &nm),
+            false,
+            &[],
+            &cfg,
+            &mut budget,
+        );
+        assert!(matches!(e, ApartOutcome::Nothing(_)), "{e:?}");
         // 2 MB of one triangle repeated: every window is one; the search stops at its cap.
         let data: Vec<u8> = (0..1 << 20).flat_map(|k: u32| ((k % 3) as u16).to_be_bytes()).collect();
-        let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg).unwrap_err();
-        assert_eq!(e.code, Code::AmbiguousAnchor, "{e}");
+        let mut budget = ApartBudget::new(data.len());
+        let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg, &mut budget);
+        assert!(matches!(e, ApartOutcome::TooMany(_)), "{e:?}");
+    }
+
+    #[test]
+    fn the_searches_of_one_container_share_one_budget() {
+        let mut rng = Rng(7);
+        let (mesh, normals) = sphere(4, 6, &mut rng);
+        let mut data = junk(100, &mut rng);
+        data.extend(encode(&normals));
+        data.extend(positions_bytes(&mesh.positions));
+        data.extend(index_bytes(&mesh.indices));
+        let (pd, pm) = position_stream();
+        let (nd, nm) = normal_stream();
+        let (v, i) = (mesh.positions.len() as u32, mesh.indices.len() as u32);
+        let cfg = GateConfig::default();
+        let mut budget = ApartBudget::new(data.len());
+        let whole = budget.left;
+        assert_eq!(whole, APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
+        let search =
+            |budget: &mut ApartBudget| search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget);
+        // A search pays what it did from the container's budget, and finds the buffers.
+        assert!(matches!(search(&mut budget), ApartOutcome::Found(_)));
+        let one = whole - budget.left;
+        assert!(one > 0 && one <= APART_MIN_BUDGET, "{one}");
+        // With less left than one search needs, the next one gives up, and pays only
+        // what is left: the container's searches never do more than its budget.
+        budget.left = one - 1;
+        assert!(matches!(search(&mut budget), ApartOutcome::OutOfBudget));
+        assert_eq!(budget.left, 0);
+        assert!(matches!(search(&mut budget), ApartOutcome::OutOfBudget));
     }
 
     proptest! {

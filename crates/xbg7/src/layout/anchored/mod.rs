@@ -79,7 +79,7 @@ pub(crate) use edges::{preceding_triangles, trailing_degenerate, Edge};
 pub(crate) use score::HEADER_TRIANGLES;
 pub(crate) use search::referenced;
 pub use search::{Scanner, MAX_LEADING_NON_UNIT};
-pub(crate) use vertex_bytes::{element3, face_dot, has_area, plausible_position};
+pub(crate) use vertex_bytes::{dot3, element3, face_dot, face_normal, has_area, plausible_position};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
 /// `min_offset` (exact-end candidates first). Used for later sub-meshes of the

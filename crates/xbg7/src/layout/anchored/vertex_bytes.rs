@@ -36,16 +36,28 @@ pub(crate) fn has_area(p: [[f32; 3]; 3]) -> bool {
     a2.is_finite() && a2 > 0.0
 }
 
-/// The face of the triangle `p` (right-hand rule, not normalised) dotted with `n` (the
-/// sum of its vertices' normals): positive where the face agrees with them, negative
-/// where it is against them (the winding gate's measure, in `f32` as the bytes are).
-pub(crate) fn face_dot(p: [[f32; 3]; 3], n: [f32; 3]) -> f32 {
+/// The face of the triangle `p` by the right-hand rule, not normalised (in `f32` as the
+/// bytes are).
+#[inline]
+pub(crate) fn face_normal(p: [[f32; 3]; 3]) -> [f32; 3] {
     let e = [0, 1, 2].map(|j| p[1][j] - p[0][j]);
     let f = [0, 1, 2].map(|j| p[2][j] - p[0][j]);
-    let face = [
+    [
         e[1] * f[2] - e[2] * f[1],
         e[2] * f[0] - e[0] * f[2],
         e[0] * f[1] - e[1] * f[0],
-    ];
-    face[0] * n[0] + face[1] * n[1] + face[2] * n[2]
+    ]
+}
+
+/// `a · b` in `f32`, left to right.
+#[inline]
+pub(crate) fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The face of the triangle `p` ([`face_normal`]) dotted with `n` (the sum of its
+/// vertices' normals): positive where the face agrees with them, negative where it is
+/// against them (the winding gate's measure).
+pub(crate) fn face_dot(p: [[f32; 3]; 3], n: [f32; 3]) -> f32 {
+    dot3(face_normal(p), n)
 }
