@@ -98,6 +98,64 @@ pub fn degenerate_by(p: impl Fn(u32) -> [f32; 3], t: [u32; 3]) -> bool {
     area2.is_nan() || area2 <= 0.0
 }
 
+/// The face of triangle `t` from its edges `e0` (vertex 0 to 1) and `e2` (vertex 2 to
+/// 0), as [`measure`] computes it; `None` when the triangle is degenerate (a repeated
+/// index, or an area that is not a positive number).
+fn oriented_face(t: [u32; 3], e0: [f64; 3], e2: [f64; 3]) -> Option<[f64; 3]> {
+    let f = cross(e0, [-e2[0], -e2[1], -e2[2]]);
+    let area2 = dot(f, f);
+    if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || area2.is_nan() || area2 <= 0.0 {
+        None
+    } else {
+        Some(f)
+    }
+}
+
+/// The face `f` dotted with the sum of its vertices' normals `n` (in `f64`): the
+/// winding measure's sign for one triangle.
+fn face_against_normals(f: [f64; 3], n: [[f32; 3]; 3]) -> f64 {
+    let s = [0, 1, 2].map(|k| n[0][k] as f64 + n[1][k] as f64 + n[2][k] as f64);
+    dot(f, s)
+}
+
+/// Can a mesh whose triangles are `triangles`, their vertices' positions `p` and normals
+/// `n` read from anywhere, pass the winding gate? The triangles counted as [`measure`]
+/// counts them, until even the rest all agreeing with the majority would leave too few
+/// (the share (M + r) / (T + r) only grows with r while M ≤ T): a test [`verdict`]
+/// implies, so a mesh it turns away fails the gates, at a fraction of reading and
+/// measuring the whole mesh.
+pub fn winding_can_pass(
+    triangles: impl ExactSizeIterator<Item = [u32; 3]>,
+    p: impl Fn(u32) -> [f32; 3],
+    n: impl Fn(u32) -> [f32; 3],
+    cfg: &GateConfig,
+) -> bool {
+    if !cfg.winding {
+        return true;
+    }
+    let mut rest = triangles.len();
+    let (mut agree, mut disagree) = (0usize, 0usize);
+    for t in triangles {
+        rest -= 1;
+        let Some(f) = oriented_face(t, sub(p(t[1]), p(t[0])), sub(p(t[0]), p(t[2]))) else {
+            continue;
+        };
+        let d = face_against_normals(f, t.map(&n));
+        if d > 0.0 {
+            agree += 1;
+        } else if d < 0.0 {
+            disagree += 1;
+        } else {
+            continue;
+        }
+        let (m, o, r) = (agree.max(disagree) as f64, (agree + disagree) as f64, rest as f64);
+        if (m + r) / (o + r) < cfg.min_winding_consistency {
+            return false;
+        }
+    }
+    true
+}
+
 /// Measure a decoded mesh. Indices must already be `< positions.len()`.
 pub fn measure(m: &Mesh) -> Measures {
     let vcount = m.positions.len();
@@ -124,12 +182,10 @@ pub fn measure(m: &Mesh) -> Measures {
         let p = |i: u32| m.positions[i as usize];
         let (e0, e1, e2) = (sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[1])), sub(p(t[0]), p(t[2])));
         // The face normal, computed once for the degeneracy test and the winding test.
-        let f = cross(e0, [-e2[0], -e2[1], -e2[2]]);
-        let area2 = dot(f, f);
-        if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || area2.is_nan() || area2 <= 0.0 {
+        let Some(f) = oriented_face(t, e0, e2) else {
             out.degenerate += 1;
             continue;
-        }
+        };
         for e in [e0, e1, e2] {
             let l = len(e);
             if l.is_finite() {
@@ -138,9 +194,7 @@ pub fn measure(m: &Mesh) -> Measures {
             }
         }
         if let Some(ns) = &m.normals {
-            let (na, nb, nc) = (ns[t[0] as usize], ns[t[1] as usize], ns[t[2] as usize]);
-            let n = [0, 1, 2].map(|k| na[k] as f64 + nb[k] as f64 + nc[k] as f64);
-            let d = dot(f, n);
+            let d = face_against_normals(f, t.map(|i| ns[i as usize]));
             if d > 0.0 {
                 out.winding_agree += 1;
             } else if d < 0.0 {
@@ -461,5 +515,56 @@ mod tests {
         let m = measure(&q);
         assert!(spiky(&m, &GateConfig::default()));
         assert!(verdict(&m, &GateConfig::default()).is_ok());
+    }
+
+    #[test]
+    fn winding_can_pass_turns_away_a_mesh_half_against_its_normals() {
+        // One triangle, its normals up, then wound both ways in turn.
+        let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let up = |_: u32| [0.0, 0.0, 1.0];
+        let cfg = GateConfig::default();
+        let tris = |n: usize| (0..n).map(|k| if k % 2 == 0 { [0, 1, 2] } else { [0, 2, 1] });
+        assert!(!winding_can_pass(tris(40), |x| p[x as usize], up, &cfg));
+        // All one way: passes.
+        let same = (0..40).map(|_| [0, 1, 2]);
+        assert!(winding_can_pass(same, |x| p[x as usize], up, &cfg));
+        // Two faces against in forty: the gate's 0.9 holds, so it must not turn it away.
+        let few = (0..40).map(|k| if k < 2 { [0, 2, 1] } else { [0, 1, 2] });
+        assert!(winding_can_pass(few, |x| p[x as usize], up, &cfg));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// `winding_can_pass` never turns away a mesh whose measured winding passes:
+        /// random positions (some repeated, so some triangles are degenerate), random
+        /// normals (some zero), random indices, any threshold.
+        #[test]
+        fn winding_can_pass_is_implied_by_the_verdict(
+            v in 3usize..12,
+            seeds in proptest::collection::vec(-3i8..4, 72),
+            idx in proptest::collection::vec(0usize..64, 3..60),
+            min in 0.5f64..1.0,
+        ) {
+            let f = |k: usize| seeds[k % seeds.len()] as f32 / 2.0;
+            let positions: Vec<[f32; 3]> = (0..v).map(|k| [f(3 * k), f(3 * k + 1), f(3 * k + 2)]).collect();
+            let normals: Vec<[f32; 3]> = (0..v).map(|k| [f(5 * k + 7), f(5 * k + 8), f(5 * k + 9)]).collect();
+            let indices: Vec<u32> = idx.iter().map(|&x| (x % v) as u32).collect();
+            let mesh = Mesh {
+                positions: positions.clone(),
+                normals: Some(normals.clone()),
+                texcoords: Vec::new(),
+                colors: None,
+                indices: indices.clone(),
+                primitives: Vec::new(),
+            };
+            let cfg = GateConfig { min_winding_consistency: min, ..GateConfig::default() };
+            let m = measure(&mesh);
+            let oriented = m.winding_agree + m.winding_disagree;
+            let passes = oriented == 0
+                || m.winding_agree.max(m.winding_disagree) as f64 / oriented as f64 >= min;
+            let tris = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
+            let can = winding_can_pass(tris, |x| positions[x as usize], |x| normals[x as usize], &cfg);
+            proptest::prop_assert!(can || !passes, "turned away a mesh that passes: {m:?}");
+        }
     }
 }

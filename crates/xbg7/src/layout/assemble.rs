@@ -117,7 +117,8 @@ fn multi_stream(
 /// (FORMAT.md §5), so that reading is one of them, not the answer. Kept when the search
 /// apart finds it too or finds nothing; `ambiguous_anchor` when the search finds another
 /// reading, or several, that pass the gates; `anchor_out_of_budget` when it gave up (the
-/// others were not all looked at).
+/// others were not all looked at: its budget ran out, or it found more candidates of a
+/// buffer than it looks at).
 fn confirmed_apart(
     data: &[u8],
     d: DecodedResource,
@@ -139,7 +140,7 @@ fn confirmed_apart(
         return Ok(d);
     }
     match search_apart(data, r, taken, cfg, budget) {
-        None | Some(ApartOutcome::Nothing(_) | ApartOutcome::TooMany(_)) => Ok(d),
+        None | Some(ApartOutcome::Nothing(_)) => Ok(d),
         Some(ApartOutcome::Found(e)) => {
             let here = e.index_offset == at.index_offset
                 && e.position_offset == at.vertex_offset
@@ -172,6 +173,14 @@ fn confirmed_apart(
             format!(
                 "gave up: its positions right after its index buffer at {:#x} pass, but the search for readings with \
                  its buffers apart ran out of its work budget",
+                at.vertex_offset
+            ),
+        )),
+        Some(ApartOutcome::TooMany(detail)) => Err(Reason::new(
+            Code::AnchorOutOfBudget,
+            format!(
+                "gave up: its positions right after its index buffer at {:#x} pass, but the search for readings with \
+                 its buffers apart found {detail} and did not look at them",
                 at.vertex_offset
             ),
         )),

@@ -215,6 +215,11 @@ pub fn place_normal_stream(
         if !sample_agrees(dots, sums.len(), cfg.min_winding_consistency).0 {
             continue;
         }
+        // A place the winding gate turns away is not read whole, unless its reason is the
+        // first failure (the one reported when no place passes).
+        if failure.is_some() && located.normal.is_none() && !winding_can_pass(data, mesh, c, decl, map, cfg) {
+            continue;
+        }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
             continue;
         };
@@ -263,6 +268,27 @@ pub fn place_normal_stream(
             ),
         )),
     }
+}
+
+/// Can `mesh` (positions and indices) with the NORMALs of the buffer at `c` pass the
+/// winding gate ([`gates::winding_can_pass`], the normals read from the bytes)?
+fn winding_can_pass(
+    data: &[u8],
+    mesh: &Mesh,
+    c: usize,
+    decl: &Declaration,
+    map: &AttributeMap,
+    cfg: &GateConfig,
+) -> bool {
+    let v = mesh.positions.len();
+    let Some(ne) = map.normal else { return true };
+    if c + v * decl.stride > data.len() || mesh.indices.iter().any(|&x| x as usize >= v) {
+        return true;
+    }
+    let triangles = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
+    let p = |x: u32| mesh.positions[x as usize];
+    let n = |x: u32| element3(data, c, decl.stride, &ne, x);
+    gates::winding_can_pass(triangles, p, n, cfg)
 }
 
 /// Triangles of a candidate index window whose orientation is compared with the
@@ -361,7 +387,8 @@ pub enum ApartOutcome {
     Found(Box<Apart>),
     /// Several readings pass the gates and none ranks above the others ("two readings fit").
     Rivals(String),
-    /// More candidates of one buffer than the search looks at.
+    /// More candidates of one buffer than the search looks at ("gave up": the others
+    /// were not looked at).
     TooMany(String),
     /// No reading passes the gates ("nothing fits").
     Nothing(String),
@@ -374,9 +401,11 @@ impl ApartOutcome {
     pub fn into_result(self) -> Result<Apart, Reason> {
         match self {
             ApartOutcome::Found(a) => Ok(*a),
-            ApartOutcome::Rivals(detail) | ApartOutcome::TooMany(detail) => {
-                Err(Reason::new(Code::AmbiguousAnchor, detail))
-            }
+            ApartOutcome::Rivals(detail) => Err(Reason::new(Code::AmbiguousAnchor, detail)),
+            ApartOutcome::TooMany(detail) => Err(Reason::new(
+                Code::AnchorOutOfBudget,
+                format!("gave up: the search for buffers apart from the index buffer found {detail}"),
+            )),
             ApartOutcome::Nothing(detail) => Err(Reason::new(Code::NoValidAnchor, detail)),
             ApartOutcome::OutOfBudget => Err(Reason::new(
                 Code::AnchorOutOfBudget,
@@ -714,6 +743,11 @@ impl ApartSearch<'_, '_> {
     /// sample of faces agrees with the normals: the whole mesh read and gated; a passing
     /// one is kept, more than [`MAX_PASSING`] is [`ApartOutcome::Rivals`].
     fn try_combination(&mut self, rank: Rank, w: usize, c: usize, q: usize) -> Result<(), ApartOutcome> {
+        // A combination the winding gate turns away is not read whole, unless its
+        // reason may be the first failure (the one reported when nothing passes).
+        if !self.winding_can_pass(w, c, q) && self.failure.as_ref().is_some_and(|(r, _)| *r < rank) {
+            return Ok(());
+        }
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
         let (pdecl, pmap, _) = self.positions;
         let (ndecl, nmap) = self.normals;
@@ -760,6 +794,29 @@ impl ApartSearch<'_, '_> {
             Err(why) => self.failed(rank, why),
         }
         Ok(())
+    }
+
+    /// Can the window at `w`, with the positions at `q` and the NORMALs at `c`, pass the
+    /// winding gate? Its triangles counted from the bytes as [`gates::measure`] counts
+    /// them, until even the rest all agreeing would leave too few: a test the gate's
+    /// verdict implies, so a combination it turns away fails the gates, at a fraction of
+    /// reading and measuring the whole mesh (most combinations whose sample agrees do).
+    fn winding_can_pass(&self, w: usize, c: usize, q: usize) -> bool {
+        let (data, vu, cfg) = (self.data, self.v as usize, self.cfg);
+        let (pdecl, pmap, pe) = self.positions;
+        let (ndecl, nmap) = self.normals;
+        let Some(ne) = nmap.normal else { return true };
+        // Only where the mesh's normals are the ones at `c` (a located stream with its own
+        // NORMAL keeps them in [`merge`]), and both buffers lie in the data.
+        let normals_at_c = self.same_stream || pmap.normal.is_none();
+        let inside = q + vu * pdecl.stride <= data.len() && c + vu * ndecl.stride <= data.len();
+        if !normals_at_c || !inside {
+            return true;
+        }
+        let triangles = (0..self.i as usize / 3).map(|k| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j))));
+        let p = |x: u32| element3(data, q, pdecl.stride, &pe, x);
+        let n = |x: u32| element3(data, c, ndecl.stride, &ne, x);
+        gates::winding_can_pass(triangles, p, n, cfg)
     }
 
     /// Keep `why` if it is the first failure in the candidates' order.
