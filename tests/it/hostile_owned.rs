@@ -796,12 +796,9 @@ fn only_after_a_killed_run_keeps_no_entry_whose_files_it_rewrote() {
     assert_eq!(manifest(&out).containers.len(), 2);
 }
 
-/// The sources' model with `n` TX2D descriptors over one 512 KiB block of noise appended
-/// to its data section: all different (a 4-bit format and a height each), so none is a
-/// `same_as` of another, each decoding to a 1024-texel-wide image of up to 4 MiB.
-fn many_textures_over_one_block(src: &Sources, n: usize) -> Vec<u8> {
-    use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
-    let (mut entries, mut data) = disassemble(&src.model.bytes);
+/// Append a 512 KiB block of noise to `data`, 4096-aligned (where a texture's base level
+/// may start); its offset.
+fn append_noise_block(data: &mut Vec<u8>) -> u32 {
     let at = data.len().next_multiple_of(4096);
     data.resize(at, 0);
     let mut x: u32 = 0x2545_F491;
@@ -811,6 +808,16 @@ fn many_textures_over_one_block(src: &Sources, n: usize) -> Vec<u8> {
         x ^= x << 5;
         (x >> 24) as u8
     }));
+    at as u32
+}
+
+/// The sources' model with `n` TX2D descriptors over one 512 KiB block of noise appended
+/// to its data section: all different (a 4-bit format and a height each), so none is a
+/// `same_as` of another, each decoding to a 1024-texel-wide image of up to 4 MiB.
+fn many_textures_over_one_block(src: &Sources, n: usize) -> Vec<u8> {
+    use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
+    let (mut entries, mut data) = disassemble(&src.model.bytes);
+    let at = append_noise_block(&mut data);
     let formats = [TexFormat::Dxt1, TexFormat::Dxt5a, TexFormat::Ctx1];
     for k in 0..n {
         let t = TexPlan {
@@ -822,7 +829,7 @@ fn many_textures_over_one_block(src: &Sources, n: usize) -> Vec<u8> {
         };
         entries.push(hostile::RawEntry {
             tag: *b"TX2D",
-            desc: tx2d_descriptor(&t, at as u32).to_vec(),
+            desc: tx2d_descriptor(&t, at).to_vec(),
             name: t.name.into_bytes(),
         });
     }
@@ -898,5 +905,100 @@ fn distinct_texture_descriptors_over_one_block_stay_within_the_containers_bound(
         // The outputs: the plain model's, and at most the bound of texture bytes.
         let written = bytes_of(&out);
         assert!(written <= bytes_of(&out_plain) + bound, "{format}: {written} > {bound}");
+    }
+}
+
+/// The sources' stage with its `e356_col` texture a 1024² DXT1 image of noise (a 4 MiB
+/// PNG) and its model `e356`, which that texture colours, listed `n` more times (the same
+/// descriptor bytes at other offsets: resources of their own, sharing its block).
+fn stage_of_models_linking_one_big_texture(src: &Sources, n: usize) -> Vec<u8> {
+    use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
+    let (mut entries, mut data) = disassemble(&src.stage.bytes);
+    let at = append_noise_block(&mut data);
+    let col = entries.iter().position(|e| e.name == b"e356_col").unwrap();
+    let t = TexPlan {
+        name: "e356_col".into(),
+        format: TexFormat::Dxt1,
+        width: 1024,
+        height: 1024,
+        tiled: false,
+    };
+    entries[col].desc = tx2d_descriptor(&t, at).to_vec();
+    let model = entries.iter().position(|e| e.name == b"e356").unwrap();
+    for k in 0..n {
+        let mut e = entries[model].clone();
+        e.name = format!("e356~{k}").into_bytes();
+        entries.push(e);
+    }
+    assemble(&entries, &data)
+}
+
+/// The image bytes a `.glb` embeds (its images' buffer views), and the URIs of the images
+/// it references instead.
+fn glb_images(glb: &[u8]) -> (u64, Vec<String>) {
+    let (json, _) = xbg7_gltf::scene::split_glb(glb).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let mut embedded = 0;
+    let mut uris = Vec::new();
+    for im in doc["images"].as_array().into_iter().flatten() {
+        match (im["bufferView"].as_u64(), im["uri"].as_str()) {
+            (Some(v), _) => embedded += doc["bufferViews"][v as usize]["byteLength"].as_u64().unwrap(),
+            (None, Some(uri)) => uris.push(uri.to_string()),
+            other => panic!("an image neither embedded nor referenced: {other:?}"),
+        }
+    }
+    (embedded, uris)
+}
+
+// Row 8 (output bytes per input byte), `.glb`: each model embeds a copy of every image
+// its materials link, and a stage's scene repeats its models' bytes, so `k` models
+// linking one 4 MiB texture wrote it 2k times (and a stage held every copy until its
+// scene was written). Now a container's `.glb` models embed at most its texture bound
+// (16× its bytes + 16 MiB) of image bytes in all, in the order they are written; past it
+// a model references the image by its URI, the PNG written once under `textures/` and
+// listed as the texture entry's `png`.
+#[test]
+fn glb_models_embed_at_most_the_containers_bound_then_reference_the_png() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let n = 16;
+    let stage = stage_of_models_linking_one_big_texture(&src, n);
+    let bound = 16 * stage.len() as u64 + (16 << 20);
+    let disc = disc_of(tmp.path(), &[("Stage_S01.xpr", &stage)]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &["--format", "glb"]));
+    let m = manifest(&out);
+    let c = &m.containers[0];
+    assert_eq!(c.error, None);
+    let copies: Vec<_> = c.resources.iter().filter(|r| r.name.starts_with("e356")).collect();
+    assert_eq!(copies.len(), n + 1);
+    let col = c.textures.iter().find(|t| t.name == "e356_col").unwrap();
+    assert_eq!(col.status, Some(Status::Decoded));
+    // Past the bound: the PNG is a file, listed, and every URI a model keeps resolves.
+    let png = col.png.as_deref().expect("written as a file past the bound");
+    assert_eq!(png, "Stage_S01/textures/e356_col.png");
+    let png_len = std::fs::metadata(out.join(png)).unwrap().len();
+    assert!(png_len > 4 << 20, "{png_len}");
+    let (mut embedded, mut referenced) = (0, 0);
+    for r in &copies {
+        assert_eq!(r.status, xbg7_export::manifest::Status::Decoded, "{}", r.name);
+        let glb = std::fs::read(out.join(r.gltf.as_ref().unwrap())).unwrap();
+        let (bytes, uris) = glb_images(&glb);
+        embedded += bytes;
+        for uri in &uris {
+            assert_eq!(uri, "textures/e356_col.png");
+            referenced += 1;
+        }
+    }
+    assert!(embedded <= bound, "{embedded} > {bound}");
+    assert!(embedded >= png_len, "the first models embed it");
+    assert!(referenced > 0 && referenced < copies.len(), "{referenced}");
+    // The scene repeats what its parts embed, no more.
+    let scene = std::fs::read(out.join(c.scene.as_ref().unwrap())).unwrap();
+    let (in_scene, _) = glb_images(&scene);
+    assert!(in_scene <= bound, "{in_scene} > {bound}");
+    // Every listed file exists (the PNG among them).
+    for f in m.outputs() {
+        assert!(out.join(f).is_file(), "{f} listed, missing");
     }
 }
