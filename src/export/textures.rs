@@ -9,6 +9,11 @@
 //! images, for a preview without an export. With [`SpecularGloss::Pbr`] each `_gls`
 //! texture also gets a derived roughness map (`textures/<file>~roughness.png`, linked
 //! as `<name>~roughness`, listed as the texture entry's `roughness_png`).
+//!
+//! What a container's textures may decode to, and so what is held for its `.glb` models
+//! and written, is bounded by its [`TextureBudget`] (16× its bytes + 16 MiB), charged in
+//! directory order before anything is decoded: each image and its roughness map at their
+//! RGBA bytes; a texture past it is `output_budget`, not decoded.
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -20,8 +25,8 @@ use crate::manifest::{Status, TextureCode, TextureEntry, TextureReason};
 use crate::names;
 use xbg7::container::{Container, Resource, TAG_TX2D};
 use xbg7::texture::maps::{TextureLinks, ALBEDO_SUFFIX, GLOSS_SUFFIX, ROUGHNESS_KEY};
-use xbg7::texture::resource::decode_resource;
-use xbg7::texture::Image;
+use xbg7::texture::resource::{decode_resource, decoded_size, not_decoded};
+use xbg7::texture::{Image, Reject, TextureBudget};
 use xbg7_gltf::gltf_out::SpecularGloss;
 
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
@@ -144,11 +149,29 @@ pub fn export_textures_with_albedos<T: Send>(
     let dir = container_dir.join(TEXTURE_DIR);
     let derive_roughness = mode == SpecularGloss::Pbr;
     let name_of = |k: usize| String::from_utf8_lossy(tex[k].name).into_owned();
+    let glossy = |group: &[usize]| group.iter().any(|&k| name_of(k).ends_with(GLOSS_SUFFIX));
+    // The container's texture budget, charged in directory order before anything is
+    // decoded (the decisions do not depend on the threads): each image, and its derived
+    // roughness map, at its RGBA bytes.
+    let mut budget = TextureBudget::of(c);
+    let refused: Vec<Option<Reject>> = groups
+        .iter()
+        .map(|group| {
+            let first = tex[group[0]];
+            let maps = 1 + u64::from(derive_roughness && glossy(group));
+            let bytes = decoded_size(first, c.data).unwrap_or(0).saturating_mul(maps);
+            budget.charge(bytes).err()
+        })
+        .collect();
     let done: Vec<Exported<T>> = groups
         .par_iter()
         .zip(files.par_iter())
-        .map(|(group, file)| {
-            let t = decode_resource(tex[group[0]], c.data);
+        .zip(refused)
+        .map(|((group, file), refused)| {
+            let t = match refused {
+                Some(why) => not_decoded(tex[group[0]], why),
+                None => decode_resource(tex[group[0]], c.data),
+            };
             let mut e = TextureEntry::of(&t);
             let Ok(img) = t.result else {
                 return (e, None, Vec::new(), None);
@@ -181,8 +204,7 @@ pub fn export_textures_with_albedos<T: Send>(
                         .collect();
                     // A derived map that cannot be written is left out of the material
                     // (the texture itself is fine).
-                    let glossy = group.iter().any(|&k| name_of(k).ends_with(GLOSS_SUFFIX));
-                    let rough = (derive_roughness && glossy)
+                    let rough = (derive_roughness && glossy(group))
                         .then(|| put(&format!("{file}{ROUGHNESS_KEY}.png"), &roughness_from_gloss(&img)).ok())
                         .flatten();
                     (e, Some(png), kept, rough)

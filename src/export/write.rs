@@ -13,11 +13,14 @@ use crate::config::{Config, Format};
 use crate::manifest::{directory, Code, ContainerEntry, GridCells, Kind, Reason, ResourceEntry, Status, StreamEntry};
 use crate::names;
 use crate::walker::DiscFile;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use xbg7::container::TAG_TX2D;
 use xbg7::describe_declaration;
 use xbg7::mesh::Mesh;
+use xbg7::texture::maps::ROUGHNESS_KEY;
+use xbg7::texture::TextureBudget;
 use xbg7::{ContainerDecode, DecodedResource, Xpr};
 use xbg7_gltf::gltf_out::{self, GltfOptions, Source};
 use xbg7_gltf::scene;
@@ -152,11 +155,43 @@ fn export_bytes(
         links: &links,
         prepared: &prepared,
         embedded: &embedded,
+        files: sink != Sink::Embedded,
+        embed_limit: TextureBudget::of(parsed).limit(),
     };
     if let Err(e) = write_container(&decoded, &mut entry, dir, &root, cfg, opts, &tex) {
         entry.error = Some(Reason::new(Code::IO, format!("{WRITING_OUTPUTS}: {e}")));
     }
     entry
+}
+
+/// Write the linked PNG `uri` (`textures/<file>.png`), which a `.glb` model references
+/// instead of embedding it (past the container's embedding bound), into the container's
+/// `textures/` folder, and list it as the `png` (or `roughness_png`) of every texture
+/// entry linked to it.
+fn write_linked_png(
+    uri: &str,
+    entry: &mut ContainerEntry,
+    dir: &str,
+    root: &OutRoot<'_>,
+    tex: &Textures<'_>,
+) -> std::io::Result<()> {
+    let Some(bytes) = tex.embedded.get(uri) else {
+        return Ok(());
+    };
+    let abs = root.container_dir(dir)?;
+    root.no_link_below(&abs, TEXTURE_DIR)?;
+    std::fs::create_dir_all(abs.join(TEXTURE_DIR))?;
+    root.outputs.write(&abs.join(uri), bytes)?;
+    let linked = |name: &str| tex.links.get(name).is_some_and(|u| u == uri);
+    for e in &mut entry.textures {
+        if linked(&e.name) {
+            e.png = Some(format!("{dir}/{uri}"));
+        }
+        if linked(&format!("{}{ROUGHNESS_KEY}", e.name)) {
+            e.roughness_png = Some(format!("{dir}/{uri}"));
+        }
+    }
+    Ok(())
 }
 
 /// The output root: as given, and canonical (for the inside-`--out` checks).
@@ -231,7 +266,12 @@ pub(super) fn write_container(
         gopts: &gopts,
         links,
         embedded: tex.embedded,
+        embed_left: Cell::new(tex.embed_limit),
+        by_uri: RefCell::new(BTreeSet::new()),
     };
+    // The linked PNGs written as files for the `.glb` models that reference them (past
+    // the embedding bound; with `--textures` they are files already).
+    let mut png_files: BTreeSet<String> = BTreeSet::new();
     let previews = opts.previews && cfg.output.previews;
     let ropts = render_options(cfg, cfg.output.preview_size);
     // A model's thumbnail for the report's rows, at the stage cells' size, when the
@@ -268,7 +308,10 @@ pub(super) fn write_container(
                     name: &name,
                     textures: &textures,
                 };
-                let written = match writer.write(m, file, &src)? {
+                let built = writer.write(m, file, &src)?;
+                // The images it referenced by URI instead of embedding them.
+                let by_uri = writer.by_uri.take();
+                let written = match built {
                     Ok(w) => w,
                     Err(err) => {
                         let why = Reason::new(xbg7::Code::InvalidAttribute, err.to_string());
@@ -278,6 +321,11 @@ pub(super) fn write_container(
                 };
                 e.gltf = Some(written.gltf);
                 e.bin = written.bin;
+                for uri in by_uri {
+                    if !tex.files && png_files.insert(uri.clone()) {
+                        write_linked_png(&uri, entry, dir, root, tex)?;
+                    }
+                }
                 if !dr.skybox {
                     scene_parts.push(written.document);
                 }
@@ -489,6 +537,11 @@ pub(super) struct Textures<'a> {
     prepared: &'a PreviewTextures,
     /// The PNG bytes `.glb` models embed, by link URI ([`Sink::Embedded`], [`Sink::Both`]).
     embedded: &'a BTreeMap<String, Vec<u8>>,
+    /// Whether the PNGs are files too (not [`Sink::Embedded`]).
+    files: bool,
+    /// The image bytes the container's `.glb` models may embed in all: its texture bound
+    /// ([`TextureBudget::limit`]).
+    embed_limit: u64,
 }
 
 /// What [`ModelWriter::write`] wrote (paths relative to OUT) and the document it wrote (the
@@ -508,6 +561,12 @@ pub(super) struct ModelWriter<'a> {
     gopts: &'a GltfOptions,
     links: &'a xbg7::texture::maps::TextureLinks,
     embedded: &'a BTreeMap<String, Vec<u8>>,
+    /// What the container's `.glb` models may still embed, in image bytes: each model
+    /// embeds a copy of every image it links, so `k` models linking one image would
+    /// write it `k` times; past the bound an image is referenced by its URI instead.
+    embed_left: Cell<u64>,
+    /// The URIs the last model referenced instead of embedding them (files to write).
+    by_uri: RefCell<BTreeSet<String>>,
 }
 
 impl ModelWriter<'_> {
@@ -525,7 +584,20 @@ impl ModelWriter<'_> {
             Format::Gltf => gltf_out::Output::Gltf { bin_uri: &bin_name },
             Format::Glb => gltf_out::Output::Glb,
         };
-        let png = |uri: &str| self.embedded.get(uri).map(Vec::as_slice);
+        // Charged in the order the models are written and their images listed.
+        let png = |uri: &str| {
+            let bytes = self.embedded.get(uri)?;
+            match self.embed_left.get().checked_sub(bytes.len() as u64) {
+                Some(left) => {
+                    self.embed_left.set(left);
+                    Some(bytes.as_slice())
+                }
+                None => {
+                    self.by_uri.borrow_mut().insert(uri.to_string());
+                    None
+                }
+            }
+        };
         let textures = gltf_out::Textures {
             links: self.links,
             png: (self.format == Format::Glb).then_some(&png as gltf_out::PngLookup),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use crate::common::files;
-use xbg7_export::manifest::Manifest;
+use xbg7_export::manifest::{Manifest, Status, TextureEntry};
 use xbg7_synth::hostile::{self, assemble, disassemble, Sources};
 use xbg7_synth::SynthOptions;
 
@@ -794,4 +794,211 @@ fn only_after_a_killed_run_keeps_no_entry_whose_files_it_rewrote() {
     // A full export then lists a.xpr again, as it now decodes.
     ok(&export(&disc, &out, &[]));
     assert_eq!(manifest(&out).containers.len(), 2);
+}
+
+/// Append a 512 KiB block of noise to `data`, 4096-aligned (where a texture's base level
+/// may start); its offset.
+fn append_noise_block(data: &mut Vec<u8>) -> u32 {
+    let at = data.len().next_multiple_of(4096);
+    data.resize(at, 0);
+    let mut x: u32 = 0x2545_F491;
+    data.extend((0..512 << 10).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        (x >> 24) as u8
+    }));
+    at as u32
+}
+
+/// The sources' model with `n` TX2D descriptors over one 512 KiB block of noise appended
+/// to its data section: all different (a 4-bit format and a height each), so none is a
+/// `same_as` of another, each decoding to a 1024-texel-wide image of up to 4 MiB.
+fn many_textures_over_one_block(src: &Sources, n: usize) -> Vec<u8> {
+    use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
+    let (mut entries, mut data) = disassemble(&src.model.bytes);
+    let at = append_noise_block(&mut data);
+    let formats = [TexFormat::Dxt1, TexFormat::Dxt5a, TexFormat::Ctx1];
+    for k in 0..n {
+        let t = TexPlan {
+            name: format!("many{k}_col"),
+            format: formats[k % 3],
+            width: 1024,
+            height: 1024 - (k / 3) as u32,
+            tiled: false,
+        };
+        entries.push(hostile::RawEntry {
+            tag: *b"TX2D",
+            desc: tx2d_descriptor(&t, at).to_vec(),
+            name: t.name.into_bytes(),
+        });
+    }
+    assemble(&entries, &data)
+}
+
+// Row 7: a `.glb` export of a 0.6 MB container of 1 000 TX2D descriptors over one 512 KiB
+// block aborted under a 2 GiB address-space cap, with no manifest: every texture decoded,
+// and its PNG held until the container's models were written (up to 4 MiB each). Now a
+// container's textures decode to at most 16× its bytes + 16 MiB together (charged in
+// directory order, before decoding); the rest are `output_budget`. Both formats complete
+// under the cap, and write at most that bound of texture bytes.
+#[test]
+fn distinct_texture_descriptors_over_one_block_stay_within_the_containers_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let n = 1000;
+    let many = many_textures_over_one_block(&src, n);
+    let bound = 16 * many.len() as u64 + (16 << 20);
+    let plain = disc_of(&tmp.path().join("plain"), &[("m.xpr", &src.model.bytes)]);
+    let disc = disc_of(&tmp.path().join("many"), &[("m.xpr", &many)]);
+    let run = |disc: &Path, out: &Path, format: &str| {
+        let mut c = bin();
+        c.arg("--disc").arg(disc).arg("--out").arg(out);
+        c.args(["--jobs", "1", "--quiet", "--no-previews", "--format", format]);
+        #[cfg(target_os = "linux")]
+        cap(&mut c);
+        let o = c.stdin(Stdio::null()).output().unwrap();
+        ok(&o);
+        manifest(out)
+    };
+    let bytes_of = |out: &Path| -> u64 {
+        files(out)
+            .iter()
+            .filter(|f| !f.starts_with(".xbg7/") && *f != "manifest.json" && *f != "index.html")
+            .map(|f| std::fs::metadata(out.join(f)).unwrap().len())
+            .sum()
+    };
+    for format in ["glb", "gltf"] {
+        let (out_plain, out) = (tmp.path().join(format!("plain.{format}")), tmp.path().join(format));
+        let p = run(&plain, &out_plain, format);
+        let m = run(&disc, &out, format);
+        let c = &m.containers[0];
+        assert_eq!(c.error, None);
+        // The models are as without the textures.
+        assert_eq!(c.resources, p.containers[0].resources, "{format}");
+        assert_eq!(c.textures.len(), p.containers[0].textures.len() + n);
+        // Charged in directory order: what is decoded fits the bound; each texture left
+        // out would have taken the decoded ones before it past the bound (the file is
+        // its header and data section: the bound is on its length). A gloss map's
+        // derived roughness map is charged too.
+        let size = |t: &TextureEntry| {
+            let maps = 1 + u64::from(t.name.ends_with("_gls"));
+            4 * u64::from(t.width.unwrap()) * u64::from(t.height.unwrap()) * maps
+        };
+        let mut decoded = 0;
+        let mut refused = 0;
+        for t in &c.textures {
+            assert_eq!(t.same_as, None);
+            match (t.status, &t.reason) {
+                (Some(Status::Decoded), None) => decoded += size(t),
+                (Some(Status::Rejected), Some(r)) => {
+                    assert_eq!(r.code.as_str(), "output_budget", "{}", t.name);
+                    assert!(r.detail.contains(" + 16 MiB = "), "{}", r.detail);
+                    assert!(decoded + size(t) > bound, "{} refused but fits", t.name);
+                    refused += 1;
+                }
+                other => panic!("{}: {other:?}", t.name),
+            }
+        }
+        assert!(decoded <= bound, "{decoded} > {bound}");
+        assert!(refused > n * 9 / 10 && refused < n, "{refused} of {n} refused");
+        // The outputs: the plain model's, and at most the bound of texture bytes.
+        let written = bytes_of(&out);
+        assert!(written <= bytes_of(&out_plain) + bound, "{format}: {written} > {bound}");
+    }
+}
+
+/// The sources' stage with its `e356_col` texture a 1024² DXT1 image of noise (a 4 MiB
+/// PNG) and its model `e356`, which that texture colours, listed `n` more times (the same
+/// descriptor bytes at other offsets: resources of their own, sharing its block).
+fn stage_of_models_linking_one_big_texture(src: &Sources, n: usize) -> Vec<u8> {
+    use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
+    let (mut entries, mut data) = disassemble(&src.stage.bytes);
+    let at = append_noise_block(&mut data);
+    let col = entries.iter().position(|e| e.name == b"e356_col").unwrap();
+    let t = TexPlan {
+        name: "e356_col".into(),
+        format: TexFormat::Dxt1,
+        width: 1024,
+        height: 1024,
+        tiled: false,
+    };
+    entries[col].desc = tx2d_descriptor(&t, at).to_vec();
+    let model = entries.iter().position(|e| e.name == b"e356").unwrap();
+    for k in 0..n {
+        let mut e = entries[model].clone();
+        e.name = format!("e356~{k}").into_bytes();
+        entries.push(e);
+    }
+    assemble(&entries, &data)
+}
+
+/// The image bytes a `.glb` embeds (its images' buffer views), and the URIs of the images
+/// it references instead.
+fn glb_images(glb: &[u8]) -> (u64, Vec<String>) {
+    let (json, _) = xbg7_gltf::scene::split_glb(glb).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let mut embedded = 0;
+    let mut uris = Vec::new();
+    for im in doc["images"].as_array().into_iter().flatten() {
+        match (im["bufferView"].as_u64(), im["uri"].as_str()) {
+            (Some(v), _) => embedded += doc["bufferViews"][v as usize]["byteLength"].as_u64().unwrap(),
+            (None, Some(uri)) => uris.push(uri.to_string()),
+            other => panic!("an image neither embedded nor referenced: {other:?}"),
+        }
+    }
+    (embedded, uris)
+}
+
+// Row 8 (output bytes per input byte), `.glb`: each model embeds a copy of every image
+// its materials link, and a stage's scene repeats its models' bytes, so `k` models
+// linking one 4 MiB texture wrote it 2k times (and a stage held every copy until its
+// scene was written). Now a container's `.glb` models embed at most its texture bound
+// (16× its bytes + 16 MiB) of image bytes in all, in the order they are written; past it
+// a model references the image by its URI, the PNG written once under `textures/` and
+// listed as the texture entry's `png`.
+#[test]
+fn glb_models_embed_at_most_the_containers_bound_then_reference_the_png() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = sources();
+    let n = 16;
+    let stage = stage_of_models_linking_one_big_texture(&src, n);
+    let bound = 16 * stage.len() as u64 + (16 << 20);
+    let disc = disc_of(tmp.path(), &[("Stage_S01.xpr", &stage)]);
+    let out = tmp.path().join("out");
+    ok(&export(&disc, &out, &["--format", "glb"]));
+    let m = manifest(&out);
+    let c = &m.containers[0];
+    assert_eq!(c.error, None);
+    let copies: Vec<_> = c.resources.iter().filter(|r| r.name.starts_with("e356")).collect();
+    assert_eq!(copies.len(), n + 1);
+    let col = c.textures.iter().find(|t| t.name == "e356_col").unwrap();
+    assert_eq!(col.status, Some(Status::Decoded));
+    // Past the bound: the PNG is a file, listed, and every URI a model keeps resolves.
+    let png = col.png.as_deref().expect("written as a file past the bound");
+    assert_eq!(png, "Stage_S01/textures/e356_col.png");
+    let png_len = std::fs::metadata(out.join(png)).unwrap().len();
+    assert!(png_len > 4 << 20, "{png_len}");
+    let (mut embedded, mut referenced) = (0, 0);
+    for r in &copies {
+        assert_eq!(r.status, xbg7_export::manifest::Status::Decoded, "{}", r.name);
+        let glb = std::fs::read(out.join(r.gltf.as_ref().unwrap())).unwrap();
+        let (bytes, uris) = glb_images(&glb);
+        embedded += bytes;
+        for uri in &uris {
+            assert_eq!(uri, "textures/e356_col.png");
+            referenced += 1;
+        }
+    }
+    assert!(embedded <= bound, "{embedded} > {bound}");
+    assert!(embedded >= png_len, "the first models embed it");
+    assert!(referenced > 0 && referenced < copies.len(), "{referenced}");
+    // The scene repeats what its parts embed, no more.
+    let scene = std::fs::read(out.join(c.scene.as_ref().unwrap())).unwrap();
+    let (in_scene, _) = glb_images(&scene);
+    assert!(in_scene <= bound, "{in_scene} > {bound}");
+    // Every listed file exists (the PNG among them).
+    for f in m.outputs() {
+        assert!(out.join(f).is_file(), "{f} listed, missing");
+    }
 }

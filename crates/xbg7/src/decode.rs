@@ -13,7 +13,8 @@ use crate::layout::streams::{ContainerSearches, ReadOnce};
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
-use crate::texture::resource::{decode_resource, TextureDecode};
+use crate::texture::budget::TextureBudget;
+use crate::texture::resource::{decode_within, TextureDecode};
 use crate::vocab::Kind;
 use std::collections::hash_map::{Entry, HashMap};
 use std::rc::Rc;
@@ -50,13 +51,16 @@ impl<'a> Xpr<'a> {
         decode_parsed(&self.container, kind, cfg)
     }
 
-    /// Every TX2D resource decoded to RGBA (the base level), or why not, in directory order.
+    /// Every TX2D resource decoded to RGBA (the base level), or why not, in directory
+    /// order; together within the container's [`TextureBudget`] (16× its bytes + 16 MiB:
+    /// a texture past it is `output_budget`).
     pub fn textures(&self) -> Vec<TextureDecode> {
         let c = &self.container;
+        let mut budget = TextureBudget::of(c);
         c.resources
             .iter()
             .filter(|r| r.is(TAG_TX2D))
-            .map(|r| decode_resource(r, c.data))
+            .map(|r| decode_within(r, c.data, &mut budget))
             .collect()
     }
 }

@@ -1,8 +1,9 @@
 //! The generator's transcendental functions (`xbg7_synth::math`) give the bits recorded on
-//! Linux (glibc) over sweeps of the arguments the generator uses. They come from the
-//! platform's C library, which is not correctly rounded: the demo disc cross-built for
-//! Windows differed from Linux's in 101 files, by the last bit of some of these results
-//! (issue 41). `synth_perfect_bytes` says *that* a disc moved; this says which function
+//! Linux (glibc) over sweeps of the arguments the generator uses. They were the platform's
+//! C library's, which is not correctly rounded: the demo disc cross-built for Windows
+//! differed from Linux's in 101 files, by the last bit of some of these results (issue
+//! 41). They are now glibc's algorithms in Rust (`math::glibc`), so these bits are every
+//! platform's. `synth_perfect_bytes` says *that* a disc moved; this says which function
 //! rounds differently.
 
 use xbg7_synth::math::Math;
@@ -75,8 +76,9 @@ fn observed() -> Vec<(String, Vec<String>, String)> {
     out
 }
 
-/// Recorded on x86_64 Linux, glibc 2.36 (Debian 12): each function's first 4 results and
-/// the digest (BLAKE3, first 16 hex digits) of all 4096 results' bits, little-endian.
+/// Recorded on x86_64 Linux, glibc 2.36 (Debian 12), with std's functions (a CPU with FMA:
+/// glibc's FMA build): each function's first 4 results and the digest (BLAKE3, first 16
+/// hex digits) of all 4096 results' bits, little-endian.
 const PINNED: &[(&str, [&str; 4], &str)] = &[
     (
         "f32 sin",
@@ -144,7 +146,7 @@ fn the_generators_math_gives_the_recorded_bits() {
     }
     assert!(
         differ.is_empty(),
-        "this platform's math library rounds otherwise than the recording's \
+        "the generator's math gives other bits than the recording's \
          (the synthetic disc will differ): {differ:#?}"
     );
 }

@@ -2,7 +2,7 @@
 //! endian-swapped, untiled, block-decoded and swizzled.
 
 use super::bcn;
-use super::header::{self, TextureHeader};
+use super::header::{self, Format, TextureHeader};
 use super::reject::{Reject, TextureCode};
 use super::tiling::{self, Endian};
 
@@ -21,28 +21,45 @@ impl Image {
     }
 }
 
+/// What [`decode_base`] checks before it allocates anything: a supported 2D format
+/// ([`TextureHeader::check`]), and every visible block's bytes inside the data section of
+/// `data_len` bytes. The format, or the reject.
+fn located(header: &TextureHeader, data_len: usize) -> Result<Format, Reject> {
+    let format = header.check()?;
+    let (wb, hb) = header.blocks(format);
+    let base = header.base_address as usize;
+    let avail = data_len.saturating_sub(base) as u64;
+    // Every visible block must be readable; at least that many bytes must be there
+    // before anything is allocated (the RGBA output is at most 8× the block bytes).
+    let minimum = wb as u64 * hb as u64 * format.block_bytes() as u64;
+    if base > data_len || minimum > avail {
+        return Err(Reject::new(
+            TextureCode::BadRange,
+            format!(
+                "base level at {base:#x} ({:#x} bytes) is outside the {data_len:#x}-byte data section",
+                header.base_size(format)
+            ),
+        ));
+    }
+    Ok(format)
+}
+
+/// The bytes of the RGBA image [`decode_base`] makes of `header` over a data section of
+/// `data_len` bytes (`width × height × 4`: at most 8× the bytes of the visible blocks,
+/// which are inside the section), or the reject it gives before decoding a block.
+pub fn decoded_bytes(header: &TextureHeader, data_len: usize) -> Result<u64, Reject> {
+    located(header, data_len).map(|_| header.width as u64 * header.height as u64 * 4)
+}
+
 /// Decode the base level described by `header` from the data section `data`.
 pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject> {
-    let format = header.check()?;
+    let format = located(header, data.len())?;
     let (wb, hb) = header.blocks(format);
     let bpb = format.block_bytes();
     let pitch = header.pitch_blocks(format);
     let base = header.base_address as usize;
-    let full = header.base_size(format);
     let avail = data.len().saturating_sub(base) as u64;
-    // Every visible block must be readable; at least that many bytes must be there
-    // before anything is allocated (the RGBA output is at most 8× the block bytes).
-    let minimum = wb as u64 * hb as u64 * bpb as u64;
-    if base > data.len() || minimum > avail {
-        return Err(Reject::new(
-            TextureCode::BadRange,
-            format!(
-                "base level at {base:#x} ({full:#x} bytes) is outside the {:#x}-byte data section",
-                data.len()
-            ),
-        ));
-    }
-    let take = full.min(avail) as usize;
+    let take = header.base_size(format).min(avail) as usize;
     // Copied only when it must be swapped.
     let src: std::borrow::Cow<[u8]> = match header.endian {
         Endian::None => std::borrow::Cow::Borrowed(&data[base..base + take]),

@@ -19,16 +19,20 @@ pub enum TextureCode {
     PackedMipTail,
     /// The base level's bytes are not inside the data section.
     BadRange,
+    /// Decoding it would take the container's decoded textures past their bound
+    /// ([`super::budget`]: 16 × the container's bytes + 16 MiB).
+    OutputBudget,
 }
 
 impl TextureCode {
-    pub const ALL: [TextureCode; 6] = [
+    pub const ALL: [TextureCode; 7] = [
         TextureCode::BadDescriptor,
         TextureCode::NotTexture,
         TextureCode::Not2d,
         TextureCode::UnknownFormat,
         TextureCode::PackedMipTail,
         TextureCode::BadRange,
+        TextureCode::OutputBudget,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +43,7 @@ impl TextureCode {
             TextureCode::UnknownFormat => "unknown_format",
             TextureCode::PackedMipTail => "packed_mip_tail",
             TextureCode::BadRange => "bad_range",
+            TextureCode::OutputBudget => "output_budget",
         }
     }
 }

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::base::{decode, Image};
+use super::base::{decode, decoded_bytes, Image};
+use super::budget::TextureBudget;
 use super::header::{self, TextureHeader};
 use super::maps::ALBEDO_SUFFIX;
 use super::reject::{Reject, TextureCode};
@@ -58,13 +59,47 @@ pub fn decode_resource(r: &Resource<'_>, data: &[u8]) -> TextureDecode {
     }
 }
 
-/// Decode only the `_col` textures of `c` (for a preview without an export).
+/// The bytes of the RGBA image decoding `r` would make ([`decoded_bytes`]), or `None`
+/// when the decode is refused before anything is allocated (a bad range or header, an
+/// unsupported format, the base level outside the data section `data`).
+pub fn decoded_size(r: &Resource<'_>, data: &[u8]) -> Option<u64> {
+    if r.problem.is_some() {
+        return None;
+    }
+    header::parse(r.descriptor)
+        .and_then(|h| decoded_bytes(&h, data.len()))
+        .ok()
+}
+
+/// `r` rejected without being decoded (its header, when it parses, still read).
+pub fn not_decoded(r: &Resource<'_>, why: Reject) -> TextureDecode {
+    TextureDecode {
+        index: r.index,
+        name: r.name_lossy(),
+        header: header::parse(r.descriptor).ok(),
+        result: Err(why),
+    }
+}
+
+/// [`decode_resource`] within `budget`: its decoded bytes are charged first
+/// ([`decoded_size`]), and a texture past the bound is not decoded
+/// ([`TextureCode::OutputBudget`]).
+pub fn decode_within(r: &Resource<'_>, data: &[u8], budget: &mut TextureBudget) -> TextureDecode {
+    match budget.charge(decoded_size(r, data).unwrap_or(0)) {
+        Ok(()) => decode_resource(r, data),
+        Err(why) => not_decoded(r, why),
+    }
+}
+
+/// Decode only the `_col` textures of `c` (for a preview without an export), in
+/// directory order within the container's [`TextureBudget`].
 pub fn decode_albedos(c: &Container<'_>) -> Albedos {
+    let mut budget = TextureBudget::of(c);
     c.resources
         .iter()
         .filter(|r| r.is(TAG_TX2D) && r.name_lossy().ends_with(ALBEDO_SUFFIX))
         .filter_map(|r| {
-            let t = decode_resource(r, c.data);
+            let t = decode_within(r, c.data, &mut budget);
             Some((t.name, t.result.ok()?))
         })
         .collect()
