@@ -9,7 +9,7 @@ use crate::config::DecodeConfig;
 use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Planned};
-use crate::layout::streams::{ContainerSearches, ReadOnce};
+use crate::layout::streams::{ContainerSearches, NormalRunCache};
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
@@ -178,13 +178,13 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     // and runs serve the multi-stream searches (kept only where there are some).
     let runs = scanner.into_normal_runs();
     let read = if multi {
-        ReadOnce::with_normal_runs(runs)
+        NormalRunCache::with_normal_runs(runs)
     } else {
-        ReadOnce::default()
+        NormalRunCache::default()
     };
 
     let mut resources = Vec::with_capacity(parsed.len());
-    // The multi-stream searches share one budget, in record order, and what they read.
+    // The multi-stream searches share one budget, in directory order, and the runs.
     let mut apart = ContainerSearches::new(data.len(), read);
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
         let result = assemble::resource(

@@ -196,7 +196,7 @@ fn place_streams(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    read: &mut streams::ReadOnce,
+    read: &mut streams::NormalRunCache,
 ) -> Result<DecodedResource, Reason> {
     let Some((st, located, lmap)) = &r.streams else {
         return Ok(d);

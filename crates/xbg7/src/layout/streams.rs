@@ -30,7 +30,6 @@ use crate::gates::{self, GateConfig, Measures};
 use crate::mesh::Mesh;
 use crate::reason::{Code, Reason};
 use crate::vertex::{read_attributes, AttributeMap};
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// Where one stream of a decoded multi-stream resource's buffers is, or why it was left
@@ -118,7 +117,13 @@ fn normal_sums(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, tr
 /// Candidate starts of a `v`-vertex buffer at stride `s` whose NORMAL is `map.normal`:
 /// around every run of unit normals holding at least half of `v` (see the module doc).
 /// The bitmap and runs come from `read` (built there once per container).
-fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usize, read: &mut ReadOnce) -> Vec<usize> {
+fn candidate_starts(
+    data: &[u8],
+    decl: &Declaration,
+    map: &AttributeMap,
+    v: usize,
+    read: &mut NormalRunCache,
+) -> Vec<usize> {
     let (Some(ne), s) = (map.normal, decl.stride) else {
         return Vec::new();
     };
@@ -150,29 +155,22 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
     out
 }
 
-/// What the multi-stream searches of one container read once and share: the
-/// unit-normal bitmaps per (normal type, byte parity) and their tolerant runs per stride
-/// (the anchoring's own, handed over: [`crate::layout::anchored::Scanner::into_normal_runs`]),
-/// and the runs of plausible positions per (stride, POSITION element).
+/// The unit-normal bitmaps per (normal type, byte parity) and their tolerant runs per
+/// stride that the multi-stream searches of one container share: the anchoring's own,
+/// handed over ([`crate::layout::anchored::Scanner::into_normal_runs`]), extended as the
+/// searches need more.
 #[derive(Default)]
-pub struct ReadOnce {
+pub struct NormalRunCache {
     pub bitmaps: NormalBitmaps,
     pub runs_by_offset: NormalRuns,
-    /// Per (stride, element offset, element type, bound's bits): every maximal run of
-    /// plausible slots, as (first slot's offset, slots), residue by residue.
-    plausible: HashMap<PlausibleKey, Vec<(usize, usize)>>,
 }
 
-/// (stride, POSITION element offset, its type's code, the coordinate bound's bits).
-type PlausibleKey = (usize, u16, u32, u64);
-
-impl ReadOnce {
+impl NormalRunCache {
     /// Starting from the anchoring's bitmaps and runs.
-    pub fn with_normal_runs((bitmaps, runs_by_offset): (NormalBitmaps, NormalRuns)) -> ReadOnce {
-        ReadOnce {
+    pub fn with_normal_runs((bitmaps, runs_by_offset): (NormalBitmaps, NormalRuns)) -> NormalRunCache {
+        NormalRunCache {
             bitmaps,
             runs_by_offset,
-            plausible: HashMap::new(),
         }
     }
 }
@@ -218,7 +216,7 @@ pub fn place_normal_stream(
     map: &AttributeMap,
     taken: &[Range<usize>],
     cfg: &GateConfig,
-    read: &mut ReadOnce,
+    read: &mut NormalRunCache,
 ) -> Result<Placed, Reason> {
     let v = mesh.positions.len();
     let s = decl.stride;
@@ -323,12 +321,16 @@ pub const APART_BUDGET: usize = 4;
 pub const APART_MIN_BUDGET: usize = 1 << 22;
 
 /// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
-/// share ([`ApartBudget`]).
+/// share ([`ContainerSearches`]).
 pub const APART_CONTAINER_BUDGET: usize = 64;
 
-/// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
-/// `ambiguous_anchor`.
+/// Most index windows [`search_apart`] looks at; more is [`ApartOutcome::TooMany`]
+/// ("gave up").
 pub const MAX_APART: usize = 256;
+
+/// NORMAL places [`search_apart`] holds the sample sums of at once (a window's places
+/// are taken this many at a time, so what it holds does not grow with their number).
+const NORMAL_CHUNK: usize = 512;
 
 /// Most combinations [`search_apart`] lets pass the gates before it calls the resource
 /// ambiguous without ranking them.
@@ -457,17 +459,17 @@ impl Budget {
 
 /// What the multi-stream searches of one container share: the work the searches apart
 /// may do together ([`search_apart`]: a container of many multi-stream resources costs
-/// at most this much, however many there are), and what they read once ([`ReadOnce`]).
+/// at most this much, however many there are), and what they read once ([`NormalRunCache`]).
 pub struct ContainerSearches {
     left: usize,
     data_len: usize,
-    pub read: ReadOnce,
+    pub read: NormalRunCache,
 }
 
 impl ContainerSearches {
     /// The searches of a data section of `data_len` bytes: a budget of
     /// [`APART_CONTAINER_BUDGET`] searches' worth, and `read` to start from.
-    pub fn new(data_len: usize, read: ReadOnce) -> ContainerSearches {
+    pub fn new(data_len: usize, read: NormalRunCache) -> ContainerSearches {
         ContainerSearches {
             left: Self::per_search(data_len).saturating_mul(APART_CONTAINER_BUDGET),
             data_len,
@@ -481,63 +483,50 @@ impl ContainerSearches {
     }
 }
 
-/// Most places for the positions [`search_apart`] looks at; more is `ambiguous_anchor`.
+/// Most places for the positions [`search_apart`] looks at; more is
+/// [`ApartOutcome::TooMany`] ("gave up").
 pub const MAX_POSITION_STARTS: usize = 1 << 16;
 
-/// Every maximal run of slots at `decl`'s stride whose POSITION is plausible (finite,
-/// within `bound`, not a tiny non-zero number: bytes of something else read as floats),
-/// as (first slot's offset, slots), per residue of the slot mod the stride (even
-/// residues only), in offset order within each.
-fn plausible_runs(data: &[u8], s: usize, pe: &Element, bound: f64) -> Vec<(usize, usize)> {
-    let o = pe.offset as usize;
-    let plausible = |x: usize| {
-        data.get(x..x + pe.ty.size()).is_some_and(|b| {
-            let c = pe.ty.decode(b);
-            crate::layout::anchored::plausible_position([c[0], c[1], c[2]], bound)
-        })
-    };
-    let mut out = Vec::new();
-    for r in (0..s.max(1)).filter(|r| r % 2 == 0) {
-        let (mut run, mut c) = (0usize, r);
-        while s > 0 && c + o + pe.ty.size() <= data.len() {
-            if plausible(c + o) {
-                run += 1;
-            } else {
-                if run > 0 {
-                    out.push((c - run * s, run));
-                }
-                run = 0;
-            }
-            c += s;
-        }
-        if run > 0 {
-            out.push((c - run * s, run));
-        }
-    }
-    out
-}
-
-/// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible,
-/// off `taken`, residue by residue in offset order: every start inside a run of
-/// plausible slots ([`plausible_runs`], read once per container in `read`) with `v`
-/// slots from it.
+/// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
+/// (finite, within `bound`, not a tiny non-zero number: bytes of something else read as
+/// floats), off `taken`, in offset order; lazily, one maximal run at a time.
 fn position_starts<'a>(
-    data: &[u8],
+    data: &'a [u8],
     decl: &Declaration,
     map: &AttributeMap,
     v: usize,
     bound: f64,
     taken: &'a [Range<usize>],
-    read: &'a mut ReadOnce,
 ) -> impl Iterator<Item = usize> + 'a {
     let (pe, s) = (map.position.expect("a located stream holds POSITION"), decl.stride);
-    let runs = read
-        .plausible
-        .entry((s, pe.offset, pe.ty.code(), bound.to_bits()))
-        .or_insert_with(|| plausible_runs(data, s, &pe, bound));
-    runs.iter()
-        .filter(move |&&(_, n)| n >= v)
-        .flat_map(move |&(first, n)| (0..=n - v).map(move |k| first + k * s))
+    let o = pe.offset as usize;
+    let plausible = move |x: usize| {
+        data.get(x..x + pe.ty.size()).is_some_and(|b| {
+            let c = pe.ty.decode(b);
+            crate::layout::anchored::plausible_position([c[0], c[1], c[2]], bound)
+        })
+    };
+    // Per residue of the buffer start mod the stride (even starts only), the maximal
+    // runs of plausible slots; each start inside a run with `v` slots left is a candidate.
+    (0..s.max(1))
+        .filter(|r| r % 2 == 0)
+        .flat_map(move |r| {
+            let mut starts = Vec::new();
+            let mut run = 0usize;
+            let mut c = r;
+            while s > 0 && c + o + pe.ty.size() <= data.len() {
+                if plausible(c + o) {
+                    run += 1;
+                    if run >= v {
+                        starts.push(c + s - v * s);
+                    }
+                } else {
+                    run = 0;
+                }
+                c += s;
+            }
+            starts
+        })
         .filter(move |&q| q % 2 == 0 && !overlaps_any(&(q..q + v * s), taken))
 }
 
@@ -589,7 +578,7 @@ fn search(
     taken: &[Range<usize>],
     cfg: &GateConfig,
     budget: &mut Budget,
-    read: &mut ReadOnce,
+    read: &mut NormalRunCache,
 ) -> Result<ApartOutcome, ApartOutcome> {
     let (vu, iu) = (v as usize, i as usize);
     let no = |detail: String| Err(ApartOutcome::Nothing(detail));
@@ -617,7 +606,7 @@ fn search(
     let position_places: Vec<usize> = if same_stream {
         Vec::new()
     } else {
-        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken, read)
+        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken)
             .take(MAX_POSITION_STARTS + 1)
             .collect();
         if all.len() > MAX_POSITION_STARTS {
@@ -693,38 +682,44 @@ impl ApartSearch<'_, '_> {
         let (ndecl, nmap) = self.normals;
         let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
         let wr = w..w + 2 * iu;
-        let mut places = Vec::new();
-        for (rank, &c) in normals.iter().enumerate() {
-            let range = c..c + vu * ndecl.stride;
-            if overlaps(&range, &wr) {
+        let mut places = Vec::with_capacity(NORMAL_CHUNK.min(normals.len()));
+        for (chunk, cs) in normals.chunks(NORMAL_CHUNK).enumerate() {
+            places.clear();
+            for (k, &c) in cs.iter().enumerate() {
+                let range = c..c + vu * ndecl.stride;
+                if overlaps(&range, &wr) {
+                    continue;
+                }
+                self.budget.pay(tris.len().max(1))?;
+                let sums = normal_sums(data, c, ndecl, nmap, &tris);
+                places.push(NormalPlace {
+                    rank: chunk * NORMAL_CHUNK + k,
+                    at: c,
+                    range,
+                    sums,
+                });
+            }
+            if places.is_empty() {
                 continue;
             }
-            self.budget.pay(tris.len().max(1))?;
-            let sums = normal_sums(data, c, ndecl, nmap, &tris);
-            places.push(NormalPlace {
-                rank,
-                at: c,
-                range,
-                sums,
-            });
-        }
-        if self.same_stream {
-            for n in &places {
-                self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
-            }
-            return Ok(());
-        }
-        for (qk, &q) in position_places.iter().enumerate() {
-            let pr = q..q + vu * pdecl.stride;
-            if overlaps(&pr, &wr) {
+            if self.same_stream {
+                for n in &places {
+                    self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
+                }
                 continue;
             }
-            self.compare(
-                (wk, w),
-                &tris,
-                (qk, q),
-                places.iter().filter(|n| !overlaps(&pr, &n.range)),
-            )?;
+            for (qk, &q) in position_places.iter().enumerate() {
+                let pr = q..q + vu * pdecl.stride;
+                if overlaps(&pr, &wr) {
+                    continue;
+                }
+                self.compare(
+                    (wk, w),
+                    &tris,
+                    (qk, q),
+                    places.iter().filter(|n| !overlaps(&pr, &n.range)),
+                )?;
+            }
         }
         Ok(())
     }
@@ -804,7 +799,7 @@ impl ApartSearch<'_, '_> {
     ) -> Result<(), ApartOutcome> {
         // A combination the winding gate turns away is not read whole, unless its
         // reason may be the first failure (the one reported when nothing passes).
-        if !self.winding_can_pass(c, q, window) && self.failure.as_ref().is_some_and(|(r, _)| *r < rank) {
+        if self.failure.as_ref().is_some_and(|(r, _)| *r < rank) && !self.winding_can_pass(c, q, window) {
             return Ok(());
         }
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
@@ -1100,7 +1095,7 @@ mod tests {
             &m,
             taken,
             &GateConfig::default(),
-            &mut ReadOnce::default(),
+            &mut NormalRunCache::default(),
         )
     }
 
@@ -1171,7 +1166,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let v = mesh.positions.len() as u32;
         let i = mesh.indices.len() as u32;
-        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         search_apart(
             data,
             v,
@@ -1212,7 +1207,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let cfg = GateConfig::default();
         // More vertices than u16 indices reach: refused at once, nothing allocated.
-        let mut budget = ContainerSearches::new(64, ReadOnce::default());
+        let mut budget = ContainerSearches::new(64, NormalRunCache::default());
         let e = search_apart(
             &[0; 64],
             4_000_000_000,
@@ -1227,7 +1222,7 @@ mod tests {
         assert!(matches!(e, ApartOutcome::Nothing(_)), "{e:?}");
         // 2 MB of one triangle repeated: every window is one; the search stops at its cap.
         let data: Vec<u8> = (0..1 << 20).flat_map(|k: u32| ((k % 3) as u16).to_be_bytes()).collect();
-        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg, &mut budget);
         assert!(matches!(e, ApartOutcome::TooMany(_)), "{e:?}");
     }
@@ -1244,7 +1239,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let (v, i) = (mesh.positions.len() as u32, mesh.indices.len() as u32);
         let cfg = GateConfig::default();
-        let mut budget = ContainerSearches::new(data.len(), ReadOnce::default());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         let whole = budget.left;
         assert_eq!(whole, APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
         let search = |budget: &mut ContainerSearches| {
