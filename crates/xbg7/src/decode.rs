@@ -9,7 +9,7 @@ use crate::config::DecodeConfig;
 use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Planned};
-use crate::layout::streams::ApartBudget;
+use crate::layout::streams::{ContainerSearches, NormalRunCache};
 use crate::layout::{anchored, assemble, Decoded};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
@@ -174,12 +174,18 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
         plan::add_per_record_blocks(&mut taken, &per_record, &parsed);
     }
     // The scanner's cache holds every claimed block; without it the placed blocks are
-    // the only holders and move into the resources uncopied.
-    drop(scanner);
+    // the only holders and move into the resources uncopied. Its unit-normal bitmaps
+    // and runs serve the multi-stream searches (kept only where there are some).
+    let runs = scanner.into_normal_runs();
+    let read = if multi {
+        NormalRunCache::with_normal_runs(runs)
+    } else {
+        NormalRunCache::default()
+    };
 
     let mut resources = Vec::with_capacity(parsed.len());
-    // The searches for multi-stream buffers apart share one budget, in record order.
-    let mut apart = ApartBudget::new(data.len());
+    // The multi-stream searches share one budget, in directory order, and the runs.
+    let mut apart = ContainerSearches::new(data.len(), read);
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
         let result = assemble::resource(
             data,

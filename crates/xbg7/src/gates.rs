@@ -118,42 +118,67 @@ fn face_against_normals(f: [f64; 3], n: [[f32; 3]; 3]) -> f64 {
     dot(f, s)
 }
 
-/// Can a mesh whose triangles are `triangles`, their vertices' positions `p` and normals
-/// `n` read from anywhere, pass the winding gate? The triangles counted as [`measure`]
-/// counts them, until even the rest all agreeing with the majority would leave too few
-/// (the share (M + r) / (T + r) only grows with r while M ≤ T): a test [`verdict`]
-/// implies, so a mesh it turns away fails the gates, at a fraction of reading and
-/// measuring the whole mesh.
-pub fn winding_can_pass(
-    triangles: impl ExactSizeIterator<Item = [u32; 3]>,
-    p: impl Fn(u32) -> [f32; 3],
-    n: impl Fn(u32) -> [f32; 3],
-    cfg: &GateConfig,
-) -> bool {
-    if !cfg.winding {
-        return true;
-    }
-    let mut rest = triangles.len();
-    let (mut agree, mut disagree) = (0usize, 0usize);
-    for t in triangles {
-        rest -= 1;
-        let Some(f) = oriented_face(t, sub(p(t[1]), p(t[0])), sub(p(t[0]), p(t[2]))) else {
-            continue;
-        };
-        let d = face_against_normals(f, t.map(&n));
-        if d > 0.0 {
-            agree += 1;
-        } else if d < 0.0 {
-            disagree += 1;
-        } else {
-            continue;
-        }
-        let (m, o, r) = (agree.max(disagree) as f64, (agree + disagree) as f64, rest as f64);
-        if (m + r) / (o + r) < cfg.min_winding_consistency {
-            return false;
+/// The faces of a list of `count` triangles (`tri(k)`, positions `p`) as [`measure`]
+/// computes them, each computed once, when first asked for: the winding test of several
+/// NORMAL buffers against the same positions reads each face once.
+pub struct Faces<T, P> {
+    count: usize,
+    tri: T,
+    p: P,
+    /// The faces computed so far, in order: the triangle and its face, `None` degenerate.
+    done: Vec<Option<([u32; 3], [f64; 3])>>,
+}
+
+impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
+    pub fn new(count: usize, tri: T, p: P) -> Self {
+        Faces {
+            count,
+            tri,
+            p,
+            done: Vec::new(),
         }
     }
-    true
+
+    fn get(&mut self, k: usize) -> Option<([u32; 3], [f64; 3])> {
+        while self.done.len() <= k {
+            let t = (self.tri)(self.done.len());
+            let p = &self.p;
+            self.done
+                .push(oriented_face(t, sub(p(t[1]), p(t[0])), sub(p(t[0]), p(t[2]))).map(|f| (t, f)));
+        }
+        self.done[k]
+    }
+
+    /// Can the mesh of these faces, its vertices' normals `n` read from anywhere, pass
+    /// the winding gate? The triangles counted as [`measure`] counts them, until even the
+    /// rest all agreeing with the majority would leave too few (the share (M + r) / (T +
+    /// r) only grows with r while M ≤ T): a test [`verdict`] implies, so a mesh it turns
+    /// away fails the gates, at a fraction of reading and measuring the whole mesh.
+    pub fn winding_can_pass(&mut self, n: impl Fn(u32) -> [f32; 3], cfg: &GateConfig) -> bool {
+        if !cfg.winding {
+            return true;
+        }
+        let (mut agree, mut disagree) = (0usize, 0usize);
+        for k in 0..self.count {
+            let Some((t, f)) = self.get(k) else {
+                continue;
+            };
+            let d = face_against_normals(f, t.map(&n));
+            if d > 0.0 {
+                agree += 1;
+            } else if d < 0.0 {
+                disagree += 1;
+            } else {
+                continue;
+            }
+            let rest = (self.count - k - 1) as f64;
+            let (m, o) = (agree.max(disagree) as f64, (agree + disagree) as f64);
+            if (m + rest) / (o + rest) < cfg.min_winding_consistency {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// Measure a decoded mesh. Indices must already be `< positions.len()`.
@@ -523,14 +548,24 @@ mod tests {
         let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let up = |_: u32| [0.0, 0.0, 1.0];
         let cfg = GateConfig::default();
-        let tris = |n: usize| (0..n).map(|k| if k % 2 == 0 { [0, 1, 2] } else { [0, 2, 1] });
-        assert!(!winding_can_pass(tris(40), |x| p[x as usize], up, &cfg));
+        let pos = |x: u32| p[x as usize];
+        let half = |k: usize| if k.is_multiple_of(2) { [0, 1, 2] } else { [0, 2, 1] };
+        assert!(!Faces::new(40, half, pos).winding_can_pass(up, &cfg));
         // All one way: passes.
-        let same = (0..40).map(|_| [0, 1, 2]);
-        assert!(winding_can_pass(same, |x| p[x as usize], up, &cfg));
+        assert!(Faces::new(40, |_| [0, 1, 2], pos).winding_can_pass(up, &cfg));
         // Two faces against in forty: the gate's 0.9 holds, so it must not turn it away.
-        let few = (0..40).map(|k| if k < 2 { [0, 2, 1] } else { [0, 1, 2] });
-        assert!(winding_can_pass(few, |x| p[x as usize], up, &cfg));
+        let few = |k: usize| if k < 2 { [0, 2, 1] } else { [0, 1, 2] };
+        let mut faces = Faces::new(40, few, pos);
+        assert!(faces.winding_can_pass(up, &cfg));
+        // Asked again, with the faces computed once: the same answers.
+        assert!(faces.winding_can_pass(up, &cfg));
+        assert!(!faces.winding_can_pass(
+            |_| [0.0, 0.0, -1.0],
+            &GateConfig {
+                min_winding_consistency: 0.96,
+                ..cfg
+            }
+        ));
     }
 
     proptest::proptest! {
@@ -562,8 +597,11 @@ mod tests {
             let oriented = m.winding_agree + m.winding_disagree;
             let passes = oriented == 0
                 || m.winding_agree.max(m.winding_disagree) as f64 / oriented as f64 >= min;
-            let tris = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
-            let can = winding_can_pass(tris, |x| positions[x as usize], |x| normals[x as usize], &cfg);
+            let tri = |k: usize| [indices[3 * k], indices[3 * k + 1], indices[3 * k + 2]];
+            let mut faces = Faces::new(indices.len() / 3, tri, |x| positions[x as usize]);
+            let can = faces.winding_can_pass(|x| normals[x as usize], &cfg);
+            // The faces cached by the first test change nothing in a second.
+            proptest::prop_assert_eq!(can, faces.winding_can_pass(|x| normals[x as usize], &cfg));
             proptest::prop_assert!(can || !passes, "turned away a mesh that passes: {m:?}");
         }
     }

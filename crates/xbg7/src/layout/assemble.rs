@@ -6,7 +6,7 @@
 use super::anchored::{overlaps, owned, trailing_degenerate};
 use super::plan::Plan;
 use super::records::{self, SplitOrder};
-use super::streams::{self, Apart, ApartBudget, ApartOutcome, StreamPlacement};
+use super::streams::{self, Apart, ApartOutcome, ContainerSearches, StreamPlacement};
 use super::{split_by_counts, Decoded, Placement};
 use crate::config::DecodeConfig;
 use crate::container::{Container, TAG_TX2D};
@@ -35,7 +35,7 @@ pub(crate) fn resource(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
-    budget: &mut ApartBudget,
+    budget: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     match (plan, desc) {
         (None, Err(r)) => Err(r.clone()),
@@ -65,7 +65,7 @@ fn multi_stream(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
-    budget: &mut ApartBudget,
+    budget: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     // Every claimed range but this resource's own.
     let own = match &plan {
@@ -106,7 +106,7 @@ fn multi_stream(
             Ok(d)
         }
     });
-    match located.and_then(|d| place_streams(data, d, r, &taken, cfg)) {
+    match located.and_then(|d| place_streams(data, d, r, &taken, cfg, &mut budget.read)) {
         Ok(d) => confirmed_apart(data, d, r, &taken, cfg, budget),
         Err(why) => streams_apart(data, r, why, &taken, cfg, budget),
     }
@@ -125,7 +125,7 @@ fn confirmed_apart(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ApartBudget,
+    budget: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     let Some(at) = d.placements.first().filter(|_| d.placements.len() == 1) else {
         return Ok(d);
@@ -196,6 +196,7 @@ fn place_streams(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
+    read: &mut streams::NormalRunCache,
 ) -> Result<DecodedResource, Reason> {
     let Some((st, located, lmap)) = &r.streams else {
         return Ok(d);
@@ -205,7 +206,7 @@ fn place_streams(
         // Off the resource's own block too.
         let mut taken = taken.to_vec();
         taken.extend(d.placements.iter().map(|p| p.range(located.stride)));
-        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, &taken, &cfg.gates)
+        let placed = streams::place_normal_stream(data, &d.mesh, lmap, nd, nmap, &taken, &cfg.gates, read)
             .map_err(|why| Reason::new(why.code, format!("stream {k} (holding the NORMAL): {}", why.detail)))?;
         d.spiky = gates::spiky(&placed.measures, &cfg.gates);
         (d.mesh, d.measures) = (placed.mesh, placed.measures);
@@ -266,7 +267,7 @@ fn streams_apart(
     why: Reason,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ApartBudget,
+    budget: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     // Not when another resource may own the block (ambiguity is not absence).
     if matches!(
@@ -292,7 +293,7 @@ fn search_apart(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ApartBudget,
+    budget: &mut ContainerSearches,
 ) -> Option<ApartOutcome> {
     let (st, pdecl, pmap) = r.streams.as_ref()?;
     if r.records.len() > 1 {

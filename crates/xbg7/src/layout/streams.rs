@@ -22,8 +22,8 @@
 //! `ambiguous_anchor`, no candidate `no_valid_anchor`.
 
 use super::anchored::{
-    dot3, element3, face_dot, face_normal, has_area, overlaps, preceding_triangles, referenced, tolerant_runs,
-    trailing_degenerate, Edge, UnitBitmap, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    dot3, element3, face_dot, face_normal, has_area, normal_runs, overlaps, preceding_triangles, referenced,
+    trailing_degenerate, Edge, NormalBitmaps, NormalRuns, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -116,7 +116,14 @@ fn normal_sums(data: &[u8], c: usize, decl: &Declaration, map: &AttributeMap, tr
 
 /// Candidate starts of a `v`-vertex buffer at stride `s` whose NORMAL is `map.normal`:
 /// around every run of unit normals holding at least half of `v` (see the module doc).
-fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usize) -> Vec<usize> {
+/// The bitmap and runs come from `read` (built there once per container).
+fn candidate_starts(
+    data: &[u8],
+    decl: &Declaration,
+    map: &AttributeMap,
+    v: usize,
+    read: &mut NormalRunCache,
+) -> Vec<usize> {
     let (Some(ne), s) = (map.normal, decl.stride) else {
         return Vec::new();
     };
@@ -124,11 +131,11 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
         return Vec::new();
     }
     let o = ne.offset as usize;
-    let bm = UnitBitmap::build(data, ne.ty, o % 2);
+    let runs = normal_runs(&mut read.bitmaps, &mut read.runs_by_offset, data, ne.ty, o % 2, s);
     let need = v.div_ceil(2).max(MIN_RUN_UNITS);
     let lead = MAX_LEADING_NON_UNIT as isize;
     let mut out = Vec::new();
-    for (q0, span, units) in tolerant_runs(&bm, s) {
+    for &(q0, span, units) in runs.iter() {
         if units < need {
             continue;
         }
@@ -146,6 +153,26 @@ fn candidate_starts(data: &[u8], decl: &Declaration, map: &AttributeMap, v: usiz
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The unit-normal bitmaps per (normal type, byte parity) and their tolerant runs per
+/// stride that the multi-stream searches of one container share: the anchoring's own,
+/// handed over ([`crate::layout::anchored::Scanner::into_normal_runs`]), extended as the
+/// searches need more.
+#[derive(Default)]
+pub struct NormalRunCache {
+    pub bitmaps: NormalBitmaps,
+    pub runs_by_offset: NormalRuns,
+}
+
+impl NormalRunCache {
+    /// Starting from the anchoring's bitmaps and runs.
+    pub fn with_normal_runs((bitmaps, runs_by_offset): (NormalBitmaps, NormalRuns)) -> NormalRunCache {
+        NormalRunCache {
+            bitmaps,
+            runs_by_offset,
+        }
+    }
 }
 
 /// `mesh` (the located stream's attributes) with `other`'s added: its normals, its
@@ -178,7 +205,9 @@ fn merge(mut mesh: Mesh, other: Mesh, located: &AttributeMap, map: &AttributeMap
 
 /// Place the stream `decl` / `map` (holding the NORMAL) of a resource whose located
 /// stream decoded to `mesh` (`located` its map): see the module doc. `taken` = byte
-/// ranges other units claimed (and the located block's own).
+/// ranges other units claimed (and the located block's own); `read` what the container's
+/// multi-stream searches share.
+#[allow(clippy::too_many_arguments)]
 pub fn place_normal_stream(
     data: &[u8],
     mesh: &Mesh,
@@ -187,10 +216,11 @@ pub fn place_normal_stream(
     map: &AttributeMap,
     taken: &[Range<usize>],
     cfg: &GateConfig,
+    read: &mut NormalRunCache,
 ) -> Result<Placed, Reason> {
     let v = mesh.positions.len();
     let s = decl.stride;
-    let free: Vec<usize> = candidate_starts(data, decl, map, v)
+    let free: Vec<usize> = candidate_starts(data, decl, map, v, read)
         .into_iter()
         .filter(|&c| !overlaps_any(&(c..c + v * s), taken))
         .collect();
@@ -199,6 +229,10 @@ pub fn place_normal_stream(
     let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
     let mut passing: Vec<(usize, usize, Placed)> = Vec::new();
     let mut failure: Option<Reason> = None;
+    // The located mesh's faces, for the winding test of every place.
+    let indices_fit = mesh.indices.iter().all(|&x| (x as usize) < v);
+    let tri = |k: usize| [0, 1, 2].map(|j| mesh.indices[3 * k + j]);
+    let mut faces = gates::Faces::new(mesh.indices.len() / 3, tri, |x: u32| mesh.positions[x as usize]);
     for c in free {
         budget = budget.checked_sub(tris.len().max(1)).ok_or_else(|| {
             Reason::new(
@@ -217,8 +251,11 @@ pub fn place_normal_stream(
         }
         // A place the winding gate turns away is not read whole, unless its reason is the
         // first failure (the one reported when no place passes).
-        if failure.is_some() && located.normal.is_none() && !winding_can_pass(data, mesh, c, decl, map, cfg) {
-            continue;
+        if failure.is_some() && located.normal.is_none() && indices_fit && c + v * s <= data.len() {
+            let ne = map.normal.expect("a NORMAL stream");
+            if !faces.winding_can_pass(|x| element3(data, c, s, &ne, x), cfg) {
+                continue;
+            }
         }
         let Some(attrs) = read_attributes(data, c, v, decl, map) else {
             continue;
@@ -270,27 +307,6 @@ pub fn place_normal_stream(
     }
 }
 
-/// Can `mesh` (positions and indices) with the NORMALs of the buffer at `c` pass the
-/// winding gate ([`gates::winding_can_pass`], the normals read from the bytes)?
-fn winding_can_pass(
-    data: &[u8],
-    mesh: &Mesh,
-    c: usize,
-    decl: &Declaration,
-    map: &AttributeMap,
-    cfg: &GateConfig,
-) -> bool {
-    let v = mesh.positions.len();
-    let Some(ne) = map.normal else { return true };
-    if c + v * decl.stride > data.len() || mesh.indices.iter().any(|&x| x as usize >= v) {
-        return true;
-    }
-    let triangles = mesh.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]);
-    let p = |x: u32| mesh.positions[x as usize];
-    let n = |x: u32| element3(data, c, decl.stride, &ne, x);
-    gates::winding_can_pass(triangles, p, n, cfg)
-}
-
 /// Triangles of a candidate index window whose orientation is compared with the
 /// candidate normals before the whole mesh is read and gated.
 const SAMPLE: usize = 24;
@@ -305,12 +321,16 @@ pub const APART_BUDGET: usize = 4;
 pub const APART_MIN_BUDGET: usize = 1 << 22;
 
 /// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
-/// share ([`ApartBudget`]).
+/// share ([`ContainerSearches`]).
 pub const APART_CONTAINER_BUDGET: usize = 64;
 
-/// Most index windows, and most NORMAL-stream places, [`search_apart`] looks at; more is
-/// `ambiguous_anchor`.
+/// Most index windows [`search_apart`] looks at; more is [`ApartOutcome::TooMany`]
+/// ("gave up").
 pub const MAX_APART: usize = 256;
+
+/// NORMAL places [`search_apart`] holds the sample sums of at once (a window's places
+/// are taken this many at a time, so what it holds does not grow with their number).
+const NORMAL_CHUNK: usize = 512;
 
 /// Most combinations [`search_apart`] lets pass the gates before it calls the resource
 /// ambiguous without ranking them.
@@ -437,22 +457,23 @@ impl Budget {
     }
 }
 
-/// The work the searches apart of one container may do together ([`search_apart`]): a
-/// container of many multi-stream resources costs at most this much, however many
-/// there are.
-#[derive(Debug)]
-pub struct ApartBudget {
+/// What the multi-stream searches of one container share: the work the searches apart
+/// may do together ([`search_apart`]: a container of many multi-stream resources costs
+/// at most this much, however many there are), and what they read once ([`NormalRunCache`]).
+pub struct ContainerSearches {
     left: usize,
     data_len: usize,
+    pub read: NormalRunCache,
 }
 
-impl ApartBudget {
-    /// The budget of the searches in a data section of `data_len` bytes:
-    /// [`APART_CONTAINER_BUDGET`] searches' worth.
-    pub fn new(data_len: usize) -> ApartBudget {
-        ApartBudget {
+impl ContainerSearches {
+    /// The searches of a data section of `data_len` bytes: a budget of
+    /// [`APART_CONTAINER_BUDGET`] searches' worth, and `read` to start from.
+    pub fn new(data_len: usize, read: NormalRunCache) -> ContainerSearches {
+        ContainerSearches {
             left: Self::per_search(data_len).saturating_mul(APART_CONTAINER_BUDGET),
             data_len,
+            read,
         }
     }
 
@@ -462,7 +483,8 @@ impl ApartBudget {
     }
 }
 
-/// Most places for the positions [`search_apart`] looks at; more is `ambiguous_anchor`.
+/// Most places for the positions [`search_apart`] looks at; more is
+/// [`ApartOutcome::TooMany`] ("gave up").
 pub const MAX_POSITION_STARTS: usize = 1 << 16;
 
 /// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
@@ -512,7 +534,7 @@ fn position_starts<'a>(
 /// multi-stream resource each on its own, where the positions do not follow the index
 /// buffer (see the module doc). `pdecl` / `pmap` is the stream holding POSITION; `ndecl`
 /// / `nmap` the one holding NORMAL (the same stream or another). Pays its work from
-/// `budget`, the container's.
+/// the container's budget, and reads what the container's searches share from `shared`.
 #[allow(clippy::too_many_arguments)]
 pub fn search_apart(
     data: &[u8],
@@ -523,12 +545,24 @@ pub fn search_apart(
     same_stream: bool,
     taken: &[Range<usize>],
     cfg: &GateConfig,
-    budget: &mut ApartBudget,
+    shared: &mut ContainerSearches,
 ) -> ApartOutcome {
-    let mut own = Budget(ApartBudget::per_search(budget.data_len).min(budget.left));
+    let mut own = Budget(ContainerSearches::per_search(shared.data_len).min(shared.left));
     let granted = own.0;
-    let outcome = search(data, v, i, positions, normals, same_stream, taken, cfg, &mut own).unwrap_or_else(|o| o);
-    budget.left -= granted - own.0;
+    let outcome = search(
+        data,
+        v,
+        i,
+        positions,
+        normals,
+        same_stream,
+        taken,
+        cfg,
+        &mut own,
+        &mut shared.read,
+    )
+    .unwrap_or_else(|o| o);
+    shared.left -= granted - own.0;
     outcome
 }
 
@@ -544,6 +578,7 @@ fn search(
     taken: &[Range<usize>],
     cfg: &GateConfig,
     budget: &mut Budget,
+    read: &mut NormalRunCache,
 ) -> Result<ApartOutcome, ApartOutcome> {
     let (vu, iu) = (v as usize, i as usize);
     let no = |detail: String| Err(ApartOutcome::Nothing(detail));
@@ -559,7 +594,7 @@ fn search(
     if windows.is_empty() {
         return no(format!("no window of {i} indices < {v} references all {v} vertices"));
     }
-    let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu)
+    let normals: Vec<usize> = candidate_starts(data, ndecl, nmap, vu, read)
         .into_iter()
         .filter(|&c| !overlaps_any(&(c..c + vu * ndecl.stride), taken))
         .collect();
@@ -647,38 +682,44 @@ impl ApartSearch<'_, '_> {
         let (ndecl, nmap) = self.normals;
         let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
         let wr = w..w + 2 * iu;
-        let mut places = Vec::new();
-        for (rank, &c) in normals.iter().enumerate() {
-            let range = c..c + vu * ndecl.stride;
-            if overlaps(&range, &wr) {
+        let mut places = Vec::with_capacity(NORMAL_CHUNK.min(normals.len()));
+        for (chunk, cs) in normals.chunks(NORMAL_CHUNK).enumerate() {
+            places.clear();
+            for (k, &c) in cs.iter().enumerate() {
+                let range = c..c + vu * ndecl.stride;
+                if overlaps(&range, &wr) {
+                    continue;
+                }
+                self.budget.pay(tris.len().max(1))?;
+                let sums = normal_sums(data, c, ndecl, nmap, &tris);
+                places.push(NormalPlace {
+                    rank: chunk * NORMAL_CHUNK + k,
+                    at: c,
+                    range,
+                    sums,
+                });
+            }
+            if places.is_empty() {
                 continue;
             }
-            self.budget.pay(tris.len().max(1))?;
-            let sums = normal_sums(data, c, ndecl, nmap, &tris);
-            places.push(NormalPlace {
-                rank,
-                at: c,
-                range,
-                sums,
-            });
-        }
-        if self.same_stream {
-            for n in &places {
-                self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
-            }
-            return Ok(());
-        }
-        for (qk, &q) in position_places.iter().enumerate() {
-            let pr = q..q + vu * pdecl.stride;
-            if overlaps(&pr, &wr) {
+            if self.same_stream {
+                for n in &places {
+                    self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
+                }
                 continue;
             }
-            self.compare(
-                (wk, w),
-                &tris,
-                (qk, q),
-                places.iter().filter(|n| !overlaps(&pr, &n.range)),
-            )?;
+            for (qk, &q) in position_places.iter().enumerate() {
+                let pr = q..q + vu * pdecl.stride;
+                if overlaps(&pr, &wr) {
+                    continue;
+                }
+                self.compare(
+                    (wk, w),
+                    &tris,
+                    (qk, q),
+                    places.iter().filter(|n| !overlaps(&pr, &n.range)),
+                )?;
+            }
         }
         Ok(())
     }
@@ -699,6 +740,12 @@ impl ApartSearch<'_, '_> {
         let min = self.cfg.min_winding_consistency;
         let mut faces: Vec<[f32; 3]> = Vec::with_capacity(tris.len());
         let mut suffix = None;
+        // The whole window's faces on these positions, for the winding test of each
+        // combination that gets that far.
+        let tri = |k: usize| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j)));
+        let mut window = gates::Faces::new(self.i as usize / 3, tri, |x: u32| {
+            element3(data, q, pdecl.stride, &pe, x)
+        });
         for n in places {
             let (agrees, looked) = {
                 let faces = &mut faces;
@@ -719,7 +766,7 @@ impl ApartSearch<'_, '_> {
             if *suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
                 continue;
             }
-            self.try_combination((wk, n.rank, qk), w, n.at, q)?;
+            self.try_combination((wk, n.rank, qk), w, n.at, q, &mut window)?;
         }
         Ok(())
     }
@@ -742,10 +789,17 @@ impl ApartSearch<'_, '_> {
     /// The index window at `w` with the NORMALs at `c` and the positions at `q`, whose
     /// sample of faces agrees with the normals: the whole mesh read and gated; a passing
     /// one is kept, more than [`MAX_PASSING`] is [`ApartOutcome::Rivals`].
-    fn try_combination(&mut self, rank: Rank, w: usize, c: usize, q: usize) -> Result<(), ApartOutcome> {
+    fn try_combination<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]>(
+        &mut self,
+        rank: Rank,
+        w: usize,
+        c: usize,
+        q: usize,
+        window: &mut gates::Faces<T, P>,
+    ) -> Result<(), ApartOutcome> {
         // A combination the winding gate turns away is not read whole, unless its
         // reason may be the first failure (the one reported when nothing passes).
-        if !self.winding_can_pass(w, c, q) && self.failure.as_ref().is_some_and(|(r, _)| *r < rank) {
+        if self.failure.as_ref().is_some_and(|(r, _)| *r < rank) && !self.winding_can_pass(c, q, window) {
             return Ok(());
         }
         let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
@@ -796,14 +850,17 @@ impl ApartSearch<'_, '_> {
         Ok(())
     }
 
-    /// Can the window at `w`, with the positions at `q` and the NORMALs at `c`, pass the
-    /// winding gate? Its triangles counted from the bytes as [`gates::measure`] counts
-    /// them, until even the rest all agreeing would leave too few: a test the gate's
-    /// verdict implies, so a combination it turns away fails the gates, at a fraction of
-    /// reading and measuring the whole mesh (most combinations whose sample agrees do).
-    fn winding_can_pass(&self, w: usize, c: usize, q: usize) -> bool {
+    /// Can the window whose faces on the positions at `q` are `window`, with the NORMALs
+    /// at `c`, pass the winding gate ([`gates::Faces::winding_can_pass`], the normals
+    /// read from the bytes)? Most combinations whose sample agrees do not.
+    fn winding_can_pass<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]>(
+        &self,
+        c: usize,
+        q: usize,
+        window: &mut gates::Faces<T, P>,
+    ) -> bool {
         let (data, vu, cfg) = (self.data, self.v as usize, self.cfg);
-        let (pdecl, pmap, pe) = self.positions;
+        let (pdecl, pmap, _) = self.positions;
         let (ndecl, nmap) = self.normals;
         let Some(ne) = nmap.normal else { return true };
         // Only where the mesh's normals are the ones at `c` (a located stream with its own
@@ -813,10 +870,7 @@ impl ApartSearch<'_, '_> {
         if !normals_at_c || !inside {
             return true;
         }
-        let triangles = (0..self.i as usize / 3).map(|k| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j))));
-        let p = |x: u32| element3(data, q, pdecl.stride, &pe, x);
-        let n = |x: u32| element3(data, c, ndecl.stride, &ne, x);
-        gates::winding_can_pass(triangles, p, n, cfg)
+        window.winding_can_pass(|x| element3(data, c, ndecl.stride, &ne, x), cfg)
     }
 
     /// Keep `why` if it is the first failure in the candidates' order.
@@ -1033,7 +1087,16 @@ mod tests {
             elements: Vec::new(),
             stride: 0,
         });
-        place_normal_stream(data, mesh, &located, &d, &m, taken, &GateConfig::default())
+        place_normal_stream(
+            data,
+            mesh,
+            &located,
+            &d,
+            &m,
+            taken,
+            &GateConfig::default(),
+            &mut NormalRunCache::default(),
+        )
     }
 
     #[test]
@@ -1103,7 +1166,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let v = mesh.positions.len() as u32;
         let i = mesh.indices.len() as u32;
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         search_apart(
             data,
             v,
@@ -1144,7 +1207,7 @@ mod tests {
         let (nd, nm) = normal_stream();
         let cfg = GateConfig::default();
         // More vertices than u16 indices reach: refused at once, nothing allocated.
-        let mut budget = ApartBudget::new(64);
+        let mut budget = ContainerSearches::new(64, NormalRunCache::default());
         let e = search_apart(
             &[0; 64],
             4_000_000_000,
@@ -1159,7 +1222,7 @@ mod tests {
         assert!(matches!(e, ApartOutcome::Nothing(_)), "{e:?}");
         // 2 MB of one triangle repeated: every window is one; the search stops at its cap.
         let data: Vec<u8> = (0..1 << 20).flat_map(|k: u32| ((k % 3) as u16).to_be_bytes()).collect();
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         let e = search_apart(&data, 3, 3000, (&pd, &pm), (&nd, &nm), false, &[], &cfg, &mut budget);
         assert!(matches!(e, ApartOutcome::TooMany(_)), "{e:?}");
     }
@@ -1176,11 +1239,12 @@ mod tests {
         let (nd, nm) = normal_stream();
         let (v, i) = (mesh.positions.len() as u32, mesh.indices.len() as u32);
         let cfg = GateConfig::default();
-        let mut budget = ApartBudget::new(data.len());
+        let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         let whole = budget.left;
         assert_eq!(whole, APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
-        let search =
-            |budget: &mut ApartBudget| search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget);
+        let search = |budget: &mut ContainerSearches| {
+            search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget)
+        };
         // A search pays what it did from the container's budget, and finds the buffers.
         assert!(matches!(search(&mut budget), ApartOutcome::Found(_)));
         let one = whole - budget.left;

@@ -194,11 +194,11 @@ pub(super) fn half_square(h: u16) -> f32 {
     m * m
 }
 
-/// Most consecutive non-unit slots a tolerant run ([`tolerant_runs`]) bridges: a few
+/// Most consecutive non-unit slots a tolerant run ([`tolerant_runs_by_offset`]) bridges: a few
 /// zero or off-unit normals inside a vertex buffer do not cut it.
 pub const MAX_RUN_GAP: usize = 3;
 
-/// Fewest unit slots of a tolerant run that [`tolerant_runs`] keeps: a unit looks only
+/// Fewest unit slots of a tolerant run that [`tolerant_runs_by_offset`] keeps: a unit looks only
 /// at runs holding half of its vertices and at least two (a lone unit-normal slot is what
 /// junk decodes to every few hundred bytes; it anchors nothing).
 pub const MIN_RUN_UNITS: usize = 2;
@@ -218,6 +218,7 @@ pub type TolerantRun = (usize, usize, usize);
 /// the slot met last (the next one up) gives this slot's chain in O(1) (linear in the
 /// bitmap, no per-start walks; chains bridging gaps used to be walked once per start
 /// inside them, quadratic on buffers whose normals are often off-unit).
+#[cfg(test)]
 pub fn tolerant_runs(bm: &UnitBitmap, s: usize) -> Vec<TolerantRun> {
     with_extra(&tolerant_runs_by_offset(bm, s), |_| ())
         .into_iter()

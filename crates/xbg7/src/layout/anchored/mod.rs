@@ -3,7 +3,7 @@
 //! Owns the engine used for stage resources, later model sub-meshes and bodies:
 //! 1. **Unit-normal bitmap** per (normal type, byte parity), one O(file) pass.
 //! 2. **Tolerant runs** per stride: chains of unit normals `stride` apart that bridge a
-//!    few off-unit slots (`bitmap::tolerant_runs`); a run is evidence of a vertex buffer,
+//!    few off-unit slots (`bitmap::tolerant_runs_by_offset`); a run is evidence of a vertex buffer,
 //!    which may begin before it (its first normals need not be unit) and end before or
 //!    after it. Runs holding fewer than half a unit's `V` slots are not looked at.
 //! 3. **Claims** (`search::Scanner::search`): a place `p` is a claim of a unit when the
@@ -43,7 +43,6 @@
 use super::Decoded;
 use crate::gates::GateConfig;
 use crate::reason::{Code, Reason};
-use bitmap::tolerant_runs_by_offset;
 use claim::{no_candidate, Claim};
 use resolve::assign_owners;
 use std::ops::Range;
@@ -72,13 +71,15 @@ mod structural;
 mod tests;
 mod vertex_bytes;
 
-pub use bitmap::{tolerant_runs, UnitBitmap, MIN_RUN_UNITS};
+pub use bitmap::MIN_RUN_UNITS;
+#[cfg(test)]
+use bitmap::{tolerant_runs, UnitBitmap};
 pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use edges::{preceding_triangles, trailing_degenerate, Edge};
 pub(crate) use score::HEADER_TRIANGLES;
 pub(crate) use search::referenced;
-pub use search::{Scanner, MAX_LEADING_NON_UNIT};
+pub use search::{normal_runs, NormalBitmaps, NormalRuns, Scanner, MAX_LEADING_NON_UNIT};
 pub(crate) use vertex_bytes::{dot3, element3, face_dot, face_normal, has_area, plausible_position};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after
@@ -152,14 +153,14 @@ fn undecodable_starts(scanner: &mut Scanner<'_>, units: &[Unit<'_>]) -> Vec<(usi
         );
         for parity in 0..2 {
             let data = scanner.data;
-            let bm = scanner
-                .bitmaps
-                .entry((ne.ty.code(), parity))
-                .or_insert_with(|| UnitBitmap::build(data, ne.ty, parity));
-            let runs = scanner
-                .runs_by_offset
-                .entry((ne.ty.code(), parity, s))
-                .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+            let runs = normal_runs(
+                &mut scanner.bitmaps,
+                &mut scanner.runs_by_offset,
+                data,
+                ne.ty,
+                parity,
+                s,
+            );
             out.extend(
                 runs.iter()
                     .filter(|r| r.2 >= need)

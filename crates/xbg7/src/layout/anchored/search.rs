@@ -378,6 +378,31 @@ pub(super) type RunsKey = (u32, usize, usize, usize);
 /// unit-normal xyz.
 pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 
+/// Unit-normal bitmaps per (normal type's code, byte parity).
+pub type NormalBitmaps = BTreeMap<(u32, usize), UnitBitmap>;
+/// Tolerant runs per (normal type's code, byte parity, stride), in descending order of
+/// their starts ([`tolerant_runs_by_offset`]).
+pub type NormalRuns = BTreeMap<(u32, usize, usize), Vec<TolerantRun>>;
+
+/// The tolerant runs of `ty`'s unit normals at byte parity `parity` and stride `s`
+/// ([`tolerant_runs_by_offset`]), their bitmap and they built once into `bitmaps` and
+/// `runs` (a data section's scans share them).
+pub fn normal_runs<'a>(
+    bitmaps: &mut NormalBitmaps,
+    runs: &'a mut NormalRuns,
+    data: &[u8],
+    ty: DeclType,
+    parity: usize,
+    s: usize,
+) -> &'a [TolerantRun] {
+    runs.entry((ty.code(), parity, s)).or_insert_with(|| {
+        let bm = bitmaps
+            .entry((ty.code(), parity))
+            .or_insert_with(|| UnitBitmap::build(data, ty, parity));
+        tolerant_runs_by_offset(bm, s)
+    })
+}
+
 /// The shared scan state of one data section: unit-normal bitmaps per (type, parity),
 /// runs per (type, parity, stride) and gated candidates per (declaration, vertex count,
 /// index count), computed on first use and reused by every unit (so thousands of
@@ -385,10 +410,10 @@ pub(super) const HALF_UNIT_MIN_COMPONENT: u32 = 0x389C;
 /// record). A scanner is used with one [`GateConfig`].
 pub struct Scanner<'d> {
     pub(super) data: &'d [u8],
-    pub(super) bitmaps: BTreeMap<(u32, usize), UnitBitmap>,
+    pub(super) bitmaps: NormalBitmaps,
     pub(super) runs: BTreeMap<RunsKey, Vec<(TolerantRun, Heads)>>,
     /// Tolerant runs per (normal type, byte parity, stride), whatever the normal offset.
-    pub(super) runs_by_offset: BTreeMap<(u32, usize, usize), Vec<TolerantRun>>,
+    pub(super) runs_by_offset: NormalRuns,
     pub(super) located: HashMap<(Declaration, u32, u32), Rc<Located>>,
     /// Work left for the index-window search of resources without a NORMAL element
     /// (bytes scanned or checked; see [`NO_NORMAL_BUDGET`]).
@@ -454,6 +479,13 @@ impl<'d> Scanner<'d> {
         Ok(c)
     }
 
+    /// The unit-normal bitmaps and tolerant runs built so far (per normal type and byte
+    /// parity, and per stride), for the multi-stream searches after the solver; the rest
+    /// (the claimed blocks it caches) is dropped.
+    pub fn into_normal_runs(self) -> (NormalBitmaps, NormalRuns) {
+        (self.bitmaps, self.runs_by_offset)
+    }
+
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
     pub(super) fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Located, Reason> {
         let data = self.data;
@@ -462,16 +494,9 @@ impl<'d> Scanner<'d> {
         };
         let (no, s) = (ne.offset as usize, unit.decl.stride);
         let bm_key = (ne.ty.code(), no % 2);
-        let bm = self
-            .bitmaps
-            .entry(bm_key)
-            .or_insert_with(|| UnitBitmap::build(data, ne.ty, no % 2));
         // Tolerant runs: a vertex buffer's run may be cut by a zero or off-unit normal
         // anywhere.
-        let by_offset = self
-            .runs_by_offset
-            .entry((bm_key.0, bm_key.1, s))
-            .or_insert_with(|| tolerant_runs_by_offset(bm, s));
+        let by_offset = normal_runs(&mut self.bitmaps, &mut self.runs_by_offset, data, ne.ty, no % 2, s);
         let rs = self
             .runs
             .entry((bm_key.0, bm_key.1, s, no))
