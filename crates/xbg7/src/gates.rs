@@ -88,14 +88,15 @@ fn len(a: [f64; 3]) -> f64 {
 }
 
 /// Is triangle `t` degenerate (repeated index or zero area), with vertex positions from
-/// `p` (e.g. read from a block's bytes)?
+/// `p` (e.g. read from a block's bytes)? The same test as [`measure`]'s.
 pub fn degenerate_by(p: impl Fn(u32) -> [f32; 3], t: [u32; 3]) -> bool {
-    if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
-        return true;
-    }
-    let n = cross(sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[0])));
-    let area2 = len(n);
-    area2.is_nan() || area2 <= 0.0
+    face_of(t, p).is_none()
+}
+
+/// The face of triangle `t`, its vertex positions from `p`, as [`measure`] computes it;
+/// `None` when the triangle is degenerate.
+fn face_of(t: [u32; 3], p: impl Fn(u32) -> [f32; 3]) -> Option<[f64; 3]> {
+    oriented_face(t, sub(p(t[1]), p(t[0])), sub(p(t[0]), p(t[2])))
 }
 
 /// The face of triangle `t` from its edges `e0` (vertex 0 to 1) and `e2` (vertex 2 to
@@ -142,9 +143,7 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
     fn get(&mut self, k: usize) -> Option<([u32; 3], [f64; 3])> {
         while self.done.len() <= k {
             let t = (self.tri)(self.done.len());
-            let p = &self.p;
-            self.done
-                .push(oriented_face(t, sub(p(t[1]), p(t[0])), sub(p(t[0]), p(t[2]))).map(|f| (t, f)));
+            self.done.push(face_of(t, &self.p).map(|f| (t, f)));
         }
         self.done[k]
     }

@@ -24,8 +24,8 @@ use std::rc::Rc;
 
 /// One resource's outcome from its plan and its placed block(s): `per_record` the blocks
 /// of the second round, `placed` the first round's results by unit, `taken` every claim
-/// with its unit (for a multi-stream resource's other buffers), `budget` what the
-/// container's searches for such buffers apart may still do.
+/// with its unit (for a multi-stream resource's other buffers), `searches` what the
+/// container's searches for such buffers share (their budget, the unit-normal runs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn resource(
     data: &[u8],
@@ -35,7 +35,7 @@ pub(crate) fn resource(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
-    budget: &mut ContainerSearches,
+    searches: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     match (plan, desc) {
         (None, Err(r)) => Err(r.clone()),
@@ -47,7 +47,7 @@ pub(crate) fn resource(
                 SplitKind::PerRecordBlocks,
                 cfg,
             ),
-            None if r.streams.is_some() => multi_stream(data, plan, r, placed, taken, cfg, budget),
+            None if r.streams.is_some() => multi_stream(data, plan, r, placed, taken, cfg, searches),
             None => assemble(plan, r, placed, cfg),
         },
         _ => unreachable!("a plan exists exactly when the descriptor parsed"),
@@ -65,7 +65,7 @@ fn multi_stream(
     placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
     taken: &[(Option<usize>, Range<usize>)],
     cfg: &DecodeConfig,
-    budget: &mut ContainerSearches,
+    searches: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     // Every claimed range but this resource's own.
     let own = match &plan {
@@ -106,9 +106,9 @@ fn multi_stream(
             Ok(d)
         }
     });
-    match located.and_then(|d| place_streams(data, d, r, &taken, cfg, &mut budget.read)) {
-        Ok(d) => confirmed_apart(data, d, r, &taken, cfg, budget),
-        Err(why) => streams_apart(data, r, why, &taken, cfg, budget),
+    match located.and_then(|d| place_streams(data, d, r, &taken, cfg, &mut searches.read)) {
+        Ok(d) => confirmed_apart(data, d, r, &taken, cfg, searches),
+        Err(why) => streams_apart(data, r, why, &taken, cfg, searches),
     }
 }
 
@@ -125,7 +125,7 @@ fn confirmed_apart(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ContainerSearches,
+    searches: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     let Some(at) = d.placements.first().filter(|_| d.placements.len() == 1) else {
         return Ok(d);
@@ -139,7 +139,7 @@ fn confirmed_apart(
     if d.streams.iter().any(|s| !s.located && s.offset == Some(end)) {
         return Ok(d);
     }
-    match search_apart(data, r, taken, cfg, budget) {
+    match search_apart(data, r, taken, cfg, searches) {
         None | Some(ApartOutcome::Nothing(_)) => Ok(d),
         Some(ApartOutcome::Found(e)) => {
             let here = e.index_offset == at.index_offset
@@ -267,7 +267,7 @@ fn streams_apart(
     why: Reason,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ContainerSearches,
+    searches: &mut ContainerSearches,
 ) -> Result<DecodedResource, Reason> {
     // Not when another resource may own the block (ambiguity is not absence).
     if matches!(
@@ -276,7 +276,7 @@ fn streams_apart(
     ) {
         return Err(why);
     }
-    match search_apart(data, r, taken, cfg, budget) {
+    match search_apart(data, r, taken, cfg, searches) {
         None => Err(why),
         Some(ApartOutcome::Nothing(detail)) => Err(Reason::new(
             why.code,
@@ -293,7 +293,7 @@ fn search_apart(
     r: &Described,
     taken: &[Range<usize>],
     cfg: &DecodeConfig,
-    budget: &mut ContainerSearches,
+    searches: &mut ContainerSearches,
 ) -> Option<ApartOutcome> {
     let (st, pdecl, pmap) = r.streams.as_ref()?;
     if r.records.len() > 1 {
@@ -313,7 +313,7 @@ fn search_apart(
         same,
         taken,
         &cfg.gates,
-        budget,
+        searches,
     ))
 }
 
