@@ -3,13 +3,19 @@
 //! rather than bytes of something else ([`plausible_position`], [`has_area`]). Shared by
 //! the run search, the structural search and the no-normal search; reads the bytes only.
 
-use crate::decl::Element;
+use crate::decl::{DeclType, Element};
 
 /// The first three components of `e` of vertex `k` of a buffer at `p` (stride `s`),
 /// as [`crate::vertex::read_vertices`] reads them (the caller has checked the range).
 #[inline]
 pub(crate) fn element3(data: &[u8], p: usize, s: usize, e: &Element, k: u32) -> [f32; 3] {
     let at = p + k as usize * s + e.offset as usize;
+    // The common case read directly (the same bits as `decode`'s).
+    if matches!(e.ty, DeclType::Float3 | DeclType::Float4) {
+        let b = &data[at..at + 12];
+        let f = |i: usize| f32::from_bits(u32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+        return [f(0), f(1), f(2)];
+    }
     let c = e.ty.decode(&data[at..at + e.ty.size()]);
     [c[0], c[1], c[2]]
 }
@@ -60,4 +66,26 @@ pub(crate) fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
 /// against them (the winding gate's measure).
 pub(crate) fn face_dot(p: [[f32; 3]; 3], n: [f32; 3]) -> f32 {
     dot3(face_normal(p), n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::Usage;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The direct read of FLOAT3 / FLOAT4 gives `decode`'s bits (NaNs included), and
+        /// every other type what `decode` gives.
+        #[test]
+        fn element3_reads_what_decode_reads(bytes in proptest::collection::vec(any::<u8>(), 64),
+                                            k in 0usize..DeclType::ALL.len(), offset in 0u16..8, p in 0usize..8, v in 0u32..3) {
+            let ty = if k % 3 == 0 { DeclType::Float3 } else if k % 3 == 1 { DeclType::Float4 } else { DeclType::ALL[k] };
+            let e = Element { stream: 0, offset, ty, method: 0, usage: Usage::Position, usage_index: 0 };
+            let at = p + v as usize * 16 + offset as usize;
+            let want = ty.decode(&bytes[at..at + ty.size()]);
+            let got = element3(&bytes, p, 16, &e, v);
+            prop_assert_eq!(got.map(f32::to_bits), [want[0], want[1], want[2]].map(f32::to_bits));
+        }
+    }
 }
