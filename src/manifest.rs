@@ -170,7 +170,8 @@ pub struct ResourceEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamEntry>,
     /// The directory index of the first entry listing the same descriptor (same tag,
-    /// descriptor offset and size): decoded once, this entry repeats that one's facts and
+    /// descriptor offset and size), or of the first XBG7 entry with the same descriptor
+    /// bytes decoded to the very same result: this entry repeats that one's facts and
     /// output paths (the files are written once). Absent for a first listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<u32>,

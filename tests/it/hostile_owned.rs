@@ -595,17 +595,46 @@ fn stage_listing_one_descriptor(src: &Sources, copies: usize) -> (Vec<u8>, u32) 
     (f, first as u32)
 }
 
+/// The sources' stage with `copies` more XBG7 entries whose descriptors are copies of its
+/// first one's bytes, each at its own offset: the same resource described again, on the
+/// same block.
+fn stage_copying_one_descriptor(src: &Sources, copies: usize) -> (Vec<u8>, u32) {
+    let (mut entries, data) = disassemble(&src.stage.bytes);
+    let first = entries.iter().position(|e| &e.tag == b"XBG7").unwrap();
+    for _ in 0..copies {
+        entries.push(entries[first].clone());
+    }
+    (assemble(&entries, &data), first as u32)
+}
+
 // Row 9: one descriptor listed 2 000 times was decoded 2 000 times (quadratic: every
 // round weighs each resource against the others) and written 2 000 times. Now it is
 // decoded once; the later listings are manifest entries with `same_as` and the first
 // listing's output paths, and no file of their own.
 #[test]
 fn a_descriptor_listed_many_times_is_decoded_and_written_once() {
-    let tmp = tempfile::tempdir().unwrap();
     let src = sources();
     let (listed, first) = stage_listing_one_descriptor(&src, 40);
+    written_once(&src, &listed, first, 40);
+}
+
+// Row 9, the same with the descriptor's bytes copied to 40 offsets (2 000 copies wrote
+// 97 MB of the same model for a 1 MB file): each copy decodes to the first's very result
+// (the same block), so it is written once and the copies carry `same_as`.
+#[test]
+fn copies_of_a_descriptor_on_one_block_are_written_once() {
+    let src = sources();
+    let (copied, first) = stage_copying_one_descriptor(&src, 40);
+    written_once(&src, &copied, first, 40);
+}
+
+/// Exporting the stage `many` (the sources' stage with `copies` more entries repeating the
+/// entry at directory index `first`) writes the files the plain stage writes, and each
+/// later entry repeats the first's with `same_as`.
+fn written_once(src: &Sources, many: &[u8], first: u32, copies: usize) {
+    let tmp = tempfile::tempdir().unwrap();
     let plain = disc_of(&tmp.path().join("plain"), &[("Stage_S01.xpr", &src.stage.bytes)]);
-    let many = disc_of(&tmp.path().join("many"), &[("Stage_S01.xpr", &listed)]);
+    let many = disc_of(&tmp.path().join("many"), &[("Stage_S01.xpr", many)]);
     let (out_plain, out_many) = (tmp.path().join("out_plain"), tmp.path().join("out_many"));
     // With previews: a stage's thumbnails and grid are outputs too.
     let with_previews = |disc: &Path, out: &Path| {
@@ -634,12 +663,12 @@ fn a_descriptor_listed_many_times_is_decoded_and_written_once() {
     let head = res.iter().find(|r| r.index == first).unwrap();
     assert_eq!(head.same_as, None);
     let later: Vec<_> = res.iter().filter(|r| r.same_as.is_some()).collect();
-    assert_eq!(later.len(), 40);
+    assert_eq!(later.len(), copies);
     for r in later {
         assert_eq!(r.same_as, Some(first));
         assert_eq!(
-            (r.status, &r.digest, &r.gltf, &r.bin),
-            (head.status, &head.digest, &head.gltf, &head.bin)
+            (r.status, &r.digest, &r.gltf, &r.bin, &r.offset),
+            (head.status, &head.digest, &head.gltf, &head.bin, &head.offset)
         );
         assert_eq!(r.preview, head.preview);
     }
@@ -909,8 +938,9 @@ fn distinct_texture_descriptors_over_one_block_stay_within_the_containers_bound(
 }
 
 /// The sources' stage with its `e356_col` texture a 1024² DXT1 image of noise (a 4 MiB
-/// PNG) and its model `e356`, which that texture colours, listed `n` more times (the same
-/// descriptor bytes at other offsets: resources of their own, sharing its block).
+/// PNG) and its model `e356`, which that texture colours, listed `n` more times (its
+/// descriptor at other offsets, each with its node name `Light` spelled differently:
+/// resources of their own, sharing its block — exact copies would be written once).
 fn stage_of_models_linking_one_big_texture(src: &Sources, n: usize) -> Vec<u8> {
     use xbg7_synth::texture::{tx2d_descriptor, TexFormat, TexPlan};
     let (mut entries, mut data) = disassemble(&src.stage.bytes);
@@ -928,6 +958,12 @@ fn stage_of_models_linking_one_big_texture(src: &Sources, n: usize) -> Vec<u8> {
     for k in 0..n {
         let mut e = entries[model].clone();
         e.name = format!("e356~{k}").into_bytes();
+        let p = e
+            .desc
+            .windows(6)
+            .position(|w| w == b"Light\0")
+            .expect("a node named Light");
+        e.desc[p + 3..p + 5].copy_from_slice(format!("{k:02}").as_bytes());
         entries.push(e);
     }
     assemble(&entries, &data)

@@ -10,7 +10,7 @@ use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Planned};
 use crate::layout::streams::{ContainerSearches, NormalRunCache};
-use crate::layout::{anchored, assemble, Decoded};
+use crate::layout::{anchored, assemble, Decoded, Placement};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
 use crate::texture::budget::TextureBudget;
@@ -78,7 +78,7 @@ impl<'a> Xpr<'a> {
 /// the listings (every round weighs each resource against the others).
 fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> ContainerDecode {
     let firsts = first_listings(c);
-    if firsts.iter().any(Option::is_some) {
+    let mut decoded = if firsts.iter().any(Option::is_some) {
         let mut unique = c.clone();
         unique.resources = c
             .resources
@@ -88,9 +88,42 @@ fn decode_parsed(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
             .map(|(r, _)| r.clone())
             .collect();
         let decoded = decode_unique(&unique, kind, cfg);
-        return expand_listings(c, &firsts, decoded);
+        expand_listings(c, &firsts, decoded)
+    } else {
+        decode_unique(c, kind, cfg)
+    };
+    same_results(c, &mut decoded);
+    decoded
+}
+
+/// Later resources with an earlier one's descriptor bytes and decoded to its very result
+/// (the same blocks, so the same mesh and facts): the same output, written once, so they
+/// get [`ResourceOutcome::same_as`] like a later listing of one descriptor. Identical
+/// descriptors may own different blocks (duplicates with their own copies): those keep
+/// their own outcomes; only an equal result is shared. Linear: one lookup per resource,
+/// one comparison with the first of its key.
+fn same_results(c: &Container<'_>, d: &mut ContainerDecode) {
+    let descriptors: HashMap<u32, &[u8]> = c.resources.iter().map(|r| (r.index, r.descriptor)).collect();
+    let mut first: HashMap<(&[u8], Vec<Placement>), usize> = HashMap::new();
+    for k in 0..d.resources.len() {
+        let o = &d.resources[k];
+        let (None, Ok(dr), Some(&desc)) = (o.same_as, &o.result, descriptors.get(&o.index)) else {
+            continue;
+        };
+        let shared = match first.entry((desc, dr.placements.clone())) {
+            Entry::Vacant(e) => {
+                e.insert(k);
+                None
+            }
+            Entry::Occupied(e) => {
+                let f = &d.resources[*e.get()];
+                (f.result == o.result).then_some(f.index)
+            }
+        };
+        if shared.is_some() {
+            d.resources[k].same_as = shared;
+        }
     }
-    decode_unique(c, kind, cfg)
 }
 
 /// Per directory entry: the directory index of the first XBG7 entry listing the same

@@ -66,7 +66,9 @@ pub struct ResourceOutcome {
     pub result: Result<DecodedResource, Reason>,
     /// The directory index of the first entry listing the same descriptor (tag,
     /// descriptor offset and size) when this entry is a later listing of it: decoded once,
-    /// `result` is that entry's.
+    /// `result` is that entry's. Also set on a later entry whose descriptor bytes are an
+    /// earlier one's and which decoded to that entry's very result (the same blocks): the
+    /// same output, written once.
     pub same_as: Option<u32>,
 }
 
