@@ -648,11 +648,100 @@ fn search(
         budget,
         found: Vec::new(),
         failure: None,
+        faces: Vec::new(),
+        dots: Vec::new(),
+        states: Vec::new(),
+        stamp: 0,
     };
-    for (wk, &w) in windows.iter().enumerate() {
-        search.at_window(wk, w, &normals, &position_places)?;
+    for cl in clusters(data, &windows, iu) {
+        search.at_cluster(&cl, &normals, &position_places)?;
     }
     Ok(search.best())
+}
+
+/// Index windows that share their triangles (the same offset modulo a triangle's 6
+/// bytes, each overlapping the one before), with the sample triangles of them all.
+struct Cluster {
+    /// (rank in the search's list, offset), in offset order.
+    windows: Vec<(usize, usize)>,
+    /// The union of the windows' samples, in order.
+    tris: Vec<[u32; 3]>,
+    /// Per window, its sample ([`sample_triangles`] of its indices) as a range of `tris`.
+    samples: Vec<Range<usize>>,
+}
+
+/// The index windows at `windows` (offsets of `iu` indices, in order) in clusters: a
+/// window's sample is the first [`SAMPLE`] triangles of three distinct indices from its
+/// start, so windows a whole number of triangles apart that overlap share them, and a
+/// face or a dot computed for one serves all.
+fn clusters(data: &[u8], windows: &[usize], iu: usize) -> Vec<Cluster> {
+    let mut by_residue: [Vec<Vec<(usize, usize)>>; 3] = Default::default();
+    for (wk, &w) in windows.iter().enumerate() {
+        let r = &mut by_residue[w % 6 / 2];
+        match r.last_mut() {
+            Some(c) if c.last().is_some_and(|&(_, p)| w < p + 2 * iu) => c.push((wk, w)),
+            _ => r.push(vec![(wk, w)]),
+        }
+    }
+    let nt = iu / 3;
+    by_residue
+        .into_iter()
+        .flatten()
+        .map(|windows| {
+            let b = windows[0].1;
+            let tri = |k: usize| [0, 1, 2].map(|j| u16_at(data, b + 6 * k + 2 * j));
+            let distinct = |t: [u32; 3]| t[0] != t[1] && t[1] != t[2] && t[0] != t[2];
+            // Every triangle of three distinct indices from the first window's start,
+            // as far as the last window's sample reaches, with its index.
+            let (kl, _) = windows
+                .last()
+                .map(|&(_, w)| ((w - b) / 6, ()))
+                .expect("a cluster has a window");
+            let mut ks: Vec<usize> = Vec::new();
+            let mut tris = Vec::new();
+            let mut after_last = 0;
+            let mut k = 0;
+            while k < kl + nt && after_last < SAMPLE {
+                let t = tri(k);
+                if distinct(t) {
+                    ks.push(k);
+                    tris.push(t);
+                    after_last += usize::from(k >= kl);
+                }
+                k += 1;
+            }
+            let samples: Vec<Range<usize>> = windows
+                .iter()
+                .map(|&(_, w)| {
+                    let kj = (w - b) / 6;
+                    let first = ks.partition_point(|&x| x < kj);
+                    let end = ks.partition_point(|&x| x < kj + nt);
+                    first..end.min(first + SAMPLE)
+                })
+                .collect();
+            // Only the triangles some sample holds (not those between one window's
+            // sample and the next window), each range renumbered.
+            let mut used = vec![false; tris.len()];
+            for r in &samples {
+                used[r.clone()].iter_mut().for_each(|u| *u = true);
+            }
+            let mut at = Vec::with_capacity(tris.len() + 1);
+            let mut n = 0;
+            for &u in &used {
+                at.push(n);
+                n += usize::from(u);
+            }
+            at.push(n);
+            let tris = tris
+                .into_iter()
+                .zip(&used)
+                .filter(|(_, &u)| u)
+                .map(|(t, _)| t)
+                .collect();
+            let samples = samples.into_iter().map(|r| at[r.start]..at[r.end]).collect();
+            Cluster { windows, tris, samples }
+        })
+        .collect()
 }
 
 /// Where a combination stands in the order of the search's candidates: its index
@@ -676,6 +765,22 @@ struct ApartSearch<'a, 'b> {
     budget: &'b mut Budget,
     found: Vec<(Rank, Apart)>,
     failure: Option<(Rank, Reason)>,
+    /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
+    /// positions or the (positions, NORMAL place) it is for.
+    faces: Vec<(u64, [f32; 3])>,
+    dots: Vec<(u64, f32)>,
+    states: Vec<(u64, WindowState)>,
+    stamp: u64,
+}
+
+/// What [`ApartSearch::compare`] knows of a window on one place for the positions.
+#[derive(Clone, Copy, Default)]
+struct WindowState {
+    /// It cannot agree there: the positions overlap it, or more of its sample faces are
+    /// zero than a sample that agrees may have.
+    dead: bool,
+    /// Whether it is a suffix of a longer list there, once looked at.
+    suffix: Option<bool>,
 }
 
 /// One NORMAL place off an index window: its rank, its bytes and its sample sums.
@@ -687,32 +792,27 @@ struct NormalPlace {
 }
 
 impl ApartSearch<'_, '_> {
-    /// Every NORMAL place (`normals`) off the index window at `w` (rank `wk`), with
+    /// Every NORMAL place (`normals`) off some index window of the cluster `cl`, with
     /// every position place (`position_places`, or the NORMAL place itself when one
-    /// stream holds both) off both: each NORMAL place pays its sample sums once, each
-    /// pair the faces it compares (each face is read from the positions once).
-    fn at_window(
-        &mut self,
-        wk: usize,
-        w: usize,
-        normals: &[usize],
-        position_places: &[usize],
-    ) -> Result<(), ApartOutcome> {
+    /// stream holds both) off it: each NORMAL place pays its sums over the cluster's
+    /// sample triangles once, each pair the faces it compares (each face is read from the
+    /// positions once, each dot computed once for all the cluster's windows).
+    fn at_cluster(&mut self, cl: &Cluster, normals: &[usize], position_places: &[usize]) -> Result<(), ApartOutcome> {
         let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
         let (pdecl, _, _) = self.positions;
         let (ndecl, nmap) = self.normals;
-        let tris = sample_triangles((0..iu).map(|k| u16_at(data, w + 2 * k)));
-        let wr = w..w + 2 * iu;
+        let wrs: Vec<Range<usize>> = cl.windows.iter().map(|&(_, w)| w..w + 2 * iu).collect();
+        let off_all = |r: &Range<usize>| wrs.iter().all(|wr| overlaps(r, wr));
         let mut places = Vec::with_capacity(NORMAL_CHUNK.min(normals.len()));
         for (chunk, cs) in normals.chunks(NORMAL_CHUNK).enumerate() {
             places.clear();
             for (k, &c) in cs.iter().enumerate() {
                 let range = c..c + vu * ndecl.stride;
-                if overlaps(&range, &wr) {
+                if off_all(&range) {
                     continue;
                 }
-                self.budget.pay(tris.len().max(1))?;
-                let sums = normal_sums(data, c, ndecl, nmap, &tris);
+                self.budget.pay(cl.tris.len().max(1))?;
+                let sums = normal_sums(data, c, ndecl, nmap, &cl.tris);
                 places.push(NormalPlace {
                     rank: chunk * NORMAL_CHUNK + k,
                     at: c,
@@ -725,79 +825,123 @@ impl ApartSearch<'_, '_> {
             }
             if self.same_stream {
                 for n in &places {
-                    self.compare((wk, w), &tris, (n.rank, n.at), std::iter::once(n))?;
+                    self.compare(cl, &wrs, (n.rank, n.at), n.range.clone(), std::iter::once(n))?;
                 }
                 continue;
             }
             for (qk, &q) in position_places.iter().enumerate() {
                 let pr = q..q + vu * pdecl.stride;
-                if overlaps(&pr, &wr) {
+                if off_all(&pr) {
                     continue;
                 }
-                self.compare(
-                    (wk, w),
-                    &tris,
-                    (qk, q),
-                    places.iter().filter(|n| !overlaps(&pr, &n.range)),
-                )?;
+                let with = places.iter().filter(|n| !overlaps(&pr, &n.range));
+                self.compare(cl, &wrs, (qk, q), pr.clone(), with)?;
             }
         }
         Ok(())
     }
 
-    /// The faces of the sample triangles `tris` on the positions at `q` (rank, offset),
-    /// read as far as some place's sample needs them and once, each compared with every
-    /// NORMAL place of `places` (a sample that agrees, then the whole mesh:
-    /// [`Self::try_combination`]).
+    /// The faces of the cluster's sample triangles on the positions at `q` (rank,
+    /// offset; `pr` their bytes), read as far as some window's sample needs them and
+    /// once, each dotted with a NORMAL place's sums once; each window off `pr` and the
+    /// place compared ([`sample_agrees`] on its own sample), a sample that agrees then
+    /// the whole mesh ([`Self::try_combination`]).
     fn compare<'p>(
         &mut self,
-        (wk, w): (usize, usize),
-        tris: &[[u32; 3]],
+        cl: &Cluster,
+        wrs: &[Range<usize>],
         (qk, q): (usize, usize),
+        pr: Range<usize>,
         places: impl Iterator<Item = &'p NormalPlace>,
     ) -> Result<(), ApartOutcome> {
-        let data = self.data;
+        let (data, iu) = (self.data, self.i as usize);
         let (pdecl, _, pe) = self.positions;
         let min = self.cfg.min_winding_consistency;
-        let mut faces: Vec<[f32; 3]> = Vec::with_capacity(tris.len());
-        let mut suffix = None;
-        // The whole window's faces on these positions, for the winding test of each
-        // combination that gets that far.
-        let tri = |k: usize| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j)));
-        let mut window = gates::Faces::new(self.i as usize / 3, tri, |x: u32| {
-            element3(data, q, pdecl.stride, &pe, x)
-        });
-        // Zero faces among `faces`: more than a sample that agrees may have
-        // ([`sample_agrees`] wants at least half of them oriented) and no NORMAL place
-        // agrees on these positions.
-        let mut zero = 0;
-        for n in places {
-            let (agrees, looked) = {
-                let (faces, zero) = (&mut faces, &mut zero);
-                let dots = (0..n.sums.len()).map(|t| {
-                    if t == faces.len() {
-                        let f = face_normal(tris[t].map(|k| element3(data, q, pdecl.stride, &pe, k)));
-                        *zero += usize::from(f == [0.0; 3]);
-                        faces.push(f);
-                    }
-                    dot3(faces[t], n.sums[t])
-                });
-                sample_agrees(dots, n.sums.len(), min)
-            };
-            self.budget.pay(looked.max(1))?;
-            if !agrees {
-                if zero > tris.len() / 2 {
-                    break;
-                }
-                continue;
-            }
-            // A window inside a longer list (more real triangles before it than a
-            // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
-            if *suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
-                continue;
-            }
-            self.try_combination((wk, n.rank, qk), w, n.at, q, &mut window)?;
+        let nt = cl.tris.len();
+        // The faces and dots computed, each marked with the (positions, NORMAL place) it
+        // was computed for, so no buffer is cleared or allocated per place.
+        let (mut faces, mut dots) = (std::mem::take(&mut self.faces), std::mem::take(&mut self.dots));
+        let mut states = std::mem::take(&mut self.states);
+        faces.resize(nt.max(faces.len()), (0, [0.0; 3]));
+        dots.resize(nt.max(dots.len()), (0, 0.0));
+        self.stamp += 1;
+        let fstamp = self.stamp;
+        let mut zeros = 0usize;
+        let nw = cl.windows.len();
+        // Per window, what is known of it on these positions ([`WindowState`], set
+        // afresh here), and its whole faces (for the winding test of a combination), made
+        // when one is needed.
+        states.resize(nw.max(states.len()), (0, WindowState::default()));
+        // Windows off the positions; once none can agree, no NORMAL place is left to try.
+        for (j, wr) in wrs.iter().enumerate() {
+            let dead = overlaps(&pr, wr);
+            states[j] = (fstamp, WindowState { dead, suffix: None });
         }
+        let mut live = states[..nw].iter().filter(|s| !s.1.dead).count();
+        let whole = |w: usize| {
+            let tri = move |k: usize| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j)));
+            gates::Faces::new(iu / 3, tri, move |x: u32| element3(data, q, pdecl.stride, &pe, x))
+        };
+        let mut wholes: Option<Vec<Option<_>>> = None;
+        for n in places {
+            if live == 0 {
+                break;
+            }
+            self.stamp += 1;
+            let dstamp = self.stamp;
+            for (j, &(wk, w)) in cl.windows.iter().enumerate() {
+                if states[j].1.dead || overlaps(&n.range, &wrs[j]) {
+                    continue;
+                }
+                let sample = cl.samples[j].clone();
+                let mut fresh = 0usize;
+                let (agrees, _) = {
+                    let (faces, dots, zeros, fresh) = (&mut faces, &mut dots, &mut zeros, &mut fresh);
+                    let it = sample.clone().map(|u| {
+                        if dots[u].0 != dstamp {
+                            *fresh += 1;
+                            if faces[u].0 != fstamp {
+                                let f = face_normal(cl.tris[u].map(|k| element3(data, q, pdecl.stride, &pe, k)));
+                                *zeros += usize::from(f == [0.0; 3]);
+                                faces[u] = (fstamp, f);
+                            }
+                            dots[u] = (dstamp, dot3(faces[u].1, n.sums[u]));
+                        }
+                        dots[u].1
+                    });
+                    sample_agrees(it, sample.len(), min)
+                };
+                if let Err(e) = self.budget.pay(fresh.max(1)) {
+                    (self.faces, self.dots, self.states) = (faces, dots, states);
+                    return Err(e);
+                }
+                if !agrees {
+                    // Zero faces of this window's sample: more than a sample that
+                    // agrees may have ([`sample_agrees`] wants at least half of them
+                    // oriented) and no NORMAL place agrees with it on these positions.
+                    if zeros > sample.len() / 2 {
+                        let z = sample.clone().filter(|&u| faces[u] == (fstamp, [0.0; 3])).count();
+                        if z > sample.len() / 2 {
+                            states[j].1.dead = true;
+                            live -= 1;
+                        }
+                    }
+                    continue;
+                }
+                // A window inside a longer list (more real triangles before it than a
+                // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+                if *states[j].1.suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
+                    continue;
+                }
+                let wholes = wholes.get_or_insert_with(|| (0..nw).map(|_| None).collect());
+                let window = wholes[j].get_or_insert_with(|| whole(w));
+                if let Err(e) = self.try_combination((wk, n.rank, qk), w, n.at, q, window) {
+                    (self.faces, self.dots, self.states) = (faces, dots, states);
+                    return Err(e);
+                }
+            }
+        }
+        (self.faces, self.dots, self.states) = (faces, dots, states);
         Ok(())
     }
 
@@ -1319,6 +1463,32 @@ mod tests {
             let (agrees, looked) = sample_agrees(dots.iter().copied(), dots.len(), min);
             prop_assert_eq!(agrees, sample_agrees_to_the_end(&dots, min));
             prop_assert!(looked <= dots.len());
+        }
+
+        /// Each window's sample, read from its cluster, is the one read from its own
+        /// indices; every window is in one cluster, with its rank.
+        #[test]
+        fn a_cluster_holds_each_windows_own_sample(
+            values in proptest::collection::vec(0u16..6, 64..400),
+            raw in proptest::collection::btree_set(0usize..200, 1..30),
+            iu in 3usize..120,
+        ) {
+            let data: Vec<u8> = values.iter().flat_map(|v| v.to_be_bytes()).collect();
+            let windows: Vec<usize> = raw.into_iter().map(|w| 2 * w).filter(|&w| w + 2 * iu <= data.len()).collect();
+            let cs = clusters(&data, &windows, iu);
+            let mut seen: Vec<(usize, usize)> = cs.iter().flat_map(|c| c.windows.iter().copied()).collect();
+            seen.sort_unstable();
+            prop_assert_eq!(seen, windows.iter().copied().enumerate().collect::<Vec<_>>());
+            for c in &cs {
+                for (&(_, w), r) in c.windows.iter().zip(&c.samples) {
+                    let own = sample_triangles((0..iu).map(|k| u16_at(&data, w + 2 * k)));
+                    prop_assert_eq!(&c.tris[r.clone()], &own[..]);
+                }
+                // It holds nothing else (a NORMAL place pays a sum for each).
+                let mut held = vec![false; c.tris.len()];
+                c.samples.iter().for_each(|r| held[r.clone()].iter_mut().for_each(|h| *h = true));
+                prop_assert!(held.iter().all(|&h| h));
+            }
         }
 
         /// The starts come out as sorting and deduplicating them would give.
