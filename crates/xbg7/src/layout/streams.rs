@@ -96,12 +96,17 @@ fn sample_agrees(dots: impl Iterator<Item = f32>, n: usize, min: f64) -> (bool, 
 /// How many faces [`sample_agrees`] counts ahead of the first ones as agreeing.
 const LOOKAHEAD: usize = 3;
 
+/// Whether a triangle has three distinct indices (the ones a sample is made of).
+fn distinct(t: [u32; 3]) -> bool {
+    t[0] != t[1] && t[1] != t[2] && t[0] != t[2]
+}
+
 /// The first [`SAMPLE`] triangles of `indices` with three distinct indices.
 fn sample_triangles(indices: impl Iterator<Item = u32>) -> Vec<[u32; 3]> {
     let idx: Vec<u32> = indices.collect();
     idx.chunks_exact(3)
         .map(|t| [t[0], t[1], t[2]])
-        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+        .filter(|&t| distinct(t))
         .take(SAMPLE)
         .collect()
 }
@@ -405,7 +410,7 @@ fn index_windows(
         }
         for w in a..=k - i {
             let t = [0, 1, 2].map(|j| u16_at(data, 2 * (w + j)));
-            if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || overlaps_any(&(2 * w..2 * (w + i)), taken) {
+            if !distinct(t) || overlaps_any(&(2 * w..2 * (w + i)), taken) {
                 continue;
             }
             budget.pay(i)?;
@@ -690,13 +695,9 @@ fn clusters(data: &[u8], windows: &[usize], iu: usize) -> Vec<Cluster> {
         .map(|windows| {
             let b = windows[0].1;
             let tri = |k: usize| [0, 1, 2].map(|j| u16_at(data, b + 6 * k + 2 * j));
-            let distinct = |t: [u32; 3]| t[0] != t[1] && t[1] != t[2] && t[0] != t[2];
             // Every triangle of three distinct indices from the first window's start,
             // as far as the last window's sample reaches, with its index.
-            let (kl, _) = windows
-                .last()
-                .map(|&(_, w)| ((w - b) / 6, ()))
-                .expect("a cluster has a window");
+            let kl = (windows[windows.len() - 1].1 - b) / 6;
             let mut ks: Vec<usize> = Vec::new();
             let mut tris = Vec::new();
             let mut after_last = 0;
@@ -769,7 +770,7 @@ struct ApartSearch<'a, 'b> {
     /// positions or the (positions, NORMAL place) it is for.
     faces: Vec<(u64, [f32; 3])>,
     dots: Vec<(u64, f32)>,
-    states: Vec<(u64, WindowState)>,
+    states: Vec<WindowState>,
     stamp: u64,
 }
 
@@ -868,81 +869,79 @@ impl ApartSearch<'_, '_> {
         let fstamp = self.stamp;
         let mut zeros = 0usize;
         let nw = cl.windows.len();
-        // Per window, what is known of it on these positions ([`WindowState`], set
-        // afresh here), and its whole faces (for the winding test of a combination), made
-        // when one is needed.
-        states.resize(nw.max(states.len()), (0, WindowState::default()));
-        // Windows off the positions; once none can agree, no NORMAL place is left to try.
-        for (j, wr) in wrs.iter().enumerate() {
-            let dead = overlaps(&pr, wr);
-            states[j] = (fstamp, WindowState { dead, suffix: None });
-        }
-        let mut live = states[..nw].iter().filter(|s| !s.1.dead).count();
+        // Per window, what is known of it on these positions ([`WindowState`]: those the
+        // positions overlap cannot agree; once none can, no NORMAL place is left to try),
+        // and its whole faces (for the winding test of a combination), made when needed.
+        states.clear();
+        states.extend(wrs.iter().map(|wr| WindowState {
+            dead: overlaps(&pr, wr),
+            suffix: None,
+        }));
+        let mut live = states.iter().filter(|s| !s.dead).count();
         let whole = |w: usize| {
             let tri = move |k: usize| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * k + j)));
             gates::Faces::new(iu / 3, tri, move |x: u32| element3(data, q, pdecl.stride, &pe, x))
         };
         let mut wholes: Option<Vec<Option<_>>> = None;
-        for n in places {
-            if live == 0 {
-                break;
-            }
-            self.stamp += 1;
-            let dstamp = self.stamp;
-            for (j, &(wk, w)) in cl.windows.iter().enumerate() {
-                if states[j].1.dead || overlaps(&n.range, &wrs[j]) {
-                    continue;
+        // The scratch buffers go back to `self` however the loop ends.
+        let run = || -> Result<(), ApartOutcome> {
+            for n in places {
+                if live == 0 {
+                    break;
                 }
-                let sample = cl.samples[j].clone();
-                let mut fresh = 0usize;
-                let (agrees, _) = {
-                    let (faces, dots, zeros, fresh) = (&mut faces, &mut dots, &mut zeros, &mut fresh);
-                    let it = sample.clone().map(|u| {
-                        if dots[u].0 != dstamp {
-                            *fresh += 1;
-                            if faces[u].0 != fstamp {
-                                let f = face_normal(cl.tris[u].map(|k| element3(data, q, pdecl.stride, &pe, k)));
-                                *zeros += usize::from(f == [0.0; 3]);
-                                faces[u] = (fstamp, f);
-                            }
-                            dots[u] = (dstamp, dot3(faces[u].1, n.sums[u]));
-                        }
-                        dots[u].1
-                    });
-                    sample_agrees(it, sample.len(), min)
-                };
-                if let Err(e) = self.budget.pay(fresh.max(1)) {
-                    (self.faces, self.dots, self.states) = (faces, dots, states);
-                    return Err(e);
-                }
-                if !agrees {
-                    // Zero faces of this window's sample: more than a sample that
-                    // agrees may have ([`sample_agrees`] wants at least half of them
-                    // oriented) and no NORMAL place agrees with it on these positions.
-                    if zeros > sample.len() / 2 {
-                        let z = sample.clone().filter(|&u| faces[u] == (fstamp, [0.0; 3])).count();
-                        if z > sample.len() / 2 {
-                            states[j].1.dead = true;
-                            live -= 1;
-                        }
+                self.stamp += 1;
+                let dstamp = self.stamp;
+                for (j, &(wk, w)) in cl.windows.iter().enumerate() {
+                    if states[j].dead || overlaps(&n.range, &wrs[j]) {
+                        continue;
                     }
-                    continue;
-                }
-                // A window inside a longer list (more real triangles before it than a
-                // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
-                if *states[j].1.suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
-                    continue;
-                }
-                let wholes = wholes.get_or_insert_with(|| (0..nw).map(|_| None).collect());
-                let window = wholes[j].get_or_insert_with(|| whole(w));
-                if let Err(e) = self.try_combination((wk, n.rank, qk), w, n.at, q, window) {
-                    (self.faces, self.dots, self.states) = (faces, dots, states);
-                    return Err(e);
+                    let sample = cl.samples[j].clone();
+                    let mut fresh = 0usize;
+                    let (agrees, _) = {
+                        let (faces, dots, zeros, fresh) = (&mut faces, &mut dots, &mut zeros, &mut fresh);
+                        let it = sample.clone().map(|u| {
+                            if dots[u].0 != dstamp {
+                                *fresh += 1;
+                                if faces[u].0 != fstamp {
+                                    let f = face_normal(cl.tris[u].map(|k| element3(data, q, pdecl.stride, &pe, k)));
+                                    *zeros += usize::from(f == [0.0; 3]);
+                                    faces[u] = (fstamp, f);
+                                }
+                                dots[u] = (dstamp, dot3(faces[u].1, n.sums[u]));
+                            }
+                            dots[u].1
+                        });
+                        sample_agrees(it, sample.len(), min)
+                    };
+                    self.budget.pay(fresh.max(1))?;
+                    if !agrees {
+                        // Zero faces of this window's sample: more than a sample that
+                        // agrees may have ([`sample_agrees`] wants at least half of them
+                        // oriented) and no NORMAL place agrees with it on these positions.
+                        if zeros > sample.len() / 2 {
+                            let z = sample.clone().filter(|&u| faces[u] == (fstamp, [0.0; 3])).count();
+                            if z > sample.len() / 2 {
+                                states[j].dead = true;
+                                live -= 1;
+                            }
+                        }
+                        continue;
+                    }
+                    // A window inside a longer list (more real triangles before it than a
+                    // block header can fake) is a suffix, not an index buffer (FORMAT.md §6).
+                    if *states[j].suffix.get_or_insert_with(|| self.is_suffix(w, q)) {
+                        continue;
+                    }
+                    let wholes = wholes.get_or_insert_with(|| (0..nw).map(|_| None).collect());
+                    let window = wholes[j].get_or_insert_with(|| whole(w));
+                    self.try_combination((wk, n.rank, qk), w, n.at, q, window)?;
                 }
             }
-        }
+            Ok(())
+        };
+        let result = run();
         (self.faces, self.dots, self.states) = (faces, dots, states);
-        Ok(())
+        result
     }
 
     /// Whether the index window at `w`, on the positions at `q`, has more real
