@@ -8,7 +8,7 @@
 use crate::config::DecodeConfig;
 use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
-use crate::layout::plan::{self, Planned};
+use crate::layout::plan::{self, Plan, Planned};
 use crate::layout::streams::{ContainerSearches, NormalRunCache};
 use crate::layout::{anchored, assemble, Decoded, Placement};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
@@ -219,7 +219,15 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     let mut resources = Vec::with_capacity(parsed.len());
     // The multi-stream searches share one budget, in directory order, and the runs.
     let mut apart = ContainerSearches::new(data.len(), read);
+    // A multi-stream resource of one unit can be searched again (below): its unit's
+    // first-round result is kept for that.
+    let mut again: Vec<(usize, usize, Option<Result<Rc<Decoded>, Reason>>)> = Vec::new();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
+        if let (Ok(r), Some(Plan::Whole { unit }), None) = (&p.desc, &plan, &per_record[k]) {
+            if r.streams.is_some() && r.undecodable.is_none() {
+                again.push((k, *unit, placed[*unit].clone()));
+            }
+        }
         let result = assemble::resource(
             data,
             plan,
@@ -238,6 +246,46 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
         });
     }
     assemble::reject_shared_streams(&mut resources);
+    // Each buffer has one owner: a multi-stream resource placed keeps its buffers from
+    // every other, so one that found rivals or gave up is searched again off them, round
+    // after round, while a round places another (assemble::placed_off_others).
+    let mut known = 0;
+    loop {
+        let owned = assemble::owned_buffers(&resources);
+        if owned.len() == known {
+            break;
+        }
+        known = owned.len();
+        let mut changed = Vec::new();
+        for (k, unit, first) in &again {
+            if !assemble::may_place_off_others(&resources[*k]) {
+                continue;
+            }
+            let mut taken = taken.clone();
+            taken.extend(owned.iter().filter(|(o, _)| o != k).map(|(_, r)| (None, r.clone())));
+            placed[*unit] = first.clone();
+            let result = assemble::resource(
+                data,
+                Some(Plan::Whole { unit: *unit }),
+                &parsed[*k].desc,
+                None,
+                &mut placed,
+                &taken,
+                cfg,
+                &mut apart,
+            );
+            if result.is_ok() {
+                changed.push((*k, result));
+            }
+        }
+        if changed.is_empty() {
+            break;
+        }
+        for (k, result) in changed {
+            resources[k].result = result;
+        }
+        assemble::reject_shared_streams(&mut resources);
+    }
     assemble::name_all_materials(c, &mut resources, &parsed);
     ContainerDecode { resources }
 }

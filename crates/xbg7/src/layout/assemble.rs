@@ -350,22 +350,7 @@ fn decoded_apart(found: Apart, r: &Described, cfg: &DecodeConfig) -> Result<Deco
 /// already): each buffer has one owner, and which one it is cannot be told, so both are
 /// `ambiguous_anchor`.
 pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
-    let mut placed: Vec<(usize, Range<usize>)> = Vec::new();
-    for (k, o) in resources.iter().enumerate() {
-        let Ok(d) = &o.result else { continue };
-        if d.streams.is_empty() {
-            continue;
-        }
-        let v = d.mesh.positions.len();
-        if let Some(p) = d.placements.first() {
-            placed.push((k, p.index_offset..p.index_offset + 2 * p.index_count as usize));
-        }
-        for p in &d.streams {
-            if let Some(at) = p.offset {
-                placed.push((k, at..at + v * p.stride));
-            }
-        }
-    }
+    let placed = owned_buffers(resources);
     let mut losers = std::collections::BTreeSet::new();
     for (i, (a, ra)) in placed.iter().enumerate() {
         for (b, rb) in &placed[i + 1..] {
@@ -381,6 +366,35 @@ pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
             "another resource's buffer was placed on the same bytes",
         ));
     }
+}
+
+/// Every buffer of every placed multi-stream resource (its index buffer and each placed
+/// stream), with the resource's position in `resources`.
+pub(crate) fn owned_buffers(resources: &[ResourceOutcome]) -> Vec<(usize, Range<usize>)> {
+    let mut placed = Vec::new();
+    for (k, o) in resources.iter().enumerate() {
+        let Ok(d) = &o.result else { continue };
+        if d.streams.is_empty() {
+            continue;
+        }
+        let v = d.mesh.positions.len();
+        if let Some(p) = d.placements.first() {
+            placed.push((k, p.index_offset..p.index_offset + 2 * p.index_count as usize));
+        }
+        for p in &d.streams {
+            if let Some(at) = p.offset {
+                placed.push((k, at..at + v * p.stride));
+            }
+        }
+    }
+    placed
+}
+
+/// Whether a multi-stream resource's outcome may change once other resources' buffers
+/// are kept off: it found several readings or gave up (a reading on another's buffer
+/// may be what it found, or what it did not get to the end of). "Nothing fits" stays.
+pub(crate) fn may_place_off_others(o: &ResourceOutcome) -> bool {
+    matches!(&o.result, Err(r) if matches!(r.code, Code::AmbiguousAnchor | Code::AnchorOutOfBudget))
 }
 
 /// The first round's result for unit `u`, moved out (each unit is assembled once).
