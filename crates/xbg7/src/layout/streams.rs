@@ -515,39 +515,51 @@ pub const MAX_POSITION_STARTS: usize = 1 << 16;
 
 /// Starts of `v`-vertex buffers at `decl`'s stride whose every POSITION is plausible
 /// (finite, within `bound`, not a tiny non-zero number: bytes of something else read as
-/// floats), off `taken`, in offset order; lazily, one maximal run at a time.
+/// floats), off `taken`, per residue of the start modulo the stride in offset order;
+/// lazily, one residue at a time. With `constant_fails` (the gates turn away a block whose
+/// triangles are all degenerate) a buffer whose `v` positions are all one point is no
+/// start: every triangle of any window on it has zero area, so no combination on it
+/// passes — zero padding and zero-filled texture rows, read as positions, are most of
+/// a stage's plausible places.
 fn position_starts<'a>(
     data: &'a [u8],
     decl: &Declaration,
     map: &AttributeMap,
     v: usize,
     bound: f64,
+    constant_fails: bool,
     taken: &'a [Range<usize>],
 ) -> impl Iterator<Item = usize> + 'a {
     let (pe, s) = (map.position.expect("a located stream holds POSITION"), decl.stride);
     let o = pe.offset as usize;
-    let plausible = move |x: usize| {
-        data.get(x..x + pe.ty.size()).is_some_and(|b| {
+    let position = move |x: usize| {
+        data.get(x..x + pe.ty.size()).and_then(|b| {
             let c = pe.ty.decode(b);
-            crate::layout::anchored::plausible_position([c[0], c[1], c[2]], bound)
+            let c = [c[0], c[1], c[2]];
+            crate::layout::anchored::plausible_position(c, bound).then_some(c)
         })
     };
     // Per residue of the buffer start mod the stride (even starts only), the maximal
-    // runs of plausible slots; each start inside a run with `v` slots left is a candidate.
+    // runs of plausible slots; each start inside a run with `v` slots left is a candidate
+    // unless the `v` slots hold one point (the run of equal positions ending there).
     (0..s.max(1))
         .filter(|r| r % 2 == 0)
         .flat_map(move |r| {
             let mut starts = Vec::new();
-            let mut run = 0usize;
+            let (mut run, mut same) = (0usize, 0usize);
+            let mut last = None;
             let mut c = r;
             while s > 0 && c + o + pe.ty.size() <= data.len() {
-                if plausible(c + o) {
-                    run += 1;
-                    if run >= v {
-                        starts.push(c + s - v * s);
+                match position(c + o) {
+                    Some(p) => {
+                        run += 1;
+                        same = if last == Some(p) { same + 1 } else { 1 };
+                        last = Some(p);
+                        if run >= v && !(constant_fails && same >= v) {
+                            starts.push(c + s - v * s);
+                        }
                     }
-                } else {
-                    run = 0;
+                    None => (run, last) = (0, None),
                 }
                 c += s;
             }
@@ -632,7 +644,7 @@ fn search(
     let position_places: Vec<usize> = if same_stream {
         Vec::new()
     } else {
-        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, taken)
+        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, cfg.max_degenerate_fraction < 1.0, taken)
             .take(MAX_POSITION_STARTS + 1)
             .collect();
         if all.len() > MAX_POSITION_STARTS {
