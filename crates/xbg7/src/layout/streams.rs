@@ -55,45 +55,79 @@ pub struct Placed {
     pub measures: Measures,
 }
 
-/// Do the faces agree in one sense with the sums of their vertices' normals, for at
-/// least `min` of the oriented ones, with at least half of the faces oriented? `dots`:
-/// each face ([`face_normal`]) dotted with its normal sum, of `n` faces. (The winding
-/// gate's measure, on a sample.) Also returns how many faces it looked at.
-///
-/// It is a prefix test: it stops as soon as the faces so far, with up to
-/// [`LOOKAHEAD`] more counted as agreeing, fall below `min` — so after the first few
-/// faces one face in ten against the majority so far ends it. (It was meant to count
-/// the whole rest of the sample as agreeing, and has counted three since it landed: a
-/// name shadowed in its loop. The readings the solver, the ranking of the search apart
-/// and [`MAX_PASSING`] were measured on are the ones this test lets through, so it
-/// stays so until a change measures the other.)
-fn sample_agrees(dots: impl Iterator<Item = f32>, n: usize, min: f64) -> (bool, usize) {
-    let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
-    for d in dots.take(n) {
-        total += 1;
-        if d > 0.0 {
-            agree += 1;
-        } else if d < 0.0 {
-            disagree += 1;
-        }
-        let rest = LOOKAHEAD.saturating_sub(total) as f64;
-        let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
-        if m + rest < min * (t + rest) {
-            return (false, total);
-        }
-        // More faces against no normal (a zero face or sum) than the end allows.
-        if total - (agree + disagree) > n / 2 {
-            return (false, total);
-        }
-    }
-    let oriented = agree + disagree;
-    (
-        oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64,
-        total,
-    )
+/// The sample test ([`Agreement::agrees`]) for one share `min`, its comparisons made
+/// once: the test's `m < min · k` (its counts are integers) is `m < need[k]`, `need[k]`
+/// the least integer not below `min · k` in the same `f64` arithmetic, so each face
+/// costs two integer comparisons and no branch on its sign (the searches apart run it
+/// per combination, and a dot's sign is a coin flip on a wrong one).
+#[derive(Clone, Copy)]
+struct Agreement {
+    min: f64,
+    need: [usize; SAMPLE + LOOKAHEAD + 1],
 }
 
-/// How many faces [`sample_agrees`] counts ahead of the first ones as agreeing.
+impl Agreement {
+    fn new(min: f64) -> Agreement {
+        Agreement {
+            min,
+            need: std::array::from_fn(|k| Self::least(min, k)),
+        }
+    }
+
+    /// The least integer `x` with `!(x as f64 < min * k as f64)`, as the test computes.
+    fn least(min: f64, k: usize) -> usize {
+        let bound = min * k as f64;
+        if bound.is_nan() || bound <= 0.0 {
+            return 0;
+        }
+        let mut x = (bound.min(u32::MAX as f64) as usize).saturating_sub(1);
+        while (x as f64) < bound && x < usize::MAX {
+            x += 1;
+        }
+        x
+    }
+
+    fn need(&self, k: usize) -> usize {
+        self.need.get(k).copied().unwrap_or_else(|| Self::least(self.min, k))
+    }
+
+    /// Do the faces agree in one sense with the sums of their vertices' normals, for at
+    /// least `min` of the oriented ones, with at least half of the faces oriented? `dots`:
+    /// each face ([`face_normal`]) dotted with its normal sum, of `n` faces. (The winding
+    /// gate's measure, on a sample.) Also returns how many faces it looked at.
+    ///
+    /// It is a prefix test: it stops as soon as the faces so far, with up to
+    /// [`LOOKAHEAD`] more counted as agreeing, fall below `min` — so after the first few
+    /// faces one face in ten against the majority so far ends it. (It was meant to count
+    /// the whole rest of the sample as agreeing, and has counted three since it landed: a
+    /// name shadowed in its loop. The readings the solver, the ranking of the search apart
+    /// and [`MAX_PASSING`] were measured on are the ones this test lets through, so it
+    /// stays so until a change measures the other.)
+    fn agrees(&self, dots: impl Iterator<Item = f32>, n: usize) -> (bool, usize) {
+        let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
+        for d in dots.take(n) {
+            total += 1;
+            agree += usize::from(d > 0.0);
+            disagree += usize::from(d < 0.0);
+            let rest = LOOKAHEAD.saturating_sub(total);
+            let t = agree + disagree;
+            if agree.max(disagree) + rest < self.need(t + rest) {
+                return (false, total);
+            }
+            // More faces against no normal (a zero face or sum) than the end allows.
+            if total - t > n / 2 {
+                return (false, total);
+            }
+        }
+        let oriented = agree + disagree;
+        (
+            oriented * 2 >= total && agree.max(disagree) >= self.need(oriented),
+            total,
+        )
+    }
+}
+
+/// How many faces [`Agreement::agrees`] counts ahead of the first ones as agreeing.
 const LOOKAHEAD: usize = 3;
 
 /// Whether a triangle has three distinct indices (the ones a sample is made of).
@@ -259,6 +293,7 @@ pub fn place_normal_stream(
     let indices_fit = mesh.indices.iter().all(|&x| (x as usize) < v);
     let tri = |k: usize| [0, 1, 2].map(|j| mesh.indices[3 * k + j]);
     let mut faces = gates::Faces::new(mesh.indices.len() / 3, tri, |x: u32| mesh.positions[x as usize]);
+    let agreement = Agreement::new(cfg.min_winding_consistency);
     for c in free {
         budget = budget.checked_sub(tris.len().max(1)).ok_or_else(|| {
             Reason::new(
@@ -272,7 +307,7 @@ pub fn place_normal_stream(
             .iter()
             .zip(&sums)
             .map(|(t, n)| face_dot(t.map(|k| mesh.positions[k as usize]), *n));
-        if !sample_agrees(dots, sums.len(), cfg.min_winding_consistency).0 {
+        if !agreement.agrees(dots, sums.len()).0 {
             continue;
         }
         // A place the winding gate turns away is not read whole, unless its reason is the
@@ -663,6 +698,7 @@ fn search(
         same_stream,
         cfg,
         budget,
+        agreement: Agreement::new(cfg.min_winding_consistency),
         found: Vec::new(),
         failure: None,
         faces: Vec::new(),
@@ -776,6 +812,8 @@ struct ApartSearch<'a, 'b> {
     same_stream: bool,
     cfg: &'a GateConfig,
     budget: &'b mut Budget,
+    /// The sample test for the gates' share.
+    agreement: Agreement,
     found: Vec<(Rank, Apart)>,
     failure: Option<(Rank, Reason)>,
     /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
@@ -794,6 +832,8 @@ struct WindowState {
     dead: bool,
     /// Whether it is a suffix of a longer list there, once looked at.
     suffix: Option<bool>,
+    /// The positions' zero faces found when its own were last counted.
+    zeros_seen: usize,
 }
 
 /// One NORMAL place off an index window: its rank, its bytes and its sample sums.
@@ -857,7 +897,7 @@ impl ApartSearch<'_, '_> {
     /// The faces of the cluster's sample triangles on the positions at `q` (rank,
     /// offset; `pr` their bytes), read as far as some window's sample needs them and
     /// once, each dotted with a NORMAL place's sums once; each window off `pr` and the
-    /// place compared ([`sample_agrees`] on its own sample), a sample that agrees then
+    /// place compared ([`Agreement::agrees`] on its own sample), a sample that agrees then
     /// the whole mesh ([`Self::try_combination`]).
     fn compare<'p>(
         &mut self,
@@ -869,7 +909,7 @@ impl ApartSearch<'_, '_> {
     ) -> Result<(), ApartOutcome> {
         let (data, iu) = (self.data, self.i as usize);
         let (pdecl, _, pe) = self.positions;
-        let min = self.cfg.min_winding_consistency;
+        let agreement = self.agreement;
         let nt = cl.tris.len();
         // The faces and dots computed, each marked with the (positions, NORMAL place) it
         // was computed for, so no buffer is cleared or allocated per place.
@@ -888,6 +928,7 @@ impl ApartSearch<'_, '_> {
         states.extend(wrs.iter().map(|wr| WindowState {
             dead: overlaps(&pr, wr),
             suffix: None,
+            zeros_seen: 0,
         }));
         let mut live = states.iter().filter(|s| !s.dead).count();
         let whole = |w: usize| {
@@ -923,14 +964,16 @@ impl ApartSearch<'_, '_> {
                             }
                             dots[u].1
                         });
-                        sample_agrees(it, sample.len(), min)
+                        agreement.agrees(it, sample.len())
                     };
                     self.budget.pay(fresh.max(1))?;
                     if !agrees {
                         // Zero faces of this window's sample: more than a sample that
-                        // agrees may have ([`sample_agrees`] wants at least half of them
+                        // agrees may have ([`Agreement::agrees`] wants at least half of them
                         // oriented) and no NORMAL place agrees with it on these positions.
-                        if zeros > sample.len() / 2 {
+                        // (Counted again only when a zero face was found since.)
+                        if zeros > sample.len() / 2 && zeros != states[j].zeros_seen {
+                            states[j].zeros_seen = zeros;
                             let z = sample.clone().filter(|&u| faces[u] == (fstamp, [0.0; 3])).count();
                             if z > sample.len() / 2 {
                                 states[j].dead = true;
@@ -1442,7 +1485,34 @@ mod tests {
         assert!(matches!(search(&mut budget), ApartOutcome::OutOfBudget));
     }
 
-    /// [`sample_agrees`] as it was before it stopped at too many unoriented faces.
+    /// [`Agreement::agrees`] in `f64` comparisons, as it was before its table.
+    fn sample_agrees_in_floats(dots: &[f32], min: f64) -> (bool, usize) {
+        let n = dots.len();
+        let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
+        for &d in dots {
+            total += 1;
+            if d > 0.0 {
+                agree += 1;
+            } else if d < 0.0 {
+                disagree += 1;
+            }
+            let rest = LOOKAHEAD.saturating_sub(total) as f64;
+            let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
+            if m + rest < min * (t + rest) {
+                return (false, total);
+            }
+            if total - (agree + disagree) > n / 2 {
+                return (false, total);
+            }
+        }
+        let oriented = agree + disagree;
+        (
+            oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64,
+            total,
+        )
+    }
+
+    /// [`Agreement::agrees`] as it was before it stopped at too many unoriented faces.
     fn sample_agrees_to_the_end(dots: &[f32], min: f64) -> bool {
         let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
         for &d in dots {
@@ -1471,9 +1541,19 @@ mod tests {
             dots in proptest::collection::vec(prop_oneof![Just(0.0f32), Just(1.0f32), Just(-1.0f32), any::<f32>()], 0..40),
             min in 0.5f64..1.0,
         ) {
-            let (agrees, looked) = sample_agrees(dots.iter().copied(), dots.len(), min);
+            let (agrees, looked) = Agreement::new(min).agrees(dots.iter().copied(), dots.len());
             prop_assert_eq!(agrees, sample_agrees_to_the_end(&dots, min));
             prop_assert!(looked <= dots.len());
+        }
+
+        /// The table's integer comparisons decide as the `f64` ones, face for face, for
+        /// any share (the configured one is any value in 0..=1).
+        #[test]
+        fn the_sample_tests_table_decides_as_its_floats(
+            dots in proptest::collection::vec(prop_oneof![Just(0.0f32), Just(1.0f32), Just(-1.0f32), any::<f32>()], 0..40),
+            min in prop_oneof![0.0f64..=1.0, Just(0.9), Just(0.0), Just(1.0), Just(2.0 / 3.0), Just(0.1)],
+        ) {
+            prop_assert_eq!(Agreement::new(min).agrees(dots.iter().copied(), dots.len()), sample_agrees_in_floats(&dots, min));
         }
 
         /// Each window's sample, read from its cluster, is the one read from its own
@@ -1514,7 +1594,7 @@ mod tests {
     }
 
     #[test]
-    fn positions_on_zero_bytes_cost_at_most_half_a_sample_each() {
+    fn positions_on_zero_bytes_are_no_places_or_cost_at_most_half_a_sample_each() {
         let mut rng = Rng(11);
         let (mesh, normals) = sphere(4, 6, &mut rng);
         let mut data = junk(100, &mut rng);
@@ -1536,17 +1616,24 @@ mod tests {
             let whole = budget.left;
             let e = search_apart(data, v, i, (&pd, &pm), (&nd, &nm), false, &taken, &cfg, &mut budget);
             assert!(matches!(e, ApartOutcome::Found(_)), "{e:?}");
-            let places = position_starts(data, &pd, &pm, v as usize, cfg.max_abs_coordinate, &taken).count();
-            (whole - budget.left, places)
+            let places = |constant_fails| {
+                position_starts(data, &pd, &pm, v as usize, cfg.max_abs_coordinate, constant_fails, &taken).count()
+            };
+            (whole - budget.left, places(false), places(true))
         };
-        let ((base, p0), (with_zeros, p1)) = (spent(&data), spent(&zeros));
+        let ((base, p0, q0), (with_zeros, p1, q1)) = (spent(&data), spent(&zeros));
         assert!(sample_triangles(mesh.indices.iter().copied()).len() == SAMPLE);
-        // Every place on the zeros is turned away after at most half the sample and one
-        // face, whatever the number of NORMAL places (once per place, not per pair).
+        // Read as positions, the zeros are hundreds of places; all one point, they are
+        // none once the gates turn away all-degenerate blocks, but for those that hold
+        // some of the junk before them (at most `v` per residue of the stride).
         assert!(p1 > p0 + 1000, "{p0} {p1}");
+        assert!(q0 <= p0 && q1 - q0 <= 6 * v as usize, "{q0} {q1}");
+        // Every place left on the zeros is turned away after at most half the sample
+        // and one face, whatever the number of NORMAL places (once per place, not per
+        // pair).
         assert!(
-            with_zeros - base <= (p1 - p0) * (SAMPLE / 2 + 1),
-            "{base} {with_zeros} {p0} {p1}"
+            with_zeros - base <= (q1 - q0) * (SAMPLE / 2 + 1),
+            "{base} {with_zeros} {q0} {q1}"
         );
     }
 
