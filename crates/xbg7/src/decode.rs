@@ -246,46 +246,25 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
         });
     }
     assemble::reject_shared_streams(&mut resources);
-    // Each buffer has one owner: a multi-stream resource placed keeps its buffers from
-    // every other, so one that found rivals or gave up is searched again off them, round
-    // after round, while a round places another (assemble::placed_off_others).
-    let mut known = 0;
-    loop {
-        let owned = assemble::owned_buffers(&resources);
-        if owned.len() == known {
-            break;
-        }
-        known = owned.len();
-        let mut changed = Vec::new();
-        for (k, unit, first) in &again {
-            if !assemble::may_place_off_others(&resources[*k]) {
-                continue;
-            }
-            let mut taken = taken.clone();
-            taken.extend(owned.iter().filter(|(o, _)| o != k).map(|(_, r)| (None, r.clone())));
-            placed[*unit] = first.clone();
-            let result = assemble::resource(
-                data,
-                Some(Plan::Whole { unit: *unit }),
-                &parsed[*k].desc,
-                None,
-                &mut placed,
-                &taken,
-                cfg,
-                &mut apart,
-            );
-            if result.is_ok() {
-                changed.push((*k, result));
-            }
-        }
-        if changed.is_empty() {
-            break;
-        }
-        for (k, result) in changed {
-            resources[k].result = result;
-        }
-        assemble::reject_shared_streams(&mut resources);
-    }
+    // Each buffer has one owner: one that found rivals or gave up is searched again off
+    // the buffers of those placed (assemble::search_off_others).
+    let ks: Vec<usize> = again.iter().map(|(k, _, _)| *k).collect();
+    assemble::search_off_others(&mut resources, &ks, |j, others| {
+        let (k, unit, first) = &again[j];
+        let mut taken = taken.clone();
+        taken.extend(others.iter().map(|r| (None, r.clone())));
+        placed[*unit] = first.clone();
+        assemble::resource(
+            data,
+            Some(Plan::Whole { unit: *unit }),
+            &parsed[*k].desc,
+            None,
+            &mut placed,
+            &taken,
+            cfg,
+            &mut apart,
+        )
+    });
     assemble::name_all_materials(c, &mut resources, &parsed);
     ContainerDecode { resources }
 }

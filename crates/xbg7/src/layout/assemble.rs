@@ -393,8 +393,58 @@ pub(crate) fn owned_buffers(resources: &[ResourceOutcome]) -> Vec<(usize, Range<
 /// Whether a multi-stream resource's outcome may change once other resources' buffers
 /// are kept off: it found several readings or gave up (a reading on another's buffer
 /// may be what it found, or what it did not get to the end of). "Nothing fits" stays.
-pub(crate) fn may_place_off_others(o: &ResourceOutcome) -> bool {
+fn may_place_off_others(o: &ResourceOutcome) -> bool {
     matches!(&o.result, Err(r) if matches!(r.code, Code::AmbiguousAnchor | Code::AnchorOutOfBudget))
+}
+
+/// One owner per buffer, for multi-stream resources decided together: the resources
+/// at `again` (positions in `resources`) that found several readings or gave up are
+/// searched again by `search(j, others)` — `j` their position in `again`, `others` every
+/// buffer of every other placed multi-stream resource, kept off — in rounds, each round
+/// off the buffers placed before it, until a round places none. A resource keeps its
+/// first reason unless a search places it; two placed on shared bytes are both
+/// `ambiguous_anchor` ([`reject_shared_streams`]).
+///
+/// *Argument*: a placed resource's buffers are its one reading that passes (its search
+/// found no other, among all that are not another unit's claim). A reading of `B` on
+/// them leaves that resource without any; a reading of `B` off them places both. So the
+/// assignments that place the most units give `A` its buffers whenever `B` has a reading
+/// off them, and `B` is placed when that reading is its only one — the solver's
+/// criterion (rule 5) with the buffers as its units. Where `B` has none off them, it
+/// keeps its reason (two readings fit, or gave up): nothing is decided against `A`'s
+/// evidence from `B`'s. Each round only removes candidates, so a resource placed stays
+/// placed, and the rounds end (each places one more, or stops); the searches pay from
+/// the container's one budget.
+pub(crate) fn search_off_others(
+    resources: &mut [ResourceOutcome],
+    again: &[usize],
+    mut search: impl FnMut(usize, &[Range<usize>]) -> Result<DecodedResource, Reason>,
+) {
+    let mut known = 0;
+    loop {
+        let owned = owned_buffers(resources);
+        if owned.len() == known {
+            return;
+        }
+        known = owned.len();
+        let mut placed = Vec::new();
+        for (j, &k) in again.iter().enumerate() {
+            if !may_place_off_others(&resources[k]) {
+                continue;
+            }
+            let others: Vec<Range<usize>> = owned.iter().filter(|(o, _)| *o != k).map(|(_, r)| r.clone()).collect();
+            if let Ok(d) = search(j, &others) {
+                placed.push((k, d));
+            }
+        }
+        if placed.is_empty() {
+            return;
+        }
+        for (k, d) in placed {
+            resources[k].result = Ok(d);
+        }
+        reject_shared_streams(resources);
+    }
 }
 
 /// The first round's result for unit `u`, moved out (each unit is assembled once).
@@ -546,5 +596,141 @@ fn name_materials(mesh: &mut Mesh, strings: &[String], textures: &HashSet<&str>)
         } else {
             pick.first().map(|s| s.to_string())
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::Declaration;
+    use crate::gates::Measures;
+
+    /// A placed multi-stream resource of `v` vertices: `i` indices at `at`, positions at
+    /// `pos` and normals at `nrm`, both at stride 12.
+    fn placed(at: usize, i: u32, pos: usize, nrm: usize, v: usize) -> DecodedResource {
+        let stream = |stream, located, offset| StreamPlacement {
+            stream,
+            located,
+            stride: 12,
+            offset: Some(offset),
+            left_out: None,
+        };
+        DecodedResource {
+            mesh: Mesh {
+                positions: vec![[0.0; 3]; v],
+                ..Mesh::default()
+            },
+            layout: Layout::Anchored,
+            placements: vec![Placement {
+                index_offset: at,
+                index_count: i,
+                vertex_offset: pos,
+                vertex_count: v as u32,
+            }],
+            decl: Declaration {
+                elements: Vec::new(),
+                stride: 12,
+            },
+            measures: Measures::default(),
+            skybox: false,
+            spiky: false,
+            split: None,
+            note: None,
+            streams: vec![stream(0, true, pos), stream(1, false, nrm)],
+        }
+    }
+
+    fn outcome(k: u32, result: Result<DecodedResource, Reason>) -> ResourceOutcome {
+        ResourceOutcome {
+            index: k,
+            name: format!("r{k}").into_bytes(),
+            result,
+            same_as: None,
+        }
+    }
+
+    fn rivals() -> Reason {
+        Reason::new(Code::AmbiguousAnchor, "two readings fit")
+    }
+
+    /// What a search finds with `others` kept off: `off` when it overlaps none of them
+    /// and `on` overlaps one, else "two readings fit".
+    fn finds(
+        others: &[Range<usize>],
+        on: Range<usize>,
+        off: impl Fn() -> DecodedResource,
+    ) -> Result<DecodedResource, Reason> {
+        if streams::overlaps_any(&on, others) {
+            Ok(off())
+        } else {
+            Err(rivals())
+        }
+    }
+
+    #[test]
+    fn a_resource_whose_rival_lies_on_a_placed_ones_buffers_is_placed_off_them() {
+        // A placed (normals at 1000..1120); B's two readings: normals at 1000 (A's) and
+        // at 5000; C's: on B's reading at 5000 and at 9000 — placed in the next round.
+        let mut rs = vec![
+            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
+            outcome(1, Err(rivals())),
+            outcome(2, Err(rivals())),
+        ];
+        let mut calls = Vec::new();
+        search_off_others(&mut rs, &[1, 2], |j, others| {
+            calls.push(j);
+            match j {
+                0 => finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10)),
+                _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
+            }
+        });
+        assert!(rs.iter().all(|o| o.result.is_ok()), "{:?}", rs.iter().map(|o| &o.result).collect::<Vec<_>>());
+        assert_eq!(rs[1].result.as_ref().unwrap().streams[1].offset, Some(5000));
+        assert_eq!(rs[2].result.as_ref().unwrap().streams[1].offset, Some(9000));
+        // Round 1: B places, C does not; round 2: C; round 3 has nothing to search.
+        assert_eq!(calls, vec![0, 1, 1]);
+    }
+
+    #[test]
+    fn nothing_fits_and_searches_that_place_nothing_keep_their_reason() {
+        let nothing = Reason::new(Code::NoValidAnchor, "nothing fits");
+        let mut rs = vec![
+            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
+            outcome(1, Err(nothing.clone())),
+            outcome(2, Err(Reason::new(Code::AnchorOutOfBudget, "gave up"))),
+        ];
+        let mut calls = Vec::new();
+        search_off_others(&mut rs, &[1, 2], |j, _| {
+            calls.push(j);
+            Err(nothing.clone())
+        });
+        assert_eq!(calls, vec![1], "'nothing fits' is not searched again");
+        assert_eq!(rs[1].result.as_ref().unwrap_err().code, Code::NoValidAnchor);
+        assert_eq!(rs[2].result.as_ref().unwrap_err().code, Code::AnchorOutOfBudget);
+        assert!(rs[0].result.is_ok());
+    }
+
+    #[test]
+    fn no_search_again_without_a_placed_buffer_and_two_placed_on_shared_bytes_are_both_rivals() {
+        // Nothing placed: nothing is searched again.
+        let mut rs = vec![outcome(0, Err(rivals())), outcome(1, Err(rivals()))];
+        search_off_others(&mut rs, &[0, 1], |_, _| panic!("searched with nothing new kept off"));
+        // B and C each placed off A, on the same bytes: both two readings, A stays.
+        let mut rs = vec![
+            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
+            outcome(1, Err(rivals())),
+            outcome(2, Err(rivals())),
+        ];
+        let mut calls = 0;
+        search_off_others(&mut rs, &[1, 2], |_, others| {
+            calls += 1;
+            finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10))
+        });
+        assert!(rs[0].result.is_ok());
+        for o in &rs[1..] {
+            assert_eq!(o.result.as_ref().unwrap_err().code, Code::AmbiguousAnchor);
+        }
+        // One round places both, they are rejected, and the next round has nothing new.
+        assert_eq!(calls, 2);
     }
 }
