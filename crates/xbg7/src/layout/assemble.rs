@@ -684,7 +684,11 @@ mod tests {
                 _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
             }
         });
-        assert!(rs.iter().all(|o| o.result.is_ok()), "{:?}", rs.iter().map(|o| &o.result).collect::<Vec<_>>());
+        assert!(
+            rs.iter().all(|o| o.result.is_ok()),
+            "{:?}",
+            rs.iter().map(|o| &o.result).collect::<Vec<_>>()
+        );
         assert_eq!(rs[1].result.as_ref().unwrap().streams[1].offset, Some(5000));
         assert_eq!(rs[2].result.as_ref().unwrap().streams[1].offset, Some(9000));
         // Round 1: B places, C does not; round 2: C; round 3 has nothing to search.

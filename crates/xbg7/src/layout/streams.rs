@@ -373,21 +373,28 @@ pub fn place_normal_stream(
 const SAMPLE: usize = 24;
 
 /// Work budget of [`search_apart`], in sample faces per byte of the data section (at
-/// least [`APART_MIN_BUDGET`]).
-pub const APART_BUDGET: usize = 4;
+/// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`], a container's searches
+/// together do at most 256 faces per byte, as when one search had 4 and the container 64
+/// (measured on the own `--multistream` seeds 1–4: 275 → 297 of 345 decoded, 0 wrong,
+/// with [`MAX_APART`] 256 → 1 024; the searches that gave up on 4 per byte needed about
+/// four times that).
+pub const APART_BUDGET: usize = 16;
 
 /// Least work budget of [`search_apart`], in sample faces: a small model's position-only
 /// stream has tens of thousands of places, each a few faces (measured on the own discs:
 /// with 1 Mi, 5–8 multi-stream resources per demo disc gave up; with 4 Mi, 1–3).
-pub const APART_MIN_BUDGET: usize = 1 << 22;
+pub const APART_MIN_BUDGET: usize = 1 << 24;
 
 /// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
 /// share ([`ContainerSearches`]).
-pub const APART_CONTAINER_BUDGET: usize = 64;
+pub const APART_CONTAINER_BUDGET: usize = 16;
 
 /// Most index windows [`search_apart`] looks at; more is [`ApartOutcome::TooMany`]
-/// ("gave up").
-pub const MAX_APART: usize = 256;
+/// ("gave up"). Windows a whole number of triangles apart share their samples
+/// ([`Cluster`]), so a run of valid indices a few hundred triangles longer than the
+/// index count (a neighbour's index buffer after it) costs one cluster, not one search
+/// per window.
+pub const MAX_APART: usize = 1024;
 
 /// NORMAL places [`search_apart`] holds the sample sums of at once (a window's places
 /// are taken this many at a time, so what it holds does not grow with their number).
@@ -679,9 +686,17 @@ fn search(
     let position_places: Vec<usize> = if same_stream {
         Vec::new()
     } else {
-        let all: Vec<usize> = position_starts(data, pdecl, pmap, vu, cfg.max_abs_coordinate, cfg.max_degenerate_fraction < 1.0, taken)
-            .take(MAX_POSITION_STARTS + 1)
-            .collect();
+        let all: Vec<usize> = position_starts(
+            data,
+            pdecl,
+            pmap,
+            vu,
+            cfg.max_abs_coordinate,
+            cfg.max_degenerate_fraction < 1.0,
+            taken,
+        )
+        .take(MAX_POSITION_STARTS + 1)
+        .collect();
         if all.len() > MAX_POSITION_STARTS {
             return Err(ApartOutcome::TooMany(format!(
                 "more than {MAX_POSITION_STARTS} places for the positions"
@@ -1617,7 +1632,16 @@ mod tests {
             let e = search_apart(data, v, i, (&pd, &pm), (&nd, &nm), false, &taken, &cfg, &mut budget);
             assert!(matches!(e, ApartOutcome::Found(_)), "{e:?}");
             let places = |constant_fails| {
-                position_starts(data, &pd, &pm, v as usize, cfg.max_abs_coordinate, constant_fails, &taken).count()
+                position_starts(
+                    data,
+                    &pd,
+                    &pm,
+                    v as usize,
+                    cfg.max_abs_coordinate,
+                    constant_fails,
+                    &taken,
+                )
+                .count()
             };
             (whole - budget.left, places(false), places(true))
         };
