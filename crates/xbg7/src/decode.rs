@@ -179,6 +179,15 @@ fn expand_listings(c: &Container<'_>, firsts: &[Option<u32>], decoded: Container
     ContainerDecode { resources }
 }
 
+/// A multi-stream resource that may be searched again off other resources' buffers:
+/// its position among the container's resources, its anchoring unit and that unit's
+/// first-round result.
+struct SearchAgain {
+    at: usize,
+    unit: usize,
+    first: Option<Result<Rc<Decoded>, Reason>>,
+}
+
 fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> ContainerDecode {
     let data = c.data;
     let parsed = parse_resources(c, kind);
@@ -221,11 +230,15 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     let mut apart = ContainerSearches::new(data.len(), read);
     // A multi-stream resource of one unit can be searched again (below): its unit's
     // first-round result is kept for that.
-    let mut again: Vec<(usize, usize, Option<Result<Rc<Decoded>, Reason>>)> = Vec::new();
+    let mut again: Vec<SearchAgain> = Vec::new();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
         if let (Ok(r), Some(Plan::Whole { unit }), None) = (&p.desc, &plan, &per_record[k]) {
             if r.streams.is_some() && r.undecodable.is_none() {
-                again.push((k, *unit, placed[*unit].clone()));
+                again.push(SearchAgain {
+                    at: k,
+                    unit: *unit,
+                    first: placed[*unit].clone(),
+                });
             }
         }
         let result = assemble::resource(
@@ -248,16 +261,16 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     assemble::reject_shared_streams(&mut resources);
     // Each buffer has one owner: one that found rivals or gave up is searched again off
     // the buffers of those placed (assemble::search_off_others).
-    let ks: Vec<usize> = again.iter().map(|(k, _, _)| *k).collect();
+    let ks: Vec<usize> = again.iter().map(|a| a.at).collect();
     assemble::search_off_others(&mut resources, &ks, |j, others| {
-        let (k, unit, first) = &again[j];
+        let a = &again[j];
         let mut taken = taken.clone();
         taken.extend(others.iter().map(|r| (None, r.clone())));
-        placed[*unit] = first.clone();
+        placed[a.unit] = a.first.clone();
         assemble::resource(
             data,
-            Some(Plan::Whole { unit: *unit }),
-            &parsed[*k].desc,
+            Some(Plan::Whole { unit: a.unit }),
+            &parsed[a.at].desc,
             None,
             &mut placed,
             &taken,
