@@ -1500,8 +1500,9 @@ mod tests {
         assert!(matches!(search(&mut budget), ApartOutcome::OutOfBudget));
     }
 
-    /// [`Agreement::agrees`] in `f64` comparisons, as it was before its table.
-    fn sample_agrees_in_floats(dots: &[f32], min: f64) -> (bool, usize) {
+    /// [`Agreement::agrees`] in `f64` comparisons, as it was before its table; without
+    /// `stop_unoriented`, as it was before it stopped at too many unoriented faces.
+    fn sample_agrees_in_floats(dots: &[f32], min: f64, stop_unoriented: bool) -> (bool, usize) {
         let n = dots.len();
         let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
         for &d in dots {
@@ -1513,10 +1514,7 @@ mod tests {
             }
             let rest = LOOKAHEAD.saturating_sub(total) as f64;
             let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
-            if m + rest < min * (t + rest) {
-                return (false, total);
-            }
-            if total - (agree + disagree) > n / 2 {
+            if m + rest < min * (t + rest) || (stop_unoriented && total - (agree + disagree) > n / 2) {
                 return (false, total);
             }
         }
@@ -1525,26 +1523,6 @@ mod tests {
             oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64,
             total,
         )
-    }
-
-    /// [`Agreement::agrees`] as it was before it stopped at too many unoriented faces.
-    fn sample_agrees_to_the_end(dots: &[f32], min: f64) -> bool {
-        let (mut agree, mut disagree, mut total) = (0usize, 0usize, 0usize);
-        for &d in dots {
-            total += 1;
-            if d > 0.0 {
-                agree += 1;
-            } else if d < 0.0 {
-                disagree += 1;
-            }
-            let rest = LOOKAHEAD.saturating_sub(total) as f64;
-            let (m, t) = (agree.max(disagree) as f64, (agree + disagree) as f64);
-            if m + rest < min * (t + rest) {
-                return false;
-            }
-        }
-        let oriented = agree + disagree;
-        oriented * 2 >= total && agree.max(disagree) as f64 >= min * oriented as f64
     }
 
     proptest! {
@@ -1557,7 +1535,7 @@ mod tests {
             min in 0.5f64..1.0,
         ) {
             let (agrees, looked) = Agreement::new(min).agrees(dots.iter().copied(), dots.len());
-            prop_assert_eq!(agrees, sample_agrees_to_the_end(&dots, min));
+            prop_assert_eq!(agrees, sample_agrees_in_floats(&dots, min, false).0);
             prop_assert!(looked <= dots.len());
         }
 
@@ -1568,7 +1546,7 @@ mod tests {
             dots in proptest::collection::vec(prop_oneof![Just(0.0f32), Just(1.0f32), Just(-1.0f32), any::<f32>()], 0..40),
             min in prop_oneof![0.0f64..=1.0, Just(0.9), Just(0.0), Just(1.0), Just(2.0 / 3.0), Just(0.1)],
         ) {
-            prop_assert_eq!(Agreement::new(min).agrees(dots.iter().copied(), dots.len()), sample_agrees_in_floats(&dots, min));
+            prop_assert_eq!(Agreement::new(min).agrees(dots.iter().copied(), dots.len()), sample_agrees_in_floats(&dots, min, true));
         }
 
         /// Each window's sample, read from its cluster, is the one read from its own
