@@ -258,11 +258,11 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
             same_as: None,
         });
     }
-    assemble::reject_shared_streams(&mut resources);
-    // Each buffer has one owner: one that found rivals or gave up is searched again off
-    // the buffers of those placed (assemble::search_off_others).
+    // Each buffer has one owner: resources on shared bytes are rejected, and one that
+    // found rivals or gave up is searched again off the buffers of those placed on their
+    // sole readings (assemble::one_owner_per_buffer).
     let ks: Vec<usize> = again.iter().map(|a| a.at).collect();
-    assemble::search_off_others(&mut resources, &ks, |j, others| {
+    assemble::one_owner_per_buffer(&mut resources, &ks, |j, others| {
         let a = &again[j];
         let mut taken = taken.clone();
         taken.extend(others.iter().map(|r| (None, r.clone())));

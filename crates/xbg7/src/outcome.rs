@@ -28,6 +28,10 @@ pub struct DecodedResource {
     /// A multi-stream declaration's streams in stream order: where each buffer is, or why
     /// it was left out (empty for a single-stream declaration).
     pub streams: Vec<StreamPlacement>,
+    /// A multi-stream resource placed on the one reading its search found that passes
+    /// the gates (none other did): its buffers are kept off the other resources' searches
+    /// (`layout::assemble::one_owner_per_buffer`).
+    pub sole_reading: bool,
 }
 
 /// How a decoded resource's primitives came about (the manifest's `split`).

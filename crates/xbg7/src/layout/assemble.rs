@@ -148,7 +148,10 @@ fn confirmed_apart(
                     .iter()
                     .all(|s| s.located || s.offset.is_none() || s.offset == Some(e.normal_offset));
             if here {
-                Ok(d)
+                Ok(DecodedResource {
+                    sole_reading: e.sole,
+                    ..d
+                })
             } else {
                 Err(Reason::new(
                     Code::AmbiguousAnchor,
@@ -342,17 +345,22 @@ fn decoded_apart(found: Apart, r: &Described, cfg: &DecodeConfig) -> Result<Deco
         Some(found.position_offset),
         Some(found.normal_offset),
     );
+    d.sole_reading = found.sole;
     Ok(d)
 }
 
-/// Two resources whose buffers were placed on overlapping bytes (a NORMAL stream, or an
+/// Resources whose buffers were placed on overlapping bytes (a NORMAL stream, or an
 /// index buffer and positions found apart; a block the solver placed is exclusive
-/// already): each buffer has one owner, and which one it is cannot be told, so both are
-/// `ambiguous_anchor`.
-pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
+/// already), or on bytes `contested` holds (read by such resources before): each buffer
+/// has one owner, and which one it is cannot be told, so each is `ambiguous_anchor`, and
+/// its buffers join `contested`. Returns their positions in `resources`.
+fn reject_shared_streams(resources: &mut [ResourceOutcome], contested: &mut Vec<Range<usize>>) -> Vec<usize> {
     let placed = owned_buffers(resources);
     let mut losers = std::collections::BTreeSet::new();
     for (i, (a, ra)) in placed.iter().enumerate() {
+        if streams::overlaps_any(ra, contested) {
+            losers.insert(*a);
+        }
         for (b, rb) in &placed[i + 1..] {
             if a != b && overlaps(ra, rb) {
                 losers.insert(*a);
@@ -360,17 +368,19 @@ pub(crate) fn reject_shared_streams(resources: &mut [ResourceOutcome]) {
             }
         }
     }
-    for k in losers {
+    contested.extend(placed.into_iter().filter(|(k, _)| losers.contains(k)).map(|(_, r)| r));
+    for &k in &losers {
         resources[k].result = Err(Reason::new(
             Code::AmbiguousAnchor,
             "another resource's buffer was placed on the same bytes",
         ));
     }
+    losers.into_iter().collect()
 }
 
 /// Every buffer of every placed multi-stream resource (its index buffer and each placed
 /// stream), with the resource's position in `resources`.
-pub(crate) fn owned_buffers(resources: &[ResourceOutcome]) -> Vec<(usize, Range<usize>)> {
+fn owned_buffers(resources: &[ResourceOutcome]) -> Vec<(usize, Range<usize>)> {
     let mut placed = Vec::new();
     for (k, o) in resources.iter().enumerate() {
         let Ok(d) = &o.result else { continue };
@@ -397,46 +407,56 @@ fn may_place_off_others(o: &ResourceOutcome) -> bool {
     matches!(&o.result, Err(r) if matches!(r.code, Code::AmbiguousAnchor | Code::AnchorOutOfBudget))
 }
 
-/// Most rounds of [`search_off_others`]. On the own `--multistream` discs (seeds 1–4 and
-/// 6–8, and 3 and 9 with `--realism`: 23 resources placed by the rounds) none was placed
-/// after the second.
+/// Most rounds of searches in [`one_owner_per_buffer`]. On the own `--multistream`
+/// discs (seeds 1–4 and 6–8, and 3 and 9 with `--realism`) none was placed after the
+/// second.
 const SEARCH_ROUNDS: usize = 3;
 
-/// One owner per buffer, for multi-stream resources decided together: the resources
-/// at `again` (positions in `resources`) that found several readings or gave up are
-/// searched again by `search(j, others)` — `j` their position in `again`, `others` every
-/// buffer of every other placed multi-stream resource, kept off — in rounds, each round
-/// off the buffers placed before it, until a round places none. A resource keeps its
-/// first reason unless a search places it; two placed on shared bytes are both
-/// `ambiguous_anchor` ([`reject_shared_streams`]).
+/// One owner per buffer among the multi-stream resources of a container, decided
+/// together. First, resources placed on shared bytes are all `ambiguous_anchor`
+/// ([`reject_shared_streams`]). Then the resources at `again` (positions in `resources`)
+/// that found several readings or gave up, and did not lose shared bytes, are searched
+/// again by `search(j, others)` — `j` their position in `again`, `others` the buffers
+/// of every other resource placed on its *sole* reading (`sole_reading`), kept off — in
+/// rounds, each off what the rounds before placed, while a round places one on its sole
+/// reading, at most [`SEARCH_ROUNDS`]. A resource keeps its first reason unless a search
+/// places it, and one placed on shared or contested bytes is rejected as above.
 ///
-/// *Argument*: a placed resource's buffers are its one reading that passes (its search
-/// found no other, among all that are not another unit's claim). A reading of `B` on
-/// them leaves that resource without any; a reading of `B` off them places both. So the
-/// assignments that place the most units give `A` its buffers whenever `B` has a reading
-/// off them, and `B` is placed when that reading is its only one — the solver's
-/// criterion (rule 5) with the buffers as its units. Where `B` has none off them, it
-/// keeps its reason (two readings fit, or gave up): nothing is decided against `A`'s
-/// evidence from `B`'s. Each round only removes candidates, so a resource placed stays
-/// placed. At most [`SEARCH_ROUNDS`] rounds: each searches every resource left once
-/// more, so a container's searches stay linear in its multi-stream resources (a chain of
-/// resources each placed only off the one before is decided that deep, then keeps its
-/// reasons); the searches pay from the container's one budget.
-pub(crate) fn search_off_others(
+/// *Argument*: `A` placed on its sole reading has no other that passes, so an assignment
+/// that gives any of its bytes to `B` leaves `A` without a block; when `B` has a reading
+/// off them, the assignments that place the most units all give `A` its reading and `B`
+/// one off it, and `B` is placed when its search off them finds one reading that ranks
+/// above every other (rule 5's criterion, with the buffers as its units). A resource
+/// placed on a reading it ranked first among several keeps nobody off (its rivals could
+/// be the answer that places both), and one that lost shared bytes is not searched again
+/// (its reading there was as good as the winner's, so nothing the others are kept off
+/// decides it). Each round only removes candidates; at most [`SEARCH_ROUNDS`] rounds, each
+/// searching every resource left once, so a container's searches stay linear in its
+/// multi-stream resources, all paid from its one budget.
+pub(crate) fn one_owner_per_buffer(
     resources: &mut [ResourceOutcome],
     again: &[usize],
     mut search: impl FnMut(usize, &[Range<usize>]) -> Result<DecodedResource, Reason>,
 ) {
+    let mut contested = Vec::new();
+    let mut lost: std::collections::BTreeSet<usize> =
+        reject_shared_streams(resources, &mut contested).into_iter().collect();
+    let sole = |resources: &[ResourceOutcome]| -> Vec<(usize, Range<usize>)> {
+        owned_buffers(resources)
+            .into_iter()
+            .filter(|(k, _)| resources[*k].result.as_ref().is_ok_and(|d| d.sole_reading))
+            .collect()
+    };
     let mut known = 0;
     for _ in 0..SEARCH_ROUNDS {
-        let owned = owned_buffers(resources);
+        let owned = sole(resources);
         if owned.len() == known {
             return;
         }
         known = owned.len();
         let mut placed = Vec::new();
         for (j, &k) in again.iter().enumerate() {
-            if !may_place_off_others(&resources[k]) {
+            if lost.contains(&k) || !may_place_off_others(&resources[k]) {
                 continue;
             }
             let others: Vec<Range<usize>> = owned.iter().filter(|(o, _)| *o != k).map(|(_, r)| r.clone()).collect();
@@ -450,7 +470,7 @@ pub(crate) fn search_off_others(
         for (k, d) in placed {
             resources[k].result = Ok(d);
         }
-        reject_shared_streams(resources);
+        lost.extend(reject_shared_streams(resources, &mut contested));
     }
 }
 
@@ -569,6 +589,7 @@ fn measured(
         split,
         note: None,
         streams: Vec::new(),
+        sole_reading: false,
     })
 }
 
@@ -612,8 +633,8 @@ mod tests {
     use crate::decl::Declaration;
     use crate::gates::Measures;
 
-    /// A placed multi-stream resource of `v` vertices: `i` indices at `at`, positions at
-    /// `pos` and normals at `nrm`, both at stride 12.
+    /// A multi-stream resource of `v` vertices placed on its sole reading: `i` indices at
+    /// `at`, positions at `pos` and normals at `nrm`, both at stride 12.
     fn placed(at: usize, i: u32, pos: usize, nrm: usize, v: usize) -> DecodedResource {
         let stream = |stream, located, offset| StreamPlacement {
             stream,
@@ -644,6 +665,15 @@ mod tests {
             split: None,
             note: None,
             streams: vec![stream(0, true, pos), stream(1, false, nrm)],
+            sole_reading: true,
+        }
+    }
+
+    /// The same, ranked first among several readings.
+    fn ranked_first(at: usize, i: u32, pos: usize, nrm: usize, v: usize) -> DecodedResource {
+        DecodedResource {
+            sole_reading: false,
+            ..placed(at, i, pos, nrm, v)
         }
     }
 
@@ -660,8 +690,8 @@ mod tests {
         Reason::new(Code::AmbiguousAnchor, "two readings fit")
     }
 
-    /// What a search finds with `others` kept off: `off` when it overlaps none of them
-    /// and `on` overlaps one, else "two readings fit".
+    /// What a search finds with `others` kept off: `off` when `on` overlaps one of them,
+    /// else "two readings fit".
     fn finds(
         others: &[Range<usize>],
         on: Range<usize>,
@@ -674,8 +704,14 @@ mod tests {
         }
     }
 
+    fn shared(o: &ResourceOutcome) -> bool {
+        o.result
+            .as_ref()
+            .is_err_and(|r| r.code == Code::AmbiguousAnchor && r.detail.contains("same bytes"))
+    }
+
     #[test]
-    fn a_resource_whose_rival_lies_on_a_placed_ones_buffers_is_placed_off_them() {
+    fn a_resource_whose_rival_lies_on_a_sole_readings_buffers_is_placed_off_them() {
         // A placed (normals at 1000..1120); B's two readings: normals at 1000 (A's) and
         // at 5000; C's: on B's reading at 5000 and at 9000 — placed in the next round.
         let mut rs = vec![
@@ -684,7 +720,7 @@ mod tests {
             outcome(2, Err(rivals())),
         ];
         let mut calls = Vec::new();
-        search_off_others(&mut rs, &[1, 2], |j, others| {
+        one_owner_per_buffer(&mut rs, &[1, 2], |j, others| {
             calls.push(j);
             match j {
                 0 => finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10)),
@@ -698,8 +734,21 @@ mod tests {
         );
         assert_eq!(rs[1].result.as_ref().unwrap().streams[1].offset, Some(5000));
         assert_eq!(rs[2].result.as_ref().unwrap().streams[1].offset, Some(9000));
-        // Round 1: B places, C does not; round 2: C; round 3 has nothing to search.
+        // Round 1: B places, C does not; round 2: C; round 3 has nothing new to keep off.
         assert_eq!(calls, vec![0, 1, 1]);
+    }
+
+    #[test]
+    fn a_reading_ranked_first_among_several_keeps_nobody_off() {
+        // A's reading was ranked first, not alone: its rivals may be the answer that
+        // places B too, so B is not searched off it.
+        let mut rs = vec![
+            outcome(0, Ok(ranked_first(0, 30, 100, 1000, 10))),
+            outcome(1, Err(rivals())),
+        ];
+        one_owner_per_buffer(&mut rs, &[1], |_, _| panic!("searched with nothing sole kept off"));
+        assert!(rs[0].result.is_ok());
+        assert_eq!(rs[1].result.as_ref().unwrap_err().detail, "two readings fit");
     }
 
     #[test]
@@ -712,7 +761,7 @@ mod tests {
         rs.extend((1..n).map(|k| outcome(k as u32, Err(rivals()))));
         let again: Vec<usize> = (1..n).collect();
         let mut calls = 0;
-        search_off_others(&mut rs, &again, |j, others| {
+        one_owner_per_buffer(&mut rs, &again, |j, others| {
             calls += 1;
             let k = j + 1;
             finds(others, nrm(k - 1)..nrm(k - 1) + 120, || {
@@ -736,7 +785,7 @@ mod tests {
             outcome(2, Err(Reason::new(Code::AnchorOutOfBudget, "gave up"))),
         ];
         let mut calls = Vec::new();
-        search_off_others(&mut rs, &[1, 2], |j, _| {
+        one_owner_per_buffer(&mut rs, &[1, 2], |j, _| {
             calls.push(j);
             Err(nothing.clone())
         });
@@ -747,26 +796,29 @@ mod tests {
     }
 
     #[test]
-    fn no_search_again_without_a_placed_buffer_and_two_placed_on_shared_bytes_are_both_rivals() {
-        // Nothing placed: nothing is searched again.
-        let mut rs = vec![outcome(0, Err(rivals())), outcome(1, Err(rivals()))];
-        search_off_others(&mut rs, &[0, 1], |_, _| panic!("searched with nothing new kept off"));
-        // B and C each placed off A, on the same bytes: both two readings, A stays.
+    fn shared_bytes_are_nobodys_and_stay_so() {
+        // B and C placed on the same normals: both rejected, never searched again, and
+        // D, placed in a round on those bytes (off A's), is rejected too.
         let mut rs = vec![
             outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
-            outcome(1, Err(rivals())),
-            outcome(2, Err(rivals())),
+            outcome(1, Ok(placed(2000, 30, 2100, 5000, 10))),
+            outcome(2, Ok(placed(3000, 30, 3100, 5000, 10))),
+            outcome(3, Err(rivals())),
         ];
-        let mut calls = 0;
-        search_off_others(&mut rs, &[1, 2], |_, others| {
-            calls += 1;
-            finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10))
+        let mut calls = Vec::new();
+        one_owner_per_buffer(&mut rs, &[1, 2, 3], |j, others| {
+            calls.push(j);
+            finds(others, 1000..1120, || placed(6000, 30, 6100, 5060, 10))
         });
         assert!(rs[0].result.is_ok());
-        for o in &rs[1..] {
-            assert_eq!(o.result.as_ref().unwrap_err().code, Code::AmbiguousAnchor);
-        }
-        // One round places both, they are rejected, and the next round has nothing new.
-        assert_eq!(calls, 2);
+        assert!(
+            shared(&rs[1]) && shared(&rs[2]) && shared(&rs[3]),
+            "{:?}",
+            rs.iter().map(|o| &o.result).collect::<Vec<_>>()
+        );
+        assert_eq!(calls, vec![2], "only D is searched again");
+        // Nothing placed: nothing is searched again.
+        let mut rs = vec![outcome(0, Err(rivals())), outcome(1, Err(rivals()))];
+        one_owner_per_buffer(&mut rs, &[0, 1], |_, _| panic!("searched with nothing new kept off"));
     }
 }

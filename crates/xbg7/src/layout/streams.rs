@@ -55,7 +55,8 @@ pub struct Placed {
     pub measures: Measures,
 }
 
-/// The sample test ([`Agreement::agrees`]) for one share `min`, its comparisons made
+/// The sample test ([`Agreement::agrees`]) for one finite share `min` (the gates' is in
+/// 0..=1; a non-finite one ends too, without the floats' NaN verdicts), its comparisons made
 /// once: the test's `m < min · k` (its counts are integers) is `m < need[k]`, `need[k]`
 /// the least integer not below `min · k` in the same `f64` arithmetic, so each face
 /// costs two integer comparisons and no branch on its sign (the searches apart run it
@@ -74,11 +75,16 @@ impl Agreement {
         }
     }
 
-    /// The least integer `x` with `!(x as f64 < min * k as f64)`, as the test computes.
+    /// The least integer `x` with `!(x as f64 < min * k as f64)`, as the test computes,
+    /// for the counts it compares with it (at most `k`): past `k` (a share above 1),
+    /// `k + 1`.
     fn least(min: f64, k: usize) -> usize {
         let bound = min * k as f64;
         if bound.is_nan() || bound <= 0.0 {
             return 0;
+        }
+        if bound > k as f64 {
+            return k + 1;
         }
         let mut x = (bound.min(u32::MAX as f64) as usize).saturating_sub(1);
         while (x as f64) < bound && x < usize::MAX {
@@ -375,7 +381,7 @@ const SAMPLE: usize = 24;
 /// Work budget of [`search_apart`], in sample faces per byte of the data section (at
 /// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`], a container's searches
 /// together do at most 256 faces per byte, as when one search had 4 and the container 64
-/// (measured on the own `--multistream` seeds 1–4: 275 → 297 of 345 decoded, 0 wrong,
+/// (measured on the own `--multistream` seeds 1–4: 267 → 283 of 345 decoded, 0 wrong,
 /// with [`MAX_APART`] 256 → 1 024; the searches that gave up on 4 per byte needed about
 /// four times that).
 pub const APART_BUDGET: usize = 16;
@@ -412,6 +418,8 @@ pub struct Apart {
     pub normal_offset: usize,
     pub mesh: Mesh,
     pub measures: Measures,
+    /// No other combination passed the gates (it was found alone, not ranked first).
+    pub sole: bool,
 }
 
 fn u16_at(data: &[u8], at: usize) -> u32 {
@@ -1085,6 +1093,7 @@ impl ApartSearch<'_, '_> {
                         normal_offset: c,
                         mesh,
                         measures,
+                        sole: false,
                     },
                 ))
             }
@@ -1140,6 +1149,7 @@ impl ApartSearch<'_, '_> {
             )
         };
         self.found.sort_by_key(|(rank, _)| *rank);
+        let sole = self.found.len() == 1;
         let best = self.found.iter().map(|(_, a)| units(a)).max();
         let mut top: Vec<Apart> = self
             .found
@@ -1148,7 +1158,10 @@ impl ApartSearch<'_, '_> {
             .filter(|a| Some(units(a)) == best)
             .collect();
         match top.len() {
-            1 => ApartOutcome::Found(Box::new(top.pop().expect("one"))),
+            1 => ApartOutcome::Found(Box::new(Apart {
+                sole,
+                ..top.pop().expect("one")
+            })),
             0 => ApartOutcome::Nothing(match self.failure {
                 Some((_, why)) => format!(
                     "no index window, position and NORMAL buffers pass the gates together ({}: {})",
@@ -1540,11 +1553,12 @@ mod tests {
         }
 
         /// The table's integer comparisons decide as the `f64` ones, face for face, for
-        /// any share (the configured one is any value in 0..=1).
+        /// any finite share (the configured one is any value in 0..=1).
         #[test]
         fn the_sample_tests_table_decides_as_its_floats(
             dots in proptest::collection::vec(prop_oneof![Just(0.0f32), Just(1.0f32), Just(-1.0f32), any::<f32>()], 0..40),
-            min in prop_oneof![0.0f64..=1.0, Just(0.9), Just(0.0), Just(1.0), Just(2.0 / 3.0), Just(0.1)],
+            min in prop_oneof![0.0f64..=1.0, Just(0.9), Just(0.0), Just(1.0), Just(2.0 / 3.0), Just(0.1),
+                               Just(1.5), Just(-1.0)],
         ) {
             prop_assert_eq!(Agreement::new(min).agrees(dots.iter().copied(), dots.len()), sample_agrees_in_floats(&dots, min, true));
         }
