@@ -28,8 +28,9 @@ pub struct DecodedResource {
     /// A multi-stream declaration's streams in stream order: where each buffer is, or why
     /// it was left out (empty for a single-stream declaration).
     pub streams: Vec<StreamPlacement>,
-    /// A multi-stream resource placed on the one reading its search found that passes
-    /// the gates (none other did): its buffers are kept off the other resources' searches
+    /// A multi-stream resource placed on the one reading its search accepted (no other
+    /// combination of its candidates had a sample that agrees and passed the gates): its
+    /// buffers are kept off the other resources' searches
     /// (`layout::assemble::one_owner_per_buffer`).
     pub sole_reading: bool,
 }

@@ -422,7 +422,8 @@ const SEARCH_ROUNDS: usize = 3;
 /// reading, at most [`SEARCH_ROUNDS`]. A resource keeps its first reason unless a search
 /// places it, and one placed on shared or contested bytes is rejected as above.
 ///
-/// *Argument*: `A` placed on its sole reading has no other that passes, so an assignment
+/// *Argument*: `A` placed on its sole reading has no other reading (a combination its
+/// search accepts: the definition of a reading for every search apart), so an assignment
 /// that gives any of its bytes to `B` leaves `A` without a block; when `B` has a reading
 /// off them, the assignments that place the most units all give `A` its reading and `B`
 /// one off it, and `B` is placed when its search off them finds one reading that ranks
@@ -430,7 +431,9 @@ const SEARCH_ROUNDS: usize = 3;
 /// placed on a reading it ranked first among several keeps nobody off (its rivals could
 /// be the answer that places both), and one that lost shared bytes is not searched again
 /// (its reading there was as good as the winner's, so nothing the others are kept off
-/// decides it). Each round only removes candidates; at most [`SEARCH_ROUNDS`] rounds, each
+/// decides it). A resource on its sole reading stays placed (every later search keeps off
+/// its buffers; one ranked first may still lose shared bytes to a later round, and both are
+/// then rejected). At most [`SEARCH_ROUNDS`] rounds, each
 /// searching every resource left once, so a container's searches stay linear in its
 /// multi-stream resources, all paid from its one budget.
 pub(crate) fn one_owner_per_buffer(
@@ -734,7 +737,7 @@ mod tests {
         );
         assert_eq!(rs[1].result.as_ref().unwrap().streams[1].offset, Some(5000));
         assert_eq!(rs[2].result.as_ref().unwrap().streams[1].offset, Some(9000));
-        // Round 1: B places, C does not; round 2: C; round 3 has nothing new to keep off.
+        // Round 1: B places, C does not; round 2: C; round 3 has nobody left to search.
         assert_eq!(calls, vec![0, 1, 1]);
     }
 
@@ -774,6 +777,53 @@ mod tests {
         // Each round searches every resource not yet placed once.
         let want_calls: usize = (0..SEARCH_ROUNDS).map(|r| n - 1 - r).sum();
         assert_eq!(calls, want_calls);
+    }
+
+    #[test]
+    fn resources_that_lose_shared_bytes_in_a_round_are_not_searched_again() {
+        // A on its sole reading; round 1 places E on its sole reading, and B and C on
+        // the same bytes (both rejected); round 2 (E's buffers are new) searches neither.
+        let mut rs = vec![
+            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
+            outcome(1, Err(rivals())),
+            outcome(2, Err(rivals())),
+            outcome(3, Err(rivals())),
+        ];
+        let mut calls = Vec::new();
+        one_owner_per_buffer(&mut rs, &[1, 2, 3], |j, others| {
+            calls.push(j);
+            match j {
+                2 => finds(others, 1000..1120, || placed(8000, 30, 8100, 9000, 10)),
+                _ => finds(others, 1000..1120, || {
+                    placed(2000 + 1000 * j, 30, 2100 + 1000 * j, 5000, 10)
+                }),
+            }
+        });
+        assert!(rs[0].result.is_ok() && rs[3].result.is_ok());
+        assert!(shared(&rs[1]) && shared(&rs[2]));
+        assert_eq!(calls, vec![0, 1, 2], "round 2 searches neither loser");
+    }
+
+    #[test]
+    fn a_round_that_places_only_readings_ranked_first_is_the_last() {
+        // B is placed in round 1 on a reading ranked first: it keeps nobody off, so
+        // nothing is new for C, and no round 2 runs.
+        let mut rs = vec![
+            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
+            outcome(1, Err(rivals())),
+            outcome(2, Err(rivals())),
+        ];
+        let mut calls = Vec::new();
+        one_owner_per_buffer(&mut rs, &[1, 2], |j, others| {
+            calls.push(j);
+            match j {
+                0 => finds(others, 1000..1120, || ranked_first(2000, 30, 2100, 5000, 10)),
+                _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
+            }
+        });
+        assert!(rs[1].result.is_ok());
+        assert_eq!(rs[2].result.as_ref().unwrap_err().detail, "two readings fit");
+        assert_eq!(calls, vec![0, 1]);
     }
 
     #[test]

@@ -418,7 +418,8 @@ pub struct Apart {
     pub normal_offset: usize,
     pub mesh: Mesh,
     pub measures: Measures,
-    /// No other combination passed the gates (it was found alone, not ranked first).
+    /// No other combination the search accepted (a sample that agrees, then every hard
+    /// gate, over its candidates): found alone, not ranked first.
     pub sole: bool,
 }
 
@@ -1455,6 +1456,33 @@ mod tests {
         assert_eq!((a.index_offset, a.position_offset, a.normal_offset), (i_at, p_at, n_at));
         assert_eq!(a.mesh.positions, mesh.positions);
         assert_eq!(a.mesh.indices, mesh.indices);
+    }
+
+    #[test]
+    fn a_reading_found_alone_is_sole_and_one_ranked_first_is_not() {
+        let mut rng = Rng(5);
+        let (mesh, normals) = sphere(4, 6, &mut rng);
+        let mut data = junk(100, &mut rng);
+        let n_at = data.len();
+        data.extend(encode(&normals));
+        data.extend(junk(30, &mut rng));
+        data.extend(positions_bytes(&mesh.positions));
+        data.extend(junk(50, &mut rng));
+        data.extend(index_bytes(&mesh.indices));
+        data.extend(junk(20, &mut rng));
+        let alone = apart(&data, &mesh).unwrap();
+        assert!(alone.sole && alone.normal_offset == n_at);
+        // A second NORMAL buffer, the same normals but four of them a fifth longer:
+        // it passes the gates too, with fewer unit normals, so the true one ranks first
+        // and is not the only reading.
+        let mut longer = normals.clone();
+        for n in longer.iter_mut().step_by(5).take(4) {
+            *n = n.map(|c| 1.2 * c);
+        }
+        data.extend(encode(&longer));
+        data.extend(junk(20, &mut rng));
+        let ranked = apart(&data, &mesh).unwrap();
+        assert!(!ranked.sole && ranked.normal_offset == n_at);
     }
 
     #[test]
