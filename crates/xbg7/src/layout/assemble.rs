@@ -707,6 +707,29 @@ mod tests {
         }
     }
 
+    /// A placed on its sole reading (normals at 1000..1120), then `n` resources that
+    /// found two readings.
+    fn a_and_rivals(n: u32) -> Vec<ResourceOutcome> {
+        let mut rs = vec![outcome(0, Ok(placed(0, 30, 100, 1000, 10)))];
+        rs.extend((1..=n).map(|k| outcome(k, Err(rivals()))));
+        rs
+    }
+
+    /// The searches of `again` in `rs`, each answered by `answer(j, others)`, in call
+    /// order.
+    fn searched(
+        rs: &mut [ResourceOutcome],
+        again: &[usize],
+        answer: impl Fn(usize, &[Range<usize>]) -> Result<DecodedResource, Reason>,
+    ) -> Vec<usize> {
+        let mut calls = Vec::new();
+        one_owner_per_buffer(rs, again, |j, others| {
+            calls.push(j);
+            answer(j, others)
+        });
+        calls
+    }
+
     fn shared(o: &ResourceOutcome) -> bool {
         o.result
             .as_ref()
@@ -717,18 +740,10 @@ mod tests {
     fn a_resource_whose_rival_lies_on_a_sole_readings_buffers_is_placed_off_them() {
         // A placed (normals at 1000..1120); B's two readings: normals at 1000 (A's) and
         // at 5000; C's: on B's reading at 5000 and at 9000 — placed in the next round.
-        let mut rs = vec![
-            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
-            outcome(1, Err(rivals())),
-            outcome(2, Err(rivals())),
-        ];
-        let mut calls = Vec::new();
-        one_owner_per_buffer(&mut rs, &[1, 2], |j, others| {
-            calls.push(j);
-            match j {
-                0 => finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10)),
-                _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
-            }
+        let mut rs = a_and_rivals(2);
+        let calls = searched(&mut rs, &[1, 2], |j, others| match j {
+            0 => finds(others, 1000..1120, || placed(2000, 30, 2100, 5000, 10)),
+            _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
         });
         assert!(
             rs.iter().all(|o| o.result.is_ok()),
@@ -783,21 +798,12 @@ mod tests {
     fn resources_that_lose_shared_bytes_in_a_round_are_not_searched_again() {
         // A on its sole reading; round 1 places E on its sole reading, and B and C on
         // the same bytes (both rejected); round 2 (E's buffers are new) searches neither.
-        let mut rs = vec![
-            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
-            outcome(1, Err(rivals())),
-            outcome(2, Err(rivals())),
-            outcome(3, Err(rivals())),
-        ];
-        let mut calls = Vec::new();
-        one_owner_per_buffer(&mut rs, &[1, 2, 3], |j, others| {
-            calls.push(j);
-            match j {
-                2 => finds(others, 1000..1120, || placed(8000, 30, 8100, 9000, 10)),
-                _ => finds(others, 1000..1120, || {
-                    placed(2000 + 1000 * j, 30, 2100 + 1000 * j, 5000, 10)
-                }),
-            }
+        let mut rs = a_and_rivals(3);
+        let calls = searched(&mut rs, &[1, 2, 3], |j, others| match j {
+            2 => finds(others, 1000..1120, || placed(8000, 30, 8100, 9000, 10)),
+            _ => finds(others, 1000..1120, || {
+                placed(2000 + 1000 * j, 30, 2100 + 1000 * j, 5000, 10)
+            }),
         });
         assert!(rs[0].result.is_ok() && rs[3].result.is_ok());
         assert!(shared(&rs[1]) && shared(&rs[2]));
@@ -808,18 +814,10 @@ mod tests {
     fn a_round_that_places_only_readings_ranked_first_is_the_last() {
         // B is placed in round 1 on a reading ranked first: it keeps nobody off, so
         // nothing is new for C, and no round 2 runs.
-        let mut rs = vec![
-            outcome(0, Ok(placed(0, 30, 100, 1000, 10))),
-            outcome(1, Err(rivals())),
-            outcome(2, Err(rivals())),
-        ];
-        let mut calls = Vec::new();
-        one_owner_per_buffer(&mut rs, &[1, 2], |j, others| {
-            calls.push(j);
-            match j {
-                0 => finds(others, 1000..1120, || ranked_first(2000, 30, 2100, 5000, 10)),
-                _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
-            }
+        let mut rs = a_and_rivals(2);
+        let calls = searched(&mut rs, &[1, 2], |j, others| match j {
+            0 => finds(others, 1000..1120, || ranked_first(2000, 30, 2100, 5000, 10)),
+            _ => finds(others, 5000..5120, || placed(8000, 30, 8100, 9000, 10)),
         });
         assert!(rs[1].result.is_ok());
         assert_eq!(rs[2].result.as_ref().unwrap_err().detail, "two readings fit");

@@ -1438,20 +1438,31 @@ mod tests {
         .into_result()
     }
 
-    #[test]
-    fn buffers_apart_are_found_in_any_order() {
-        let mut rng = Rng(5);
-        let (mesh, normals) = sphere(4, 6, &mut rng);
-        let mut data = junk(100, &mut rng);
+    /// A mesh, its normals, bytes holding its three buffers, and their offsets (indices,
+    /// positions, normals).
+    type ThreeApart = (Mesh, Vec<[f32; 3]>, Vec<u8>, (usize, usize, usize));
+
+    /// A sphere's normals, positions and index buffer apart among junk, in that order:
+    /// the mesh, its normals, the bytes and the three buffers' offsets (indices,
+    /// positions, normals).
+    fn three_apart(rng: &mut Rng) -> ThreeApart {
+        let (mesh, normals) = sphere(4, 6, rng);
+        let mut data = junk(100, rng);
         let n_at = data.len();
         data.extend(encode(&normals));
-        data.extend(junk(30, &mut rng));
+        data.extend(junk(30, rng));
         let p_at = data.len();
         data.extend(positions_bytes(&mesh.positions));
-        data.extend(junk(50, &mut rng));
+        data.extend(junk(50, rng));
         let i_at = data.len();
         data.extend(index_bytes(&mesh.indices));
-        data.extend(junk(20, &mut rng));
+        data.extend(junk(20, rng));
+        (mesh, normals, data, (i_at, p_at, n_at))
+    }
+
+    #[test]
+    fn buffers_apart_are_found_in_any_order() {
+        let (mesh, _, data, (i_at, p_at, n_at)) = three_apart(&mut Rng(5));
         let a = apart(&data, &mesh).unwrap();
         assert_eq!((a.index_offset, a.position_offset, a.normal_offset), (i_at, p_at, n_at));
         assert_eq!(a.mesh.positions, mesh.positions);
@@ -1461,15 +1472,7 @@ mod tests {
     #[test]
     fn a_reading_found_alone_is_sole_and_one_ranked_first_is_not() {
         let mut rng = Rng(5);
-        let (mesh, normals) = sphere(4, 6, &mut rng);
-        let mut data = junk(100, &mut rng);
-        let n_at = data.len();
-        data.extend(encode(&normals));
-        data.extend(junk(30, &mut rng));
-        data.extend(positions_bytes(&mesh.positions));
-        data.extend(junk(50, &mut rng));
-        data.extend(index_bytes(&mesh.indices));
-        data.extend(junk(20, &mut rng));
+        let (mesh, normals, mut data, (_, _, n_at)) = three_apart(&mut rng);
         let alone = apart(&data, &mesh).unwrap();
         assert!(alone.sole && alone.normal_offset == n_at);
         // A second NORMAL buffer, the same normals but four of them a fifth longer:
