@@ -432,10 +432,10 @@ const SEARCH_ROUNDS: usize = 3;
 /// be the answer that places both), and one that lost shared bytes is not searched again
 /// (its reading there was as good as the winner's, so nothing the others are kept off
 /// decides it). A resource on its sole reading stays placed (every later search keeps off
-/// its buffers; one ranked first may still lose shared bytes to a later round, and both are
-/// then rejected). At most [`SEARCH_ROUNDS`] rounds, each
-/// searching every resource left once, so a container's searches stay linear in its
-/// multi-stream resources, all paid from its one budget.
+/// its buffers; one ranked first may still lose shared bytes to a later round, and both
+/// are then rejected). At most [`SEARCH_ROUNDS`] rounds, each searching every resource
+/// left once, so a container's searches stay linear in its multi-stream resources, all
+/// paid from its one budget.
 pub(crate) fn one_owner_per_buffer(
     resources: &mut [ResourceOutcome],
     again: &[usize],

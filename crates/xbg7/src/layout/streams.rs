@@ -86,11 +86,8 @@ impl Agreement {
         if bound > k as f64 {
             return k + 1;
         }
-        let mut x = (bound.min(u32::MAX as f64) as usize).saturating_sub(1);
-        while (x as f64) < bound && x < usize::MAX {
-            x += 1;
-        }
-        x
+        // A positive bound of at most `k` (a count): its ceiling, exactly.
+        bound.ceil() as usize
     }
 
     fn need(&self, k: usize) -> usize {
