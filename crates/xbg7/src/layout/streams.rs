@@ -65,13 +65,28 @@ pub struct Placed {
 struct Agreement {
     min: f64,
     need: [usize; SAMPLE + LOOKAHEAD + 1],
+    /// How many first oriented faces of a sample must all agree in one sense: a sample
+    /// with a face of each sense among them fails [`Self::agrees`] (0 when the share lets
+    /// a face against pass before [`LOOKAHEAD`] faces). Why: up to the face of the second
+    /// sense the test has counted `t` oriented faces, at most this many, and needs
+    /// `need[t + rest]` of them (`rest` counted as agreeing before [`LOOKAHEAD`] faces:
+    /// `t + rest <= LOOKAHEAD`), which is all of them (`need[t] == t` for every count up
+    /// to this one); that face leaves the majority one short — unless the test had
+    /// failed before it.
+    unanimous: usize,
 }
 
 impl Agreement {
     fn new(min: f64) -> Agreement {
+        let need: [usize; SAMPLE + LOOKAHEAD + 1] = std::array::from_fn(|k| Self::least(min, k));
+        // `need` does not fall with the count, and `need[t] == t` means a share above
+        // `1 - 1/t`, which holds for every smaller count too: the first count where it
+        // fails ends the prefix.
+        let unanimous = (1..need.len()).take_while(|&t| need[t] == t).last().unwrap_or(0);
         Agreement {
             min,
-            need: std::array::from_fn(|k| Self::least(min, k)),
+            need,
+            unanimous: if unanimous >= LOOKAHEAD { unanimous } else { 0 },
         }
     }
 
@@ -289,7 +304,7 @@ pub fn place_normal_stream(
         .collect();
     let unit_normals = |c: usize| unit_normal_count(data, c, decl, map, v);
     let tris = sample_triangles(mesh.indices.iter().copied());
-    let mut budget = APART_BUDGET.saturating_mul(data.len()).max(1 << 20);
+    let mut budget = NORMAL_STREAM_BUDGET.saturating_mul(data.len()).max(1 << 20);
     let mut passing: Vec<(usize, usize, Placed)> = Vec::new();
     let mut failure: Option<Reason> = None;
     // The located mesh's faces, for the winding test of every place.
@@ -375,13 +390,18 @@ pub fn place_normal_stream(
 /// candidate normals before the whole mesh is read and gated.
 const SAMPLE: usize = 24;
 
+/// Work budget of [`place_normal_stream`], in sample faces per byte of the data section
+/// (at least 1 Mi): each NORMAL place pays its sample.
+pub const NORMAL_STREAM_BUDGET: usize = 16;
+
 /// Work budget of [`search_apart`], in sample faces per byte of the data section (at
 /// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`], a container's searches
-/// together do at most 256 faces per byte, as when one search had 4 and the container 64
-/// (measured on the own `--multistream` seeds 1–4: 267 → 283 of 345 decoded, 0 wrong,
-/// with [`MAX_APART`] 256 → 1 024; the searches that gave up on 4 per byte needed about
-/// four times that).
-pub const APART_BUDGET: usize = 16;
+/// together do at most 256 faces per byte, as since the first budget (4 per search and 64
+/// per container). Raised to 16 with [`MAX_APART`] 256 → 1 024 (the own `--multistream`
+/// seeds 1–4: 267 → 283 of 345 decoded, 0 wrong), then to 64 when the prefilter
+/// ([`Prefilter`]) made the same work five to six times faster (283 → 298, 0 wrong; at
+/// 16: 290, at 128: 300).
+pub const APART_BUDGET: usize = 64;
 
 /// Least work budget of [`search_apart`], in sample faces: a small model's position-only
 /// stream has tens of thousands of places, each a few faces (measured on the own discs:
@@ -390,7 +410,7 @@ pub const APART_MIN_BUDGET: usize = 1 << 24;
 
 /// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
 /// share ([`ContainerSearches`]).
-pub const APART_CONTAINER_BUDGET: usize = 16;
+pub const APART_CONTAINER_BUDGET: usize = 4;
 
 /// Most index windows [`search_apart`] looks at; more is [`ApartOutcome::TooMany`]
 /// ("gave up"). Windows a whole number of triangles apart share their samples
@@ -725,6 +745,7 @@ fn search(
         faces: Vec::new(),
         dots: Vec::new(),
         states: Vec::new(),
+        prefilter: Prefilter::default(),
         stamp: 0,
     };
     for cl in clusters(data, &windows, iu) {
@@ -842,6 +863,8 @@ struct ApartSearch<'a, 'b> {
     faces: Vec<(u64, [f32; 3])>,
     dots: Vec<(u64, f32)>,
     states: Vec<WindowState>,
+    /// Scratch of [`Self::compare`]'s prefilter.
+    prefilter: Prefilter,
     stamp: u64,
 }
 
@@ -857,12 +880,175 @@ struct WindowState {
     zeros_seen: usize,
 }
 
-/// One NORMAL place off an index window: its rank, its bytes and its sample sums.
+/// One NORMAL place off an index window: its rank, its bytes, its sample sums, and its
+/// slot in its chunk's [`SumsByFace`].
 struct NormalPlace {
     rank: usize,
     at: usize,
     range: Range<usize>,
     sums: Vec<[f32; 3]>,
+    slot: usize,
+}
+
+/// How many first faces of a window's sample [`ApartSearch::compare`] dots with every
+/// NORMAL place of a chunk at once, before it runs the sample test on a pair (at most
+/// [`Agreement::unanimous`]): a pair whose first faces hold both senses fails the test
+/// ([`Agreement::refuted_by`]), and a pair of buffers that are not one mesh's does so
+/// seven times in eight with four faces.
+const PREFILTER_FACES: usize = 16;
+
+/// What the prefilter's dots cost in the search's budget: this many for one sample face
+/// of the scalar test (each is one lane of a pass over contiguous floats).
+const PREFILTER_LANES: usize = 8;
+
+/// The sample sums of one chunk of NORMAL places, by face: the `k`-th place's sum for
+/// face `u` at `u * places + k` of each component's row, so the prefilter dots one face
+/// with every place in one pass over contiguous floats.
+#[derive(Default)]
+struct SumsByFace {
+    places: usize,
+    x: Vec<f32>,
+    y: Vec<f32>,
+    z: Vec<f32>,
+}
+
+/// What [`ApartSearch::compare`]'s prefilter found on one place for the positions: per
+/// sample face, the places of the chunk it agrees with and those it is against (bit
+/// sets), and per place the windows whose first faces do not hold both senses.
+#[derive(Default)]
+struct Prefilter {
+    /// Words of a bit set over the chunk's places.
+    words: usize,
+    /// Per sample face of the cluster, its row in `rows` (`u32::MAX`: none yet).
+    row_of: Vec<u32>,
+    /// Per row, `words` words of the places the face agrees with, then `words` of those
+    /// it is against.
+    rows: Vec<u64>,
+    /// Scratch of [`SumsByFace::mark`], one byte per place.
+    senses: Vec<u8>,
+    /// The pairs not refuted as (place, window), in window order.
+    pairs: Vec<(u16, u16)>,
+    /// Place `k`'s windows are `windows[starts[k]..starts[k + 1]]`, in order.
+    starts: Vec<u32>,
+    windows: Vec<u32>,
+}
+
+impl Prefilter {
+    /// Start over on a cluster of `nt` sample faces and a chunk of `slots` places.
+    fn clear(&mut self, nt: usize, slots: usize) {
+        self.words = slots.div_ceil(64);
+        self.row_of.clear();
+        self.row_of.resize(nt, u32::MAX);
+        self.rows.clear();
+        self.pairs.clear();
+    }
+
+    /// The row of sample face `u` (its face `f`), its senses against every place of
+    /// `by_face` computed the first time; and whether they were.
+    fn row(&mut self, by_face: &SumsByFace, u: usize, f: [f32; 3]) -> (usize, bool) {
+        if self.row_of[u] != u32::MAX {
+            return (self.row_of[u] as usize, false);
+        }
+        let wn = self.words;
+        let r = self.rows.len() / (2 * wn);
+        self.row_of[u] = r as u32;
+        self.senses.clear();
+        self.senses.resize(64 * wn, 0);
+        by_face.mark(u, f, &mut self.senses[..by_face.places]);
+        let at = self.rows.len();
+        self.rows.resize(at + 2 * wn, 0);
+        let (agree, against) = self.rows[at..].split_at_mut(wn);
+        // Eight sense bytes to eight bits at a time: the low bit of each byte, gathered
+        // into the top byte by one multiplication (no two products overlap).
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const GATHER: u64 = 0x0102_0408_1020_4080;
+        let pack = |x: u64| (x & LOW).wrapping_mul(GATHER) >> 56;
+        for (w, chunk) in self.senses.chunks_exact(64).enumerate() {
+            for (b, eight) in chunk.chunks_exact(8).enumerate() {
+                let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+                agree[w] |= pack(x) << (8 * b);
+                against[w] |= pack(x >> 1) << (8 * b);
+            }
+        }
+        (r, true)
+    }
+
+    /// Add the pairs of window `j` with each of `slots` places on which its faces `rows`
+    /// hold one sense at most.
+    fn window(&mut self, j: usize, rows: &[usize], slots: usize) {
+        let wn = self.words;
+        for w in 0..wn {
+            let (mut agree, mut against) = (0u64, 0u64);
+            for &r in rows {
+                agree |= self.rows[2 * wn * r + w];
+                against |= self.rows[2 * wn * r + wn + w];
+            }
+            let valid = if 64 * (w + 1) <= slots {
+                u64::MAX
+            } else {
+                (1u64 << (slots - 64 * w)) - 1
+            };
+            let mut left = !(agree & against) & valid;
+            while left != 0 {
+                self.pairs
+                    .push(((64 * w) as u16 + left.trailing_zeros() as u16, j as u16));
+                left &= left - 1;
+            }
+        }
+    }
+
+    /// The pairs by place, each place's windows in order (a counting sort).
+    fn sort(&mut self, slots: usize) {
+        self.starts.clear();
+        self.starts.resize(slots + 2, 0);
+        for &(k, _) in &self.pairs {
+            self.starts[k as usize + 2] += 1;
+        }
+        for k in 2..slots + 2 {
+            self.starts[k] += self.starts[k - 1];
+        }
+        self.windows.clear();
+        self.windows.resize(self.pairs.len(), 0);
+        for &(k, j) in &self.pairs {
+            let at = &mut self.starts[k as usize + 1];
+            self.windows[*at as usize] = u32::from(j);
+            *at += 1;
+        }
+    }
+
+    /// The windows not refuted on place `slot`, after [`Self::sort`].
+    fn of(&self, slot: usize) -> &[u32] {
+        &self.windows[self.starts[slot] as usize..self.starts[slot + 1] as usize]
+    }
+}
+
+impl SumsByFace {
+    /// The sums of `places` (each over the same `faces` sample triangles).
+    fn fill(&mut self, places: &[NormalPlace], faces: usize) {
+        self.places = places.len();
+        for row in [&mut self.x, &mut self.y, &mut self.z] {
+            row.clear();
+            row.resize(faces * places.len(), 0.0);
+        }
+        for (k, n) in places.iter().enumerate() {
+            for (u, s) in n.sums.iter().enumerate() {
+                let at = u * places.len() + k;
+                (self.x[at], self.y[at], self.z[at]) = (s[0], s[1], s[2]);
+            }
+        }
+    }
+
+    /// Into `senses[k]`, the senses of face `f` (of sample triangle `u`) against place
+    /// `k`'s sum: bit 0 where it agrees, bit 1 where it is against ([`dot3`]'s sum, in its
+    /// order, so each sign is the sample test's).
+    fn mark(&self, u: usize, f: [f32; 3], senses: &mut [u8]) {
+        let row = u * self.places..(u + 1) * self.places;
+        let (x, y, z) = (&self.x[row.clone()], &self.y[row.clone()], &self.z[row]);
+        for (((m, &x), &y), &z) in senses.iter_mut().zip(x).zip(y).zip(z) {
+            let d = f[0] * x + f[1] * y + f[2] * z;
+            *m |= u8::from(d > 0.0) | (u8::from(d < 0.0) << 1);
+        }
+    }
 }
 
 impl ApartSearch<'_, '_> {
@@ -878,6 +1064,7 @@ impl ApartSearch<'_, '_> {
         let wrs: Vec<Range<usize>> = cl.windows.iter().map(|&(_, w)| w..w + 2 * iu).collect();
         let off_all = |r: &Range<usize>| wrs.iter().all(|wr| overlaps(r, wr));
         let mut places = Vec::with_capacity(NORMAL_CHUNK.min(normals.len()));
+        let mut by_face = SumsByFace::default();
         for (chunk, cs) in normals.chunks(NORMAL_CHUNK).enumerate() {
             places.clear();
             for (k, &c) in cs.iter().enumerate() {
@@ -892,6 +1079,7 @@ impl ApartSearch<'_, '_> {
                     at: c,
                     range,
                     sums,
+                    slot: places.len(),
                 });
             }
             if places.is_empty() {
@@ -899,17 +1087,18 @@ impl ApartSearch<'_, '_> {
             }
             if self.same_stream {
                 for n in &places {
-                    self.compare(cl, &wrs, (n.rank, n.at), n.range.clone(), std::iter::once(n))?;
+                    self.compare(cl, &wrs, (n.rank, n.at), n.range.clone(), std::iter::once(n), None)?;
                 }
                 continue;
             }
+            by_face.fill(&places, cl.tris.len());
             for (qk, &q) in position_places.iter().enumerate() {
                 let pr = q..q + vu * pdecl.stride;
                 if off_all(&pr) {
                     continue;
                 }
                 let with = places.iter().filter(|n| !overlaps(&pr, &n.range));
-                self.compare(cl, &wrs, (qk, q), pr.clone(), with)?;
+                self.compare(cl, &wrs, (qk, q), pr.clone(), with, Some(&by_face))?;
             }
         }
         Ok(())
@@ -927,6 +1116,7 @@ impl ApartSearch<'_, '_> {
         (qk, q): (usize, usize),
         pr: Range<usize>,
         places: impl Iterator<Item = &'p NormalPlace>,
+        by_face: Option<&SumsByFace>,
     ) -> Result<(), ApartOutcome> {
         let (data, iu) = (self.data, self.i as usize);
         let (pdecl, _, pe) = self.positions;
@@ -957,15 +1147,79 @@ impl ApartSearch<'_, '_> {
             gates::Faces::new(iu / 3, tri, move |x: u32| element3(data, q, pdecl.stride, &pe, x))
         };
         let mut wholes: Option<Vec<Option<_>>> = None;
+        let face = |u: usize, faces: &mut [(u64, [f32; 3])], zeros: &mut usize| {
+            if faces[u].0 != fstamp {
+                let f = face_normal(cl.tris[u].map(|k| element3(data, q, pdecl.stride, &pe, k)));
+                *zeros += usize::from(f == [0.0; 3]);
+                faces[u] = (fstamp, f);
+            }
+            faces[u].1
+        };
+        let mut pre = std::mem::take(&mut self.prefilter);
+        let first = by_face.map_or(0, |_| PREFILTER_FACES.min(agreement.unanimous));
+        let slots = by_face.map_or(0, |b| b.places);
+        // Without the prefilter, every window for every place.
+        let all: Vec<u32> = if first == 0 {
+            (0..nw as u32).collect()
+        } else {
+            Vec::new()
+        };
         // The scratch buffers go back to `self` however the loop ends.
         let run = || -> Result<(), ApartOutcome> {
+            // Per live window and place of the chunk, the senses of its first faces
+            // ([`PREFILTER_FACES`]): a pair with both is refuted before its test.
+            if first > 0 {
+                let by_face = by_face.expect("first > 0");
+                // Each sample face's senses once, for every window whose first faces hold it.
+                pre.clear(nt, slots);
+                // What it costs: one for each face a window reads (cached or not: the
+                // work grows with the windows), one for [`PREFILTER_LANES`] dots.
+                let (mut dotted, mut work) = (0usize, 0usize);
+                let mut rows = Vec::with_capacity(first);
+                for (j, state) in states.iter_mut().enumerate() {
+                    if state.dead {
+                        continue;
+                    }
+                    // Its first `first` faces that are not zero (a zero face is against no
+                    // normal, so it counts for no place: the test's oriented faces are
+                    // among the others), read as far as the sample goes.
+                    let sample = cl.samples[j].clone();
+                    let mut zero = 0;
+                    rows.clear();
+                    for u in sample.clone() {
+                        if rows.len() == first {
+                            break;
+                        }
+                        work += 1;
+                        let f = face(u, &mut faces, &mut zeros);
+                        if f == [0.0; 3] {
+                            zero += 1;
+                            continue;
+                        }
+                        let (r, new) = pre.row(by_face, u, f);
+                        dotted += if new { slots } else { 0 };
+                        rows.push(r);
+                    }
+                    // More zero faces than a sample that agrees may have: no place agrees.
+                    if zero > sample.len() / 2 {
+                        state.dead = true;
+                        live -= 1;
+                        continue;
+                    }
+                    pre.window(j, &rows, slots);
+                }
+                pre.sort(slots);
+                self.budget.pay(work + dotted.div_ceil(PREFILTER_LANES))?;
+            }
             for n in places {
                 if live == 0 {
                     break;
                 }
                 self.stamp += 1;
                 let dstamp = self.stamp;
-                for (j, &(wk, w)) in cl.windows.iter().enumerate() {
+                for &j in if first > 0 { pre.of(n.slot) } else { &all } {
+                    let j = j as usize;
+                    let (wk, w) = cl.windows[j];
                     if states[j].dead || overlaps(&n.range, &wrs[j]) {
                         continue;
                     }
@@ -976,12 +1230,7 @@ impl ApartSearch<'_, '_> {
                         let it = sample.clone().map(|u| {
                             if dots[u].0 != dstamp {
                                 *fresh += 1;
-                                if faces[u].0 != fstamp {
-                                    let f = face_normal(cl.tris[u].map(|k| element3(data, q, pdecl.stride, &pe, k)));
-                                    *zeros += usize::from(f == [0.0; 3]);
-                                    faces[u] = (fstamp, f);
-                                }
-                                dots[u] = (dstamp, dot3(faces[u].1, n.sums[u]));
+                                dots[u] = (dstamp, dot3(face(u, faces, zeros), n.sums[u]));
                             }
                             dots[u].1
                         });
@@ -1016,7 +1265,7 @@ impl ApartSearch<'_, '_> {
             Ok(())
         };
         let result = run();
-        (self.faces, self.dots, self.states) = (faces, dots, states);
+        (self.faces, self.dots, self.states, self.prefilter) = (faces, dots, states, pre);
         result
     }
 
@@ -1589,6 +1838,74 @@ mod tests {
                                Just(1.5), Just(-1.0)],
         ) {
             prop_assert_eq!(Agreement::new(min).agrees(dots.iter().copied(), dots.len()), sample_agrees_in_floats(&dots, min, true));
+        }
+
+        /// The prefilter refutes a pair exactly when the first faces of its window that
+        /// are not zero (up to [`Agreement::unanimous`], at most [`PREFILTER_FACES`]) hold
+        /// both senses against the place's sums, each sense the sample test's own
+        /// ([`dot3`]); and a pair it refutes fails the sample test. Faces and sums draw
+        /// zeros, units and any floats (not finite ones too), the places cross a word of
+        /// the bit sets, the share is any.
+        #[test]
+        fn a_pair_the_prefilter_refutes_fails_the_sample_test(
+            nt in 1usize..30,
+            slots in 1usize..150,
+            shift in 0usize..4,
+            seed in any::<u64>(),
+            min in prop_oneof![0.0f64..=1.0, Just(0.9), Just(0.95), Just(1.0)],
+        ) {
+            let mut rng = Rng(seed | 1);
+            let value = |rng: &mut Rng| match rng.below(5) {
+                0 => 0.0,
+                1 => 1.0,
+                2 => -1.0,
+                3 => f32::from_bits(rng.next() as u32),
+                _ => rng.below(2001) as f32 / 100.0 - 10.0,
+            };
+            let faces: Vec<[f32; 3]> = (0..nt)
+                .map(|_| if rng.below(4) == 0 { [0.0; 3] } else { [0, 1, 2].map(|_| value(&mut rng)) })
+                .collect();
+            let places: Vec<NormalPlace> = (0..slots)
+                .map(|k| NormalPlace {
+                    rank: k,
+                    at: 0,
+                    range: 0..0,
+                    sums: (0..nt).map(|_| [0, 1, 2].map(|_| value(&mut rng))).collect(),
+                    slot: k,
+                })
+                .collect();
+            let agreement = Agreement::new(min);
+            let first = PREFILTER_FACES.min(agreement.unanimous);
+            prop_assume!(first > 0);
+            let mut by_face = SumsByFace::default();
+            by_face.fill(&places, nt);
+            let mut pre = Prefilter::default();
+            pre.clear(nt, slots);
+            // Two windows: the sample from the first face, and from face `shift`.
+            let firsts: Vec<Vec<usize>> = [0, shift.min(nt - 1)]
+                .iter()
+                .map(|&a| (a..nt).filter(|&u| faces[u] != [0.0; 3]).take(first).collect())
+                .collect();
+            for (j, us) in firsts.iter().enumerate() {
+                let rows: Vec<usize> = us.iter().map(|&u| pre.row(&by_face, u, faces[u]).0).collect();
+                pre.window(j, &rows, slots);
+            }
+            pre.sort(slots);
+            for (k, place) in places.iter().enumerate() {
+                let mut want = Vec::new();
+                for (j, us) in firsts.iter().enumerate() {
+                    let a = shift.min(nt - 1) * j;
+                    let dots: Vec<f32> = (a..nt).map(|u| dot3(faces[u], place.sums[u])).collect();
+                    let senses: Vec<f32> = us.iter().map(|&u| dot3(faces[u], place.sums[u])).collect();
+                    let refuted = senses.iter().any(|&d| d > 0.0) && senses.iter().any(|&d| d < 0.0);
+                    if refuted {
+                        prop_assert!(!agreement.agrees(dots.iter().copied(), dots.len()).0);
+                    } else {
+                        want.push(j as u32);
+                    }
+                }
+                prop_assert_eq!(pre.of(k), &want[..]);
+            }
         }
 
         /// Each window's sample, read from its cluster, is the one read from its own
