@@ -395,9 +395,9 @@ const SAMPLE: usize = 24;
 pub const NORMAL_STREAM_BUDGET: usize = 16;
 
 /// Work budget of [`search_apart`], in sample faces per byte of the data section (at
-/// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`], a container's searches
-/// together do at most 256 faces per byte, as since the first budget (4 per search and 64
-/// per container). Raised to 16 with [`MAX_APART`] 256 → 1 024 (the own `--multistream`
+/// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`] and
+/// [`APART_CONTAINER_MIN_BUDGET`], a container's searches together do at most 256 faces
+/// per byte or 256 Mi, as since the first budget (4 per search and 64 per container). Raised to 16 with [`MAX_APART`] 256 → 1 024 (the own `--multistream`
 /// seeds 1–4: 267 → 283 of 345 decoded, 0 wrong), then to 64 when the prefilter
 /// ([`Prefilter`]) made the same work five to six times faster (283 → 298, 0 wrong; at
 /// 16: 290, at 128: 300).
@@ -411,6 +411,14 @@ pub const APART_MIN_BUDGET: usize = 1 << 24;
 /// How many searches' budgets ([`APART_BUDGET`]) the searches apart of one container
 /// share ([`ContainerSearches`]).
 pub const APART_CONTAINER_BUDGET: usize = 4;
+
+/// Least work budget the searches apart of one container share, in sample faces: 16
+/// searches of [`APART_MIN_BUDGET`], as before the budget per search went to 64 per byte
+/// (a small container's searches keep what they had together).
+pub const APART_CONTAINER_MIN_BUDGET: usize = 16 * APART_MIN_BUDGET;
+
+// A pair of the prefilter holds a place of a chunk and a window in 16 bits each.
+const _: () = assert!(NORMAL_CHUNK <= 1 << 16 && MAX_APART <= 1 << 16);
 
 /// Most index windows [`search_apart`] looks at; more is [`ApartOutcome::TooMany`]
 /// ("gave up"). Windows a whole number of triangles apart share their samples
@@ -565,7 +573,9 @@ impl ContainerSearches {
     /// [`APART_CONTAINER_BUDGET`] searches' worth, and `read` to start from.
     pub fn new(data_len: usize, read: NormalRunCache) -> ContainerSearches {
         ContainerSearches {
-            left: Self::per_search(data_len).saturating_mul(APART_CONTAINER_BUDGET),
+            left: Self::per_search(data_len)
+                .saturating_mul(APART_CONTAINER_BUDGET)
+                .max(APART_CONTAINER_MIN_BUDGET),
             data_len,
             read,
         }
@@ -666,6 +676,7 @@ pub fn search_apart(
         cfg,
         &mut own,
         &mut shared.read,
+        true,
     )
     .unwrap_or_else(|o| o);
     shared.left -= granted - own.0;
@@ -685,6 +696,7 @@ fn search(
     cfg: &GateConfig,
     budget: &mut Budget,
     read: &mut NormalRunCache,
+    prefiltering: bool,
 ) -> Result<ApartOutcome, ApartOutcome> {
     let (vu, iu) = (v as usize, i as usize);
     let no = |detail: String| Err(ApartOutcome::Nothing(detail));
@@ -740,6 +752,7 @@ fn search(
         cfg,
         budget,
         agreement: Agreement::new(cfg.min_winding_consistency),
+        prefiltering,
         found: Vec::new(),
         failure: None,
         faces: Vec::new(),
@@ -856,6 +869,9 @@ struct ApartSearch<'a, 'b> {
     budget: &'b mut Budget,
     /// The sample test for the gates' share.
     agreement: Agreement,
+    /// Whether [`Self::compare`] refutes pairs by their first faces first ([`Prefilter`];
+    /// off only in the test that it changes no outcome).
+    prefiltering: bool,
     found: Vec<(Rank, Apart)>,
     failure: Option<(Rank, Reason)>,
     /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
@@ -936,6 +952,7 @@ struct Prefilter {
 impl Prefilter {
     /// Start over on a cluster of `nt` sample faces and a chunk of `slots` places.
     fn clear(&mut self, nt: usize, slots: usize) {
+        debug_assert!(slots > 0, "a chunk holds a place");
         self.words = slots.div_ceil(64);
         self.row_of.clear();
         self.row_of.resize(nt, u32::MAX);
@@ -1156,7 +1173,10 @@ impl ApartSearch<'_, '_> {
             faces[u].1
         };
         let mut pre = std::mem::take(&mut self.prefilter);
-        let first = by_face.map_or(0, |_| PREFILTER_FACES.min(agreement.unanimous));
+        let first = match by_face {
+            Some(_) if self.prefiltering => PREFILTER_FACES.min(agreement.unanimous),
+            _ => 0,
+        };
         let slots = by_face.map_or(0, |b| b.places);
         // Without the prefilter, every window for every place.
         let all: Vec<u32> = if first == 0 {
@@ -1684,6 +1704,43 @@ mod tests {
         .into_result()
     }
 
+    /// The mesh's index, position and normal buffers laid out in any order among junk,
+    /// with `decoys` another sphere's three buffers of the same shape (`rings`,
+    /// `sectors`) and with `shifted` its normals shifted by a vertex: the bytes and the
+    /// true buffers' offsets (indices, positions, normals).
+    fn among_decoys(
+        mesh: &Mesh,
+        normals: &[[f32; 3]],
+        (rings, sectors): (usize, usize),
+        decoys: bool,
+        shifted: bool,
+        rng: &mut Rng,
+    ) -> (Vec<u8>, [usize; 3]) {
+        // 0 indices, 1 positions, 2 normals: the truth's pieces.
+        let mut pieces: Vec<(Option<usize>, Vec<u8>)> = vec![
+            (Some(0), index_bytes(&mesh.indices)),
+            (Some(1), positions_bytes(&mesh.positions)),
+            (Some(2), encode(normals)),
+        ];
+        if decoys {
+            let (other, on) = sphere(rings, sectors, rng);
+            pieces.push((None, index_bytes(&other.indices)));
+            pieces.push((None, positions_bytes(&other.positions)));
+            pieces.push((None, encode(&on)));
+        }
+        if shifted {
+            let mut rot = normals.to_vec();
+            rot.rotate_left(1);
+            pieces.push((None, encode(&rot)));
+        }
+        let (data, placed) = lay_out(pieces, rng);
+        let mut at = [0usize; 3];
+        for (t, o) in placed {
+            at[t] = o;
+        }
+        (data, at)
+    }
+
     /// A mesh, its normals, bytes holding its three buffers, and their offsets (indices,
     /// positions, normals).
     type ThreeApart = (Mesh, Vec<[f32; 3]>, Vec<u8>, (usize, usize, usize));
@@ -1774,7 +1831,8 @@ mod tests {
         let cfg = GateConfig::default();
         let mut budget = ContainerSearches::new(data.len(), NormalRunCache::default());
         let whole = budget.left;
-        assert_eq!(whole, APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
+        assert_eq!(whole, APART_CONTAINER_MIN_BUDGET);
+        assert!(whole >= APART_MIN_BUDGET * APART_CONTAINER_BUDGET);
         let search = |budget: &mut ContainerSearches| {
             search_apart(&data, v, i, (&pd, &pm), (&nd, &nm), false, &[], &cfg, budget)
         };
@@ -2008,32 +2066,56 @@ mod tests {
                                                  decoys in any::<bool>(), shifted in any::<bool>()) {
             let mut rng = Rng(seed | 1);
             let (mesh, normals) = sphere(rings, sectors, &mut rng);
-            // 0 indices, 1 positions, 2 normals: the truth's pieces.
-            let mut pieces: Vec<(Option<usize>, Vec<u8>)> = vec![
-                (Some(0), index_bytes(&mesh.indices)),
-                (Some(1), positions_bytes(&mesh.positions)),
-                (Some(2), encode(&normals)),
-            ];
-            if decoys {
-                let (other, on) = sphere(rings, sectors, &mut rng);
-                pieces.push((None, index_bytes(&other.indices)));
-                pieces.push((None, positions_bytes(&other.positions)));
-                pieces.push((None, encode(&on)));
-            }
-            if shifted {
-                let mut rot = normals.clone();
-                rot.rotate_left(1);
-                pieces.push((None, encode(&rot)));
-            }
-            let (data, placed) = lay_out(pieces, &mut rng);
-            let mut at = [0usize; 3];
-            for (t, o) in placed {
-                at[t] = o;
-            }
+            let (data, at) = among_decoys(&mesh, &normals, (rings, sectors), decoys, shifted, &mut rng);
             match apart(&data, &mesh) {
                 Ok(a) => prop_assert_eq!([a.index_offset, a.position_offset, a.normal_offset], at),
                 Err(e) => prop_assert!(decoys || shifted, "alone among junk: {}", e),
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// The prefilter changes no outcome: the search with it and without it, on a
+        /// sphere's buffers among junk, decoys (another sphere's buffers, the normals
+        /// shifted by a vertex), zero faces among the first (triangles on a copy of a
+        /// vertex, let through by the gates: a window is left only for more than half of
+        /// its sample) and a third or two of the vertices on one point, for several shares
+        /// of the gate, ends with the same reading, the same reason or the same rivals.
+        #[test]
+        fn the_prefilter_changes_no_outcome(seed in any::<u64>(), rings in 2usize..5, sectors in 3usize..8,
+                                            decoys in any::<bool>(), shifted in any::<bool>(), zero in 0usize..5,
+                                            flat in 0usize..3, min in prop_oneof![Just(0.9), Just(0.8), Just(0.95), Just(0.6)]) {
+            let mut rng = Rng(seed | 1);
+            let (mut mesh, mut normals) = sphere(rings, sectors, &mut rng);
+            // `zero` zero faces among the first triangles: each on a copy of a vertex.
+            for d in 0..zero {
+                let t = [0, 1, 2].map(|j| mesh.indices[6 * d + j]);
+                let copy = mesh.positions.len() as u32;
+                mesh.positions.push(mesh.positions[t[0] as usize]);
+                normals.push(normals[t[0] as usize]);
+                let at = 6 * d + 3;
+                mesh.indices.splice(at..at, [copy, t[0], t[1]]);
+            }
+            // `flat` thirds of the vertices on one point.
+            let v = mesh.positions.len();
+            for k in 0..v * flat / 3 {
+                mesh.positions[k] = [1.0, 2.0, 3.0];
+            }
+            let (data, _) = among_decoys(&mesh, &normals, (rings, sectors), decoys, shifted, &mut rng);
+            let cfg = GateConfig { min_winding_consistency: min, max_degenerate_fraction: 0.5, ..GateConfig::default() };
+            let (pd, pm) = position_stream();
+            let (nd, nm) = normal_stream();
+            let outcome = |prefilter: bool| {
+                let o = search(&data, v as u32, mesh.indices.len() as u32, (&pd, &pm), (&nd, &nm), false, &[], &cfg,
+                               &mut Budget(usize::MAX), &mut NormalRunCache::default(), prefilter)
+                    .unwrap_or_else(|o| o);
+                match o {
+                    ApartOutcome::Found(a) => format!("found {} {} {} sole {}", a.index_offset, a.position_offset, a.normal_offset, a.sole),
+                    other => format!("{other:?}"),
+                }
+            };
+            prop_assert_eq!(outcome(true), outcome(false));
         }
     }
 
