@@ -133,7 +133,7 @@ impl Agreement {
                 return (false, total);
             }
             // More faces against no normal (a zero face or sum) than the end allows.
-            if total - t > n / 2 {
+            if Self::too_many_unoriented(total - t, n) {
                 return (false, total);
             }
         }
@@ -142,6 +142,13 @@ impl Agreement {
             oriented * 2 >= total && agree.max(disagree) >= self.need(oriented),
             total,
         )
+    }
+
+    /// Whether `unoriented` faces of a sample of `n` (against no normal: a zero face or
+    /// sum) are more than a sample that agrees may have — it wants at least half of them
+    /// oriented. So a window with that many zero faces agrees with no NORMAL place.
+    fn too_many_unoriented(unoriented: usize, n: usize) -> bool {
+        unoriented > n / 2
     }
 }
 
@@ -397,10 +404,10 @@ pub const NORMAL_STREAM_BUDGET: usize = 16;
 /// Work budget of [`search_apart`], in sample faces per byte of the data section (at
 /// least [`APART_MIN_BUDGET`]). With [`APART_CONTAINER_BUDGET`] and
 /// [`APART_CONTAINER_MIN_BUDGET`], a container's searches together do at most 256 faces
-/// per byte or 256 Mi, as since the first budget (4 per search and 64 per container). Raised to 16 with [`MAX_APART`] 256 → 1 024 (the own `--multistream`
-/// seeds 1–4: 267 → 283 of 345 decoded, 0 wrong), then to 64 when the prefilter
-/// ([`Prefilter`]) made the same work five to six times faster (283 → 298, 0 wrong; at
-/// 16: 290, at 128: 300).
+/// per byte or 256 Mi, as since the first budget (4 per search and 64 per container).
+/// Raised to 16 with [`MAX_APART`] 256 → 1 024 (the own `--multistream` seeds 1–4: 267 →
+/// 283 of 345 decoded, 0 wrong), then to 64 when the prefilter ([`Prefilter`]) made the
+/// same work five to six times faster (283 → 298, 0 wrong; at 16: 290, at 128: 300).
 pub const APART_BUDGET: usize = 64;
 
 /// Least work budget of [`search_apart`], in sample faces: a small model's position-only
@@ -906,11 +913,11 @@ struct NormalPlace {
     slot: usize,
 }
 
-/// How many first faces of a window's sample [`ApartSearch::compare`] dots with every
-/// NORMAL place of a chunk at once, before it runs the sample test on a pair (at most
-/// [`Agreement::unanimous`]): a pair whose first faces hold both senses fails the test
-/// ([`Agreement::refuted_by`]), and a pair of buffers that are not one mesh's does so
-/// seven times in eight with four faces.
+/// Most first non-zero faces of a window's sample [`ApartSearch::compare`] dots with
+/// every NORMAL place of a chunk at once, before it runs the sample test on a pair; it
+/// takes [`Agreement::unanimous`] of them when that is fewer (9 at the gate's 0.9): a
+/// pair whose first faces hold both senses fails the test, and a pair of buffers that are
+/// not one mesh's does so all but about 2 times in 2⁹ (under 1 % measured).
 const PREFILTER_FACES: usize = 16;
 
 /// What the prefilter's dots cost in the search's budget: this many for one sample face
@@ -1056,14 +1063,14 @@ impl SumsByFace {
     }
 
     /// Into `senses[k]`, the senses of face `f` (of sample triangle `u`) against place
-    /// `k`'s sum: bit 0 where it agrees, bit 1 where it is against ([`dot3`]'s sum, in its
+    /// `k`'s sum: bit 0 set where it agrees, bit 1 where it is against ([`dot3`]'s sum, in its
     /// order, so each sign is the sample test's).
     fn mark(&self, u: usize, f: [f32; 3], senses: &mut [u8]) {
         let row = u * self.places..(u + 1) * self.places;
         let (x, y, z) = (&self.x[row.clone()], &self.y[row.clone()], &self.z[row]);
         for (((m, &x), &y), &z) in senses.iter_mut().zip(x).zip(y).zip(z) {
             let d = f[0] * x + f[1] * y + f[2] * z;
-            *m |= u8::from(d > 0.0) | (u8::from(d < 0.0) << 1);
+            *m = u8::from(d > 0.0) | (u8::from(d < 0.0) << 1);
         }
     }
 }
@@ -1221,7 +1228,7 @@ impl ApartSearch<'_, '_> {
                         rows.push(r);
                     }
                     // More zero faces than a sample that agrees may have: no place agrees.
-                    if zero > sample.len() / 2 {
+                    if Agreement::too_many_unoriented(zero, sample.len()) {
                         state.dead = true;
                         live -= 1;
                         continue;
@@ -1262,10 +1269,11 @@ impl ApartSearch<'_, '_> {
                         // agrees may have ([`Agreement::agrees`] wants at least half of them
                         // oriented) and no NORMAL place agrees with it on these positions.
                         // (Counted again only when a zero face was found since.)
-                        if zeros > sample.len() / 2 && zeros != states[j].zeros_seen {
+                        let n = sample.len();
+                        if Agreement::too_many_unoriented(zeros, n) && zeros != states[j].zeros_seen {
                             states[j].zeros_seen = zeros;
                             let z = sample.clone().filter(|&u| faces[u] == (fstamp, [0.0; 3])).count();
-                            if z > sample.len() / 2 {
+                            if Agreement::too_many_unoriented(z, n) {
                                 states[j].dead = true;
                                 live -= 1;
                             }
