@@ -9,6 +9,7 @@ use xbg7_export::config::Config;
 use xbg7_export::export::{self, ExportOptions};
 use xbg7_export::inspect;
 use xbg7_export::manifest;
+use xbg7_export::note;
 use xbg7_export::pipe;
 use xbg7_export::text::plural;
 use xbg7_synth::{self as synth, Scale, SynthOptions};
@@ -326,7 +327,7 @@ fn main() {
         // every temporary folder of the run has been removed).
         Err(e) if e.is::<ExitStatus>() => std::process::exit(e.downcast_ref::<ExitStatus>().map_or(2, |s| s.0)),
         Err(e) => {
-            eprintln!("xbg7-export: error: {e:#}");
+            note!("xbg7-export: error: {e:#}");
             std::process::exit(2);
         }
     }
@@ -450,7 +451,7 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
     };
     if let Some(out) = &out {
         write_synth(out, &opts, hostile)?;
-        eprintln!(
+        note!(
             "synthetic disc written to {} in {:.1} s (ground truth: truth.json)",
             out.display(),
             t.elapsed().as_secs_f64()
@@ -463,13 +464,13 @@ fn synth_cmd(a: SynthArgs) -> Result<()> {
         let r = write_synth(stage, &opts, hostile).and_then(|()| {
             let res = stage.join("hidden");
             std::fs::rename(res.join("resource3d"), res.join("Resource3D"))?;
-            eprintln!("packing the image {} …", iso.display());
+            note!("packing the image {} …", iso.display());
             xbg7_export::image::write_image(stage, iso, xgd2)
                 .with_context(|| format!("writing the disc image {}", iso.display()))
         });
         drop(tmp);
         r?;
-        eprintln!(
+        note!(
             "synthetic disc image written to {} ({}) in {:.1} s",
             iso.display(),
             if xgd2 { "XGD2 partition offset" } else { "XISO" },
@@ -535,7 +536,7 @@ fn verify_cmd(a: VerifyArgs) -> Result<()> {
     for e in &r.container_errors {
         println!("  container: {e}");
     }
-    eprintln!("verified in {:.1} s", t.elapsed().as_secs_f64());
+    note!("verified in {:.1} s", t.elapsed().as_secs_f64());
     if r.wrong() + r.missed() + r.container_errors.len() > 0 {
         std::process::exit(1);
     }
@@ -651,7 +652,7 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     let disc = if noisy_textures {
         let to = scratch.join("noisy-disc");
         let n = bench::noisy_copy(&disc, &to)?;
-        eprintln!(
+        note!(
             "texture-heavy copy: {n} texture base levels randomised in {}",
             to.display()
         );
@@ -677,7 +678,7 @@ fn bench_cmd(a: BenchArgs) -> Result<()> {
     };
     let r = bench::run(&exe, &disc, &places, jobs, previews, decode_only, rounds)?;
     for line in r.summary() {
-        eprintln!("{line}");
+        note!("{line}");
     }
     println!("{}", serde_json::to_string_pretty(&r)?);
     Ok(())
@@ -733,7 +734,7 @@ fn write_synth(out: &Path, opts: &SynthOptions, hostile: bool) -> Result<()> {
                     .with_context(|| format!("writing hostile files to {}", out.display()))?
                     .len();
                 spinner.suspend(|| {
-                    eprintln!(
+                    note!(
                         "{} added (see hostile.json)",
                         plural(n, "hostile file", "hostile files")
                     )
@@ -796,7 +797,7 @@ fn export(disc: &Path, out: &Path, common: &CommonArgs) -> Result<()> {
     }
     if let Some(first) = run.unwritten.first() {
         // A disc file name, shown as the manifest names it with control characters escaped.
-        eprintln!(
+        note!(
             "xbg7-export: error: outputs of {} could not be written (first: {}; \
              the manifest lists each with its error)",
             plural(run.unwritten.len(), "container", "containers"),
@@ -902,14 +903,14 @@ fn render_with(
 ) -> Result<()> {
     let r = inspect::render(file, only, size, cfg)?;
     if let Some((shown, cells)) = r.capped {
-        eprintln!(
+        note!(
             "{}: the grid shows the first {shown} of {cells} cells (its budget is {} pixels)",
             file.display(),
             xbg7_preview::preview::MAX_GRID_PIXELS
         );
     }
     write(&r.png)?;
-    eprintln!(
+    note!(
         "{}: {} of {} resources decoded → {}",
         file.display(),
         r.decoded,

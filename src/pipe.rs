@@ -38,6 +38,16 @@ pub fn is_closed_pipe_panic(msg: &str) -> bool {
     is_closed_pipe(&io::Error::from_raw_os_error(code))
 }
 
+/// `eprintln!` that never panics: a message that cannot be written is dropped, and the
+/// run ends with its own status.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

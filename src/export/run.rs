@@ -16,6 +16,7 @@ use crate::atomic::write_atomic;
 use crate::config::Config;
 use crate::manifest::{ContainerEntry, Kind, Manifest, Status};
 use crate::names;
+use crate::note;
 use crate::report;
 use crate::walker::{self, DiscFile};
 use rayon::prelude::*;
@@ -99,7 +100,7 @@ pub fn export_run(disc: &Path, out: &Path, cfg: &Config, opts: &ExportOptions) -
     // `--verbose`: one line per container, in disc order.
     if opts.verbose {
         for e in &entries {
-            eprintln!("{}", explain(e));
+            note!("{}", explain(e));
         }
     }
     let unwritten: Vec<String> = entries

@@ -244,3 +244,31 @@ fn completions_and_usage_name_what_is_needed() {
         "{help}"
     );
 }
+
+/// Messages on a stderr that cannot be written (a log file on a full disk: `/dev/full`
+/// fails every write with "no space left") are dropped, never a panic: a failed export
+/// keeps its exit status 2, and a `--verbose` run that succeeds keeps its 0 (`eprintln!`
+/// would end both with a panic's 101, the message lost).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stderr_that_cannot_be_written_keeps_the_runs_own_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(full)
+            .status()
+            .unwrap()
+            .code()
+    };
+    let missing = tmp.path().join("no-such-disc");
+    let out = tmp.path().join("out");
+    let (d, o) = (std::ffi::OsStr::new("--disc"), std::ffi::OsStr::new("--out"));
+    assert_eq!(run(&[d, missing.as_os_str(), o, out.as_os_str()]), Some(2));
+    let disc = disc_with_resource3d(tmp.path());
+    let verbose = std::ffi::OsStr::new("--verbose");
+    assert_eq!(run(&[d, disc.as_os_str(), o, out.as_os_str(), verbose]), Some(0));
+    assert!(out.join("manifest.json").is_file());
+}
