@@ -183,31 +183,31 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
 /// Measure a decoded mesh. Indices must already be `< positions.len()`.
 pub fn measure(m: &Mesh) -> Measures {
     let vcount = m.positions.len();
-    let mut out = Measures {
-        vertices: vcount,
-        triangles: m.indices.len() / 3,
-        ..Default::default()
-    };
+    // Every running figure is a local (kept in registers: as fields of the result they
+    // were stored and reloaded per triangle, a fifth of a stage's decode), and the edge
+    // lengths are added in the same order as ever, so every figure has the same bits.
+    let (mut max_index, mut degenerate) = (0u32, 0usize);
+    let (mut agree, mut disagree) = (0usize, 0usize);
     let mut seen = vec![false; vcount];
     let mut edge_sum = 0.0f64;
     let mut edges = 0usize;
     for t in m.indices.chunks_exact(3) {
         let t = [t[0], t[1], t[2]];
         for &i in &t {
-            out.max_index = out.max_index.max(i);
+            max_index = max_index.max(i);
             if let Some(s) = seen.get_mut(i as usize) {
                 *s = true;
             }
         }
         if t.iter().any(|&i| i as usize >= vcount) {
-            out.degenerate += 1;
+            degenerate += 1;
             continue;
         }
         let p = |i: u32| m.positions[i as usize];
         let (e0, e1, e2) = (sub(p(t[1]), p(t[0])), sub(p(t[2]), p(t[1])), sub(p(t[0]), p(t[2])));
         // The face normal, computed once for the degeneracy test and the winding test.
         let Some(f) = oriented_face(t, e0, e2) else {
-            out.degenerate += 1;
+            degenerate += 1;
             continue;
         };
         for e in [e0, e1, e2] {
@@ -220,43 +220,63 @@ pub fn measure(m: &Mesh) -> Measures {
         if let Some(ns) = &m.normals {
             let d = face_against_normals(f, t.map(|i| ns[i as usize]));
             if d > 0.0 {
-                out.winding_agree += 1;
+                agree += 1;
             } else if d < 0.0 {
-                out.winding_disagree += 1;
+                disagree += 1;
             }
         }
     }
-    out.referenced = seen.iter().filter(|&&s| s).count();
     // The geometry is what the triangles reference: a vertex no index names is drawn by
     // nothing, and FORMAT.md promises nothing about its bytes (§6), so its values are no
     // evidence either way (what cannot be written of it is left out: [`writable`]).
-    let used = |i: usize| seen[i];
-    for p in m.positions.iter().enumerate().filter(|(i, _)| used(*i)).map(|(_, p)| p) {
+    let (mut max_abs, mut non_finite) = (0.0f64, 0usize);
+    for (p, _) in m.positions.iter().zip(&seen).filter(|(_, &s)| s) {
         for &c in p {
             if c.is_finite() {
-                out.max_abs = out.max_abs.max(c.abs() as f64);
+                max_abs = max_abs.max(c.abs() as f64);
             } else {
-                out.non_finite += 1;
+                non_finite += 1;
             }
         }
     }
-    out.non_finite_attributes = (0..vcount)
-        .filter(|&i| used(i))
-        .map(|i| attributes_finite(m, i).1)
-        .sum();
-    if let Some(ns) = &m.normals {
-        if !ns.is_empty() {
-            let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
-            out.mean_normal_len = Some(s / ns.len() as f64);
-        }
+    let mean_normal_len = m.normals.as_ref().filter(|ns| !ns.is_empty()).map(|ns| {
+        let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
+        s / ns.len() as f64
+    });
+    let edge_ratio = match m.bbox() {
+        Some((lo, hi)) if edges > 0 && len(sub(hi, lo)) > 0.0 => edge_sum / edges as f64 / len(sub(hi, lo)),
+        _ => 0.0,
+    };
+    Measures {
+        triangles: m.indices.len() / 3,
+        degenerate,
+        referenced: seen.iter().filter(|&&s| s).count(),
+        vertices: vcount,
+        max_index,
+        non_finite,
+        non_finite_attributes: non_finite_attributes(m, &seen),
+        max_abs,
+        mean_normal_len,
+        winding_agree: agree,
+        winding_disagree: disagree,
+        edge_ratio,
     }
-    if let Some((lo, hi)) = m.bbox() {
-        let diag = len(sub(hi, lo));
-        if diag > 0.0 && edges > 0 {
-            out.edge_ratio = edge_sum / edges as f64 / diag;
-        }
+}
+
+/// Non-finite normal, texture coordinate and colour components of the vertices `used`
+/// marks, one attribute array at a time.
+fn non_finite_attributes(m: &Mesh, used: &[bool]) -> usize {
+    fn bad<const N: usize>(values: &[[f32; N]], used: &[bool]) -> usize {
+        values
+            .iter()
+            .zip(used)
+            .filter(|(_, &u)| u)
+            .map(|(v, _)| v.iter().filter(|c| !c.is_finite()).count())
+            .sum()
     }
-    out
+    m.normals.as_deref().map_or(0, |n| bad(n, used))
+        + m.texcoords.iter().map(|t| bad(t, used)).sum::<usize>()
+        + m.colors.as_deref().map_or(0, |c| bad(c, used))
 }
 
 /// Vertex `i`'s attributes (normal, texture coordinates, colour): whether all are
