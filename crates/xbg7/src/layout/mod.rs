@@ -20,6 +20,18 @@ use crate::mesh::{Mesh, Primitive};
 use crate::reason::{Code, Reason};
 use crate::vertex::{read_indices, read_vertices, AttributeMap};
 
+/// Bit `bit` of each of 64 bytes as one word (byte `k` → bit `k`): eight bytes at a time,
+/// their bits gathered into the top byte by one multiplication (no two products overlap).
+/// For byte-per-item scratch written by plain stores, then packed.
+pub(crate) fn byte_flags(sixty_four: &[u8], bit: u32) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    sixty_four.chunks_exact(8).enumerate().fold(0, |word, (b, eight)| {
+        let x = u64::from_le_bytes(eight.try_into().expect("eight bytes")) >> bit;
+        word | ((x & LOW).wrapping_mul(GATHER) >> 56) << (8 * b)
+    })
+}
+
 /// Where a block was found (data-section-relative byte offsets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Placement {

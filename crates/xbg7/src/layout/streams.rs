@@ -23,7 +23,7 @@
 
 use super::anchored::{
     dot3, element3, face_dot, face_normal, has_area, normal_runs, overlaps, preceding_triangles, referenced,
-    trailing_degenerate, Edge, NormalBitmaps, NormalRuns, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
+    trailing_degenerate, Edge, NormalBitmaps, NormalRuns, Seen, HEADER_TRIANGLES, MAX_LEADING_NON_UNIT, MIN_RUN_UNITS,
 };
 use crate::decl::{Declaration, Element};
 use crate::gates::{self, GateConfig, Measures};
@@ -477,7 +477,7 @@ fn index_windows(
 ) -> Result<Vec<usize>, ApartOutcome> {
     let n = data.len() / 2;
     let mut out = Vec::new();
-    let mut seen = Vec::new();
+    let mut seen = Seen::default();
     let mut k = 0;
     while k < n {
         if u16_at(data, 2 * k) >= v {
@@ -982,17 +982,9 @@ impl Prefilter {
         let at = self.rows.len();
         self.rows.resize(at + 2 * wn, 0);
         let (agree, against) = self.rows[at..].split_at_mut(wn);
-        // Eight sense bytes to eight bits at a time: the low bit of each byte, gathered
-        // into the top byte by one multiplication (no two products overlap).
-        const LOW: u64 = 0x0101_0101_0101_0101;
-        const GATHER: u64 = 0x0102_0408_1020_4080;
-        let pack = |x: u64| (x & LOW).wrapping_mul(GATHER) >> 56;
         for (w, chunk) in self.senses.chunks_exact(64).enumerate() {
-            for (b, eight) in chunk.chunks_exact(8).enumerate() {
-                let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-                agree[w] |= pack(x) << (8 * b);
-                against[w] |= pack(x >> 1) << (8 * b);
-            }
+            agree[w] = super::byte_flags(chunk, 0);
+            against[w] = super::byte_flags(chunk, 1);
         }
         (r, true)
     }

@@ -78,8 +78,8 @@ pub(crate) use claim::overlaps;
 pub use claim::{Unit, MAX_CANDIDATES};
 pub(crate) use edges::{preceding_triangles, trailing_degenerate, Edge};
 pub(crate) use score::HEADER_TRIANGLES;
-pub(crate) use search::referenced;
 pub use search::{normal_runs, NormalBitmaps, NormalRuns, Scanner, MAX_LEADING_NON_UNIT};
+pub(crate) use search::{referenced, Seen};
 pub(crate) use vertex_bytes::{dot3, element3, face_dot, face_normal, has_area, plausible_position};
 
 /// The next block of a straight sequence: the first gated candidate starting at or after

@@ -425,10 +425,41 @@ fn counting_referenced_vertices_is_bounded_by_the_u16_range() {
     // of them, and the scratch bitset is never larger than that (the window holds values
     // `< v` only, as every caller has checked).
     let data: Vec<u8> = [0u16, 1, 2, 65535, 2].iter().flat_map(|x| x.to_be_bytes()).collect();
-    let mut seen = Vec::new();
+    let mut seen = super::search::Seen::default();
     assert_eq!(super::search::referenced(&data, 0, 5, u32::MAX as usize, &mut seen), 4);
-    assert_eq!(seen.len(), 1024);
+    assert_eq!(seen.bits.len(), 1024);
     assert_eq!(super::search::referenced(&data, 0, 3, 3, &mut seen), 3);
+}
+
+proptest! {
+    /// `referenced` gives the number of distinct values and their bit set, exactly as a
+    /// naive set does, for any values `< v` (v across the u16 range and past it), at any
+    /// offset, with one scratch reused from a longer window and a larger `v` before (no
+    /// mark of the call before may survive into the next).
+    #[test]
+    fn referenced_counts_the_distinct_values_and_sets_their_bits(
+        v in 1usize..70_000,
+        raw in proptest::collection::vec(any::<u16>(), 0..400),
+        before in proptest::collection::vec(any::<u16>(), 0..400),
+        lead in 0usize..3,
+    ) {
+        let cap = v.min(1 << 16);
+        let values: Vec<u16> = raw.iter().map(|&x| (x as usize % cap) as u16).collect();
+        let bytes = |xs: &[u16]| -> Vec<u8> {
+            std::iter::repeat_n(0xAB, 2 * lead).chain(xs.iter().flat_map(|x| x.to_be_bytes())).collect()
+        };
+        let mut seen = super::search::Seen::default();
+        // Whatever the call before marked (every value, any v).
+        super::search::referenced(&bytes(&before), 2 * lead, before.len(), 1 << 16, &mut seen);
+        let n = super::search::referenced(&bytes(&values), 2 * lead, values.len(), v, &mut seen);
+        let set: std::collections::BTreeSet<u16> = values.iter().copied().collect();
+        prop_assert_eq!(n, set.len());
+        let mut bits = vec![0u64; cap.div_ceil(64)];
+        for &x in &set {
+            bits[x as usize / 64] |= 1 << (x % 64);
+        }
+        prop_assert_eq!(&seen.bits, &bits);
+    }
 }
 
 #[test]

@@ -134,17 +134,32 @@ impl Windows {
     }
 }
 
-/// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch).
-/// The values are u16, so the scratch never holds more than 2¹⁶ bits, whatever `v` a
-/// descriptor declares (a `vertex_count` of 0xFFFFFFFF once cost 512 MiB, zeroed per call).
-pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Vec<u64>) -> usize {
-    seen.clear();
-    seen.resize(v.min(1 << 16).div_ceil(64), 0);
+/// The vertices an index window references, as [`referenced`] leaves them: `bits`, a
+/// bit set over the vertices. Built through `marks`, one byte per vertex set by plain
+/// stores: setting bits in place read back the word the index before had just written
+/// (neighbouring indices share a word), so each index waited for the last — a sixth of
+/// a stage's decode.
+#[derive(Default)]
+pub(crate) struct Seen {
+    marks: Vec<u8>,
+    pub(crate) bits: Vec<u64>,
+}
+
+/// How many distinct values `< v` the `i` u16 values at `w` reference (`seen`: scratch,
+/// their bit set after). The values are u16, so the scratch never holds more than 2¹⁶
+/// of them, whatever `v` a descriptor declares (a `vertex_count` of 0xFFFFFFFF once cost
+/// 512 MiB, zeroed per call).
+pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Seen) -> usize {
+    let words = v.min(1 << 16).div_ceil(64);
+    seen.marks.clear();
+    seen.marks.resize(64 * words, 0);
     for c in data[w..w + 2 * i].chunks_exact(2) {
-        let x = u16::from_be_bytes([c[0], c[1]]) as usize;
-        seen[x / 64] |= 1 << (x % 64);
+        seen.marks[u16::from_be_bytes([c[0], c[1]]) as usize] = 1;
     }
-    seen.iter().map(|x| x.count_ones() as usize).sum()
+    seen.bits.clear();
+    seen.bits
+        .extend(seen.marks.chunks_exact(64).map(|m| crate::layout::byte_flags(m, 0)));
+    seen.bits.iter().map(|x| x.count_ones() as usize).sum()
 }
 
 /// The unit's claim on a vertex buffer starting at `p` (its window: the `I` u16 values
@@ -157,7 +172,7 @@ pub(super) fn pin(
     p: usize,
     unit: &Unit<'_>,
     cfg: &GateConfig,
-    seen: &mut Vec<u64>,
+    seen: &mut Seen,
     failures: &mut Vec<(usize, Reason)>,
 ) -> Option<Pinned> {
     let (v, i) = (unit.vertex_count as usize, unit.index_count as usize);
@@ -214,7 +229,7 @@ pub(super) fn pin(
         + leading_degenerate(data, w, i, |t| degenerate_by(pos, t))
         + following_triangles(data, p, unit.vertex_count, judge);
     let stray = match unit.map.normal {
-        Some(e) => stray_slots(data, p, s, &e, seen, unit.vertex_count),
+        Some(e) => stray_slots(data, p, s, &e, &seen.bits, unit.vertex_count),
         None => 0,
     };
     Some(Pinned {
@@ -422,7 +437,7 @@ pub struct Scanner<'d> {
     /// kept apart so it never spends the no-normal search's.
     pub(super) structural_budget: usize,
     /// Scratch bitset for counting referenced vertices.
-    pub(super) seen: Vec<u64>,
+    pub(super) seen: Seen,
     /// Which index windows end where ([`Windows`]), shared by every unit.
     pub(super) windows: Windows,
     /// Group maxima of the u16 values, for the no-normal search's index runs; built on
@@ -440,7 +455,7 @@ impl<'d> Scanner<'d> {
             located: HashMap::new(),
             budget: NO_NORMAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
             structural_budget: STRUCTURAL_BUDGET.saturating_mul(data.len()).saturating_add(1 << 24),
-            seen: Vec::new(),
+            seen: Seen::default(),
             windows: Windows::default(),
             maxima: None,
         }
@@ -683,7 +698,7 @@ impl<'d> Scanner<'d> {
             .get_or_insert_with(|| IndexMaxima::build(data))
             .runs(data, unit.vertex_count, i);
         let mut found = Located::default();
-        let mut seen = vec![0u64; v.div_ceil(64)];
+        let mut seen = Seen::default();
         let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
         for (a, len) in runs {
             for w in a..=a + len - i {
@@ -778,16 +793,10 @@ fn opens_block(data: &[u8], a: usize, w: usize, p: usize, pe: &Element, unit: &U
         && plausible_position(pos(unit.vertex_count - 1), cfg.max_abs_coordinate)
 }
 
-/// Does the window of `i` u16 values at u16 `w` reference all `v` vertices (`seen`: a
-/// scratch bitset of `v` bits)? A NORMAL-less block must.
-fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut [u64]) -> Result<(), Reason> {
-    let idx = |k: usize| u16::from_be_bytes([data[2 * k], data[2 * k + 1]]) as u32;
-    seen.iter_mut().for_each(|x| *x = 0);
-    for k in w..w + i {
-        let x = idx(k) as usize;
-        seen[x / 64] |= 1 << (x % 64);
-    }
-    let referenced: usize = seen.iter().map(|x| x.count_ones() as usize).sum();
+/// Does the window of `i` u16 values at u16 `w` reference all `v` vertices (`seen`:
+/// scratch)? A NORMAL-less block must.
+fn references_all(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Seen) -> Result<(), Reason> {
+    let referenced = referenced(data, 2 * w, i, v, seen);
     if referenced < v {
         Err(Reason::new(
             Code::VerticesUnreferenced,

@@ -7,7 +7,7 @@ use super::super::Placement;
 use super::claim::{Block, Claim, Reading, Unit};
 use super::edges::{leading_degenerate, preceding_triangles, Edge};
 use super::problem::normals_fit;
-use super::search::{referenced, stray_slots, window_valid, Windows};
+use super::search::{referenced, stray_slots, window_valid, Seen, Windows};
 use crate::gates::GateConfig;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -39,7 +39,7 @@ pub(super) fn structural_claims(
     starts: &[(usize, usize, usize)],
     cfg: &GateConfig,
     windows: &mut Windows,
-    seen: &mut Vec<u64>,
+    seen: &mut Seen,
 ) -> Vec<(usize, Claim)> {
     let mut finder = WindowClaims {
         data,
@@ -72,7 +72,7 @@ struct WindowClaims<'a, 'u> {
 impl WindowClaims<'_, '_> {
     /// The undecodable units' claims at the starts of unit-normal runs at their stride
     /// (`starts`, see [`structural_claims`]).
-    fn at_run_starts(&mut self, starts: &[(usize, usize, usize)], seen: &mut Vec<u64>) {
+    fn at_run_starts(&mut self, starts: &[(usize, usize, usize)], seen: &mut Seen) {
         let data = self.data;
         for &(u2, q, width) in starts {
             let v2 = self.units[u2].vertex_count;
@@ -87,7 +87,7 @@ impl WindowClaims<'_, '_> {
 
     /// At the vertex start of every claim: the undecodable units' claims, and, where the
     /// claim's window extends backwards, the longer lists' claims.
-    fn at_claims(&mut self, windows: &mut Windows, seen: &mut Vec<u64>) {
+    fn at_claims(&mut self, windows: &mut Windows, seen: &mut Seen) {
         let (data, units) = (self.data, self.units);
         let mut counts: Vec<(u32, u32, usize)> = units
             .iter()
@@ -125,7 +125,7 @@ impl WindowClaims<'_, '_> {
     /// `windows`: the shared cache of backward maxima, for the few thousand vertex starts
     /// every unit asks about; `None` for the millions of undecodable starts, each asked
     /// once (caching them cost more than reading their windows).
-    fn try_claim(&mut self, u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Vec<u64>) {
+    fn try_claim(&mut self, u2: usize, p: usize, windows: Option<&mut Windows>, seen: &mut Seen) {
         let (data, cfg) = (self.data, self.cfg);
         let other = &self.units[u2];
         let (i2, v2) = (other.index_count, other.vertex_count);
@@ -160,7 +160,9 @@ impl WindowClaims<'_, '_> {
         let preceding = preceding_triangles(data, w2, v2, |_| Edge::Real)
             + leading_degenerate(data, w2, iu, |t| t[0] == t[1] || t[1] == t[2] || t[0] == t[2]);
         let stray = match other.map.normal {
-            Some(e) if other.decodable && normals_fit(data, p, other, &e) => stray_slots(data, p, s2, &e, seen, v2),
+            Some(e) if other.decodable && normals_fit(data, p, other, &e) => {
+                stray_slots(data, p, s2, &e, &seen.bits, v2)
+            }
             _ => 0,
         };
         let how = self.readings.entry(u2).or_insert_with(|| {
