@@ -20,16 +20,19 @@ use crate::mesh::{Mesh, Primitive};
 use crate::reason::{Code, Reason};
 use crate::vertex::{read_indices, read_vertices, AttributeMap};
 
-/// Bit `bit` of each of 64 bytes as one word (byte `k` → bit `k`): eight bytes at a time,
-/// their bits gathered into the top byte by one multiplication (no two products overlap).
-/// For byte-per-item scratch written by plain stores, then packed.
-pub(crate) fn byte_flags(sixty_four: &[u8], bit: u32) -> u64 {
+/// Bit `bit` of each of 64 flag bytes as one word, byte `j` → bit `j`: eight bytes at
+/// a time, their bits gathered into the top byte by one multiplication by
+/// `0x0102_0408_1020_4080` (no carries: each product bit comes from exactly one byte).
+/// For flags written a byte per item by plain stores (or computed branch-free), then packed.
+#[inline(always)]
+pub(crate) fn byte_flags(flags: &[u8; 64], bit: u32) -> u64 {
     const LOW: u64 = 0x0101_0101_0101_0101;
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    sixty_four.chunks_exact(8).enumerate().fold(0, |word, (b, eight)| {
-        let x = u64::from_le_bytes(eight.try_into().expect("eight bytes")) >> bit;
-        word | ((x & LOW).wrapping_mul(GATHER) >> 56) << (8 * b)
-    })
+    let mut out = 0u64;
+    for (g, c) in flags.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) >> bit & LOW;
+        out |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * g);
+    }
+    out
 }
 
 /// Where a block was found (data-section-relative byte offsets).

@@ -982,7 +982,7 @@ impl Prefilter {
         let at = self.rows.len();
         self.rows.resize(at + 2 * wn, 0);
         let (agree, against) = self.rows[at..].split_at_mut(wn);
-        for (w, chunk) in self.senses.chunks_exact(64).enumerate() {
+        for (w, chunk) in self.senses.as_chunks::<64>().0.iter().enumerate() {
             agree[w] = super::byte_flags(chunk, 0);
             against[w] = super::byte_flags(chunk, 1);
         }

@@ -157,8 +157,13 @@ pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut S
         seen.marks[u16::from_be_bytes([c[0], c[1]]) as usize] = 1;
     }
     seen.bits.clear();
-    seen.bits
-        .extend(seen.marks.chunks_exact(64).map(|m| crate::layout::byte_flags(m, 0)));
+    seen.bits.extend(
+        seen.marks
+            .as_chunks::<64>()
+            .0
+            .iter()
+            .map(|m| crate::layout::byte_flags(m, 0)),
+    );
     seen.bits.iter().map(|x| x.count_ones() as usize).sum()
 }
 

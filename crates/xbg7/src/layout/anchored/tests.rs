@@ -1,7 +1,7 @@
 //! Placement on hand-built data sections: the facade's answers, and the bitmaps and
 //! runs it reads, against their plain definitions.
 
-use super::bitmap::{half_square, index_runs, pack_bits, IndexMaxima, TolerantRun, GROUP, MAX_RUN_GAP};
+use super::bitmap::{half_square, index_runs, IndexMaxima, TolerantRun, GROUP, MAX_RUN_GAP};
 use super::pyramid::{indices, vertices, DECL_WORDS, PYR_IDX, PYR_POS};
 use super::search::{window_valid, Windows, HALF_UNIT_MIN_COMPONENT};
 use super::*;
@@ -578,15 +578,22 @@ fn no_unit_normal_fits_below_the_index_bound() {
 }
 
 #[test]
-fn pack_bits_puts_flag_j_at_bit_j() {
+fn byte_flags_puts_bit_b_of_byte_j_at_bit_j() {
+    use crate::layout::byte_flags;
     for j in 0..64 {
-        let mut f = [0u8; 64];
-        f[j] = 1;
-        assert_eq!(pack_bits(&f), 1 << j);
+        for b in 0..8 {
+            let mut f = [0u8; 64];
+            f[j] = 1 << b;
+            assert_eq!(byte_flags(&f, b), 1 << j);
+            // The other bits of every byte are not read.
+            f = [!(1u8 << b); 64];
+            f[j] = 0xFF;
+            assert_eq!(byte_flags(&f, b), 1 << j);
+        }
     }
-    let f: [u8; 64] = std::array::from_fn(|j| (j % 3 == 0) as u8);
-    let want = (0..64).filter(|j| j % 3 == 0).fold(0u64, |a, j| a | 1 << j);
-    assert_eq!(pack_bits(&f), want);
+    let f: [u8; 64] = std::array::from_fn(|j| (j % 3 == 0) as u8 | (2 * (j % 5 == 0) as u8));
+    let want = |k: usize| (0..64).filter(|j| j % k == 0).fold(0u64, |a, j| a | 1 << j);
+    assert_eq!((byte_flags(&f, 0), byte_flags(&f, 1)), (want(3), want(5)));
 }
 
 #[test]
@@ -779,5 +786,47 @@ fn bitmap_scan_agrees_with_the_reader() {
             .map(|k| 2 * k + parity)
             .collect();
         assert_eq!(got, want, "parity {parity}");
+    }
+}
+
+proptest::proptest! {
+    /// The scan as built (the AVX2 loop where the CPU has it) and the plain loop give the
+    /// same bitmap on data made of halves whose squares sum to around the unit band's
+    /// bounds (lengths within twice the tolerance of 1, each square a few ulps either
+    /// side), exact bounds, zeros, NaN and infinities, and random bytes, at both parities.
+    #[test]
+    fn the_vector_scan_gives_the_plain_scans_bits(
+        pieces in proptest::collection::vec((0u8..6, proptest::prelude::any::<u64>()), 1..120),
+    ) {
+        let tol = unit_tolerance(DeclType::Float16_4);
+        let mut data = Vec::new();
+        for (kind, r) in pieces {
+            let len = 1.0 - 2.0 * tol + 4.0 * tol * ((r & 0xFFFF) as f32 / 65535.0);
+            let third = (len * len / 3.0).sqrt();
+            let h = |x: f32| half::f16::from_f32(x).to_bits();
+            let halves: [u16; 4] = match kind {
+                0 => [h(third), h(-third), h(third), 0],
+                1 => [h(len), 0, 0, (r >> 16) as u16],
+                2 => [h(1.0 - tol), h(0.0), h(-0.0), h(1.0 + tol)],
+                3 => [0x7C00, 0x7E00, 0xFC00, (r >> 16) as u16],
+                4 => [(r >> 16) as u16, (r >> 32) as u16, (r >> 48) as u16, r as u16],
+                _ => [0, 0, 0, 0],
+            };
+            data.extend(halves.iter().flat_map(|x| x.to_be_bytes()));
+            data.extend(std::iter::repeat_n(0x3C, (r >> 60) as usize % 3));
+        }
+        for parity in 0..2 {
+            if data.len() < 8 + parity {
+                continue;
+            }
+            let built = UnitBitmap::build(&data, DeclType::Float16_4, parity);
+            let n = (data.len() - 8 - parity) / 2 + 1;
+            let mut plain = vec![0u64; n.div_ceil(64)];
+            UnitBitmap::fill_half3_plain(&data, parity, n, tol, &mut plain);
+            let want: Vec<usize> = (0..n).filter(|&k| plain[k / 64] >> (k % 64) & 1 == 1).map(|k| 2 * k + parity).collect();
+            let mut got: Vec<usize> = built.iter_rev().collect();
+            got.reverse();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }
