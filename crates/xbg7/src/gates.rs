@@ -229,16 +229,19 @@ pub fn measure(m: &Mesh) -> Measures {
     // The geometry is what the triangles reference: a vertex no index names is drawn by
     // nothing, and FORMAT.md promises nothing about its bytes (§6), so its values are no
     // evidence either way (what cannot be written of it is left out: [`writable`]).
-    let (mut max_abs, mut non_finite) = (0.0f64, 0usize);
-    for (p, _) in m.positions.iter().zip(&seen).filter(|(_, &s)| s) {
+    // The largest |coordinate| as the largest bit pattern of a finite one with its sign
+    // cleared (for finite non-negative floats the patterns order as the values do, and
+    // widening to f64 is exact): integer maxima without a NaN case, branch-free.
+    let (mut max_bits, mut non_finite) = (0u32, 0usize);
+    for (p, &s) in m.positions.iter().zip(&seen) {
         for &c in p {
-            if c.is_finite() {
-                max_abs = max_abs.max(c.abs() as f64);
-            } else {
-                non_finite += 1;
-            }
+            let a = c.to_bits() & 0x7FFF_FFFF;
+            let finite = a < 0x7F80_0000;
+            max_bits = max_bits.max(if s && finite { a } else { 0 });
+            non_finite += usize::from(s && !finite);
         }
     }
+    let max_abs = f32::from_bits(max_bits) as f64;
     let mean_normal_len = m.normals.as_ref().filter(|ns| !ns.is_empty()).map(|ns| {
         let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
         s / ns.len() as f64
@@ -622,6 +625,51 @@ mod tests {
             // The faces cached by the first test change nothing in a second.
             proptest::prop_assert_eq!(can, faces.winding_can_pass(|x| normals[x as usize], &cfg));
             proptest::prop_assert!(can || !passes, "turned away a mesh that passes: {m:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The figures `measure` keeps per referenced vertex — the largest |coordinate|
+        /// and the non-finite components of positions and of the other attributes — are
+        /// those of a plain reading: any bits (NaN, ±inf, ±0, subnormals), some vertices
+        /// unreferenced, indices past the end among them.
+        #[test]
+        fn per_vertex_figures_are_the_plain_ones(
+            bits in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::any::<u32>(),
+                    proptest::sample::select(vec![0x7F80_0000u32, 0xFF80_0000, 0x7FC0_0001, 0x8000_0000, 1, 0x7F7F_FFFF]),
+                ],
+                3..120,
+            ),
+            idx in proptest::collection::vec(0u32..50, 0..60),
+        ) {
+            let f = |k: usize| f32::from_bits(bits[k % bits.len()]);
+            let v = bits.len() / 3;
+            let mesh = Mesh {
+                positions: (0..v).map(|k| [f(3 * k), f(3 * k + 1), f(3 * k + 2)]).collect(),
+                normals: Some((0..v).map(|k| [f(k + 1), f(k + 2), f(k + 3)]).collect()),
+                texcoords: vec![(0..v).map(|k| [f(2 * k + 5), f(k + 7)]).collect()],
+                colors: Some((0..v).map(|k| [f(k), f(k + 4), f(k + 8), f(k + 9)]).collect()),
+                indices: idx.iter().map(|&x| x * 2 % (v as u32 + 3)).collect(),
+                primitives: Vec::new(),
+            };
+            let used: Vec<bool> = (0..v).map(|i| mesh.indices.chunks_exact(3).flatten().any(|&x| x as usize == i)).collect();
+            let (mut max_abs, mut non_finite, mut attrs) = (0.0f64, 0, 0);
+            for i in (0..v).filter(|&i| used[i]) {
+                for c in mesh.positions[i] {
+                    if c.is_finite() {
+                        max_abs = max_abs.max(c.abs() as f64);
+                    } else {
+                        non_finite += 1;
+                    }
+                }
+                attrs += attributes_finite(&mesh, i).1;
+            }
+            let m = measure(&mesh);
+            proptest::prop_assert_eq!(m.max_abs.to_bits(), max_abs.to_bits());
+            proptest::prop_assert_eq!((m.non_finite, m.non_finite_attributes), (non_finite, attrs));
+            proptest::prop_assert_eq!(m.referenced, used.iter().filter(|&&u| u).count());
         }
     }
 }
