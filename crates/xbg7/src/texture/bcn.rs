@@ -25,10 +25,7 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
         Format::Argb8888 => {
             out[0] = [block[0], block[1], block[2], block[3]];
         }
-        // BC1–BC3 write their RGBA rows (16 bytes each) straight into `out`.
-        Format::Dxt1 => bcdec_rs::bc1(block, out.as_flattened_mut(), 16),
-        Format::Dxt2_3 => bcdec_rs::bc2(block, out.as_flattened_mut(), 16),
-        Format::Dxt4_5 => bcdec_rs::bc3(block, out.as_flattened_mut(), 16),
+        Format::Dxt1 | Format::Dxt2_3 | Format::Dxt4_5 => decode_rgba_rows(format, block, out.as_flattened_mut(), 16),
         Format::Dxn => {
             let mut rg = [0u8; 32];
             bcdec_rs::bc5(block, &mut rg, 8, false);
@@ -44,6 +41,24 @@ pub fn decode_block(format: Format, block: &[u8], out: &mut [[u8; 4]; 16]) {
             }
         }
         Format::Ctx1 => ctx1(block, out),
+    }
+}
+
+/// Whether [`decode_rgba_rows`] decodes `format`: its components are R, G, B, A, so
+/// without a swizzle they are the image's texels.
+pub fn has_rgba_rows(format: Format) -> bool {
+    matches!(format, Format::Dxt1 | Format::Dxt2_3 | Format::Dxt4_5)
+}
+
+/// Decode a BC1–BC3 block as four rows of four RGBA texels, row `r` at `out[r · pitch..]`
+/// (16 bytes each; `out` holds at least `3 · pitch + 16`), the components [`decode_block`]
+/// gives. Other formats: nothing is written (see [`has_rgba_rows`]).
+pub fn decode_rgba_rows(format: Format, block: &[u8], out: &mut [u8], pitch: usize) {
+    match format {
+        Format::Dxt1 => bcdec_rs::bc1(block, out, pitch),
+        Format::Dxt2_3 => bcdec_rs::bc2(block, out, pitch),
+        Format::Dxt4_5 => bcdec_rs::bc3(block, out, pitch),
+        _ => debug_assert!(!has_rgba_rows(format), "a format with RGBA rows is decoded"),
     }
 }
 
