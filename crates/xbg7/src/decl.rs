@@ -443,8 +443,11 @@ fn field(v: u32, (shift, width): (u32, u32), signed: bool, normalized: bool) -> 
 /// Three packed fields and a stored w (or 1.0).
 #[inline(always)]
 fn packed(v: u32, xyz: [(u32, u32); 3], w: Option<(u32, u32)>, signed: bool, normalized: bool) -> [f32; 4] {
-    let [x, y, z] = xyz.map(|f| field(v, f, signed, normalized));
-    [x, y, z, w.map_or(1.0, |f| field(v, f, signed, normalized))]
+    // Spelled out, not `xyz.map(..)`: this runs at every offset of a data section (the
+    // unit-normal scan of a packed type), and whether the array's `map` was inlined
+    // changed with unrelated edits elsewhere in the crate (+13 % on an export once).
+    let f = |k: usize| field(v, xyz[k], signed, normalized);
+    [f(0), f(1), f(2), w.map_or(1.0, |f| field(v, f, signed, normalized))]
 }
 
 /// 32-bit signed normalization, computed in f64 so the result is the correctly rounded f32.
