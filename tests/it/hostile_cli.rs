@@ -267,8 +267,22 @@ fn a_stderr_that_cannot_be_written_keeps_the_runs_own_status() {
     let out = tmp.path().join("out");
     let (d, o) = (std::ffi::OsStr::new("--disc"), std::ffi::OsStr::new("--out"));
     assert_eq!(run(&[d, missing.as_os_str(), o, out.as_os_str()]), Some(2));
+    // A container (junk: rejected, a line of its own under --verbose) for a verbose
+    // line to be written at all.
     let disc = disc_with_resource3d(tmp.path());
+    std::fs::write(
+        disc.join("hidden").join("resource3d").join("junk.xpr"),
+        b"not an XPR2 container",
+    )
+    .unwrap();
     let verbose = std::ffi::OsStr::new("--verbose");
     assert_eq!(run(&[d, disc.as_os_str(), o, out.as_os_str(), verbose]), Some(0));
-    assert!(out.join("manifest.json").is_file());
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["containers"].as_array().map(Vec::len), Some(1), "{m}");
+    // The same run with a stderr that works says something: the test above dropped it.
+    let said = Command::new(env!("CARGO_BIN_EXE_xbg7-export"))
+        .args([d, disc.as_os_str(), o, tmp.path().join("out2").as_os_str(), verbose])
+        .output()
+        .unwrap();
+    assert!(said.status.success() && !said.stderr.is_empty(), "{said:?}");
 }

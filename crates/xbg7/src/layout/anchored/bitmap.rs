@@ -71,45 +71,18 @@ impl UnitBitmap {
         Self::fill_half3_plain(data, parity, n, tol, bits)
     }
 
-    /// [`Self::fill_half3_plain`] compiled for AVX2, each word's 64 sums compared eight
-    /// at a time and their signs taken as bits (`movemask`) instead of packed from flag
-    /// bytes (that packing was nearly half of this scan): the same sums, in the same
-    /// order, and the same ordered comparisons (false on NaN), so the same bits (tested).
+    /// [`Self::fill_half3_plain`] compiled for AVX2, each word from [`unit_word_avx2`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn fill_half3_avx2(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
-        use std::arch::x86_64::{
-            _mm256_add_ps, _mm256_and_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_ps,
-            _CMP_GE_OQ, _CMP_LE_OQ,
-        };
         Self::fill_half3_with(data, parity, n, tol, bits, |cur, lo2, hi2| {
-            let (lo, hi) = (_mm256_set1_ps(lo2), _mm256_set1_ps(hi2));
-            let mut word = 0u64;
-            for g in 0..8 {
-                // Three overlapping loads inside the 66 squares (8g + 2 + 8 <= 66).
-                let at = |k: usize| {
-                    let lanes: &[f32; 8] = cur[8 * g + k..8 * g + k + 8].try_into().expect("eight lanes");
-                    // SAFETY: `lanes` is eight readable f32s; the load is unaligned.
-                    unsafe { _mm256_loadu_ps(lanes.as_ptr()) }
-                };
-                let v = _mm256_add_ps(_mm256_add_ps(at(0), at(1)), at(2));
-                let unit = _mm256_and_ps(_mm256_cmp_ps::<_CMP_GE_OQ>(v, lo), _mm256_cmp_ps::<_CMP_LE_OQ>(v, hi));
-                word |= u64::from(_mm256_movemask_ps(unit) as u8) << (8 * g);
-            }
-            word
+            unit_word_avx2(cur, lo2, hi2)
         })
     }
 
     #[inline(always)]
     pub(super) fn fill_half3_plain(data: &[u8], parity: usize, n: usize, tol: f32, bits: &mut [u64]) {
-        Self::fill_half3_with(data, parity, n, tol, bits, |cur, lo2, hi2| {
-            let mut unit = [0u8; 64];
-            for (j, u) in unit.iter_mut().enumerate() {
-                let v = cur[j] + cur[j + 1] + cur[j + 2];
-                *u = (v >= lo2 && v <= hi2) as u8;
-            }
-            crate::layout::byte_flags(&unit, 0)
-        })
+        Self::fill_half3_with(data, parity, n, tol, bits, unit_word)
     }
 
     /// The scan of [`Self::fill_half3`], `word` making a bitmap word from the squares of
@@ -206,6 +179,45 @@ impl UnitBitmap {
             })
         })
     }
+}
+
+/// The bitmap word of 64 offsets from the squares of their 66 halves: bit `j` when
+/// `cur[j] + cur[j + 1] + cur[j + 2]` (summed in that order) lies in `[lo2, hi2]`.
+#[inline(always)]
+pub(super) fn unit_word(cur: &[f32; 66], lo2: f32, hi2: f32) -> u64 {
+    let mut unit = [0u8; 64];
+    for (j, u) in unit.iter_mut().enumerate() {
+        let v = cur[j] + cur[j + 1] + cur[j + 2];
+        *u = (v >= lo2 && v <= hi2) as u8;
+    }
+    crate::layout::byte_flags(&unit, 0)
+}
+
+/// [`unit_word`] under AVX2: the 64 sums compared eight at a time, the compare masks
+/// taken as the bits (`movemask`) instead of packed from flag bytes (that packing was
+/// nearly half of the scan). The same sums in the same order and the same ordered
+/// comparisons (false on NaN), so the same word (tested on arbitrary squares).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) fn unit_word_avx2(cur: &[f32; 66], lo2: f32, hi2: f32) -> u64 {
+    use std::arch::x86_64::{
+        _mm256_add_ps, _mm256_and_ps, _mm256_cmp_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_ps, _CMP_GE_OQ,
+        _CMP_LE_OQ,
+    };
+    let (lo, hi) = (_mm256_set1_ps(lo2), _mm256_set1_ps(hi2));
+    let mut word = 0u64;
+    for g in 0..8 {
+        // Three overlapping loads inside the 66 squares (8g + 2 + 8 <= 66).
+        let at = |k: usize| {
+            let lanes: &[f32; 8] = cur[8 * g + k..8 * g + k + 8].try_into().expect("eight lanes");
+            // SAFETY: `lanes` is eight readable f32s; the load is unaligned.
+            unsafe { _mm256_loadu_ps(lanes.as_ptr()) }
+        };
+        let v = _mm256_add_ps(_mm256_add_ps(at(0), at(1)), at(2));
+        let unit = _mm256_and_ps(_mm256_cmp_ps::<_CMP_GE_OQ>(v, lo), _mm256_cmp_ps::<_CMP_LE_OQ>(v, hi));
+        word |= u64::from(_mm256_movemask_ps(unit) as u8) << (8 * g);
+    }
+    word
 }
 
 /// The square of a Xenos half, branch-free: `xenos_half_to_f32_fast` without the sign

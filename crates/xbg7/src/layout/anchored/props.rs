@@ -433,24 +433,27 @@ fn counting_referenced_vertices_is_bounded_by_the_u16_range() {
 
 proptest! {
     /// `referenced` gives the number of distinct values and their bit set, exactly as a
-    /// naive set does, for any values `< v` (v across the u16 range and past it), at any
-    /// offset, with one scratch reused from a longer window and a larger `v` before (no
-    /// mark of the call before may survive into the next).
+    /// naive set does, for any values `< v` (v across the u16 range and past it), few
+    /// values for many vertices (bits set in place) or many for few (byte marks), at any
+    /// offset, with one scratch reused from a call before that took either way (no mark
+    /// of the call before may survive into the next).
     #[test]
     fn referenced_counts_the_distinct_values_and_sets_their_bits(
-        v in 1usize..70_000,
-        raw in proptest::collection::vec(any::<u16>(), 0..400),
-        before in proptest::collection::vec(any::<u16>(), 0..400),
+        v in prop_oneof![1usize..3_000, 1usize..70_000],
+        raw in proptest::collection::vec(any::<u16>(), 0..800),
+        before_v in prop_oneof![1usize..3_000, 1usize..70_000],
+        before in proptest::collection::vec(any::<u16>(), 0..800),
         lead in 0usize..3,
     ) {
         let cap = v.min(1 << 16);
         let values: Vec<u16> = raw.iter().map(|&x| (x as usize % cap) as u16).collect();
+        let before: Vec<u16> = before.iter().map(|&x| (x as usize % before_v.min(1 << 16)) as u16).collect();
         let bytes = |xs: &[u16]| -> Vec<u8> {
             std::iter::repeat_n(0xAB, 2 * lead).chain(xs.iter().flat_map(|x| x.to_be_bytes())).collect()
         };
         let mut seen = super::search::Seen::default();
-        // Whatever the call before marked (every value, any v).
-        super::search::referenced(&bytes(&before), 2 * lead, before.len(), 1 << 16, &mut seen);
+        // Whatever the call before marked.
+        super::search::referenced(&bytes(&before), 2 * lead, before.len(), before_v, &mut seen);
         let n = super::search::referenced(&bytes(&values), 2 * lead, values.len(), v, &mut seen);
         let set: std::collections::BTreeSet<u16> = values.iter().copied().collect();
         prop_assert_eq!(n, set.len());

@@ -136,9 +136,10 @@ impl Windows {
 
 /// The vertices an index window references, as [`referenced`] leaves them: `bits`, a
 /// bit set over the vertices. Built through `marks`, one byte per vertex set by plain
-/// stores: setting bits in place read back the word the index before had just written
-/// (neighbouring indices share a word), so each index waited for the last — a sixth of
-/// a stage's decode.
+/// stores, wherever the window holds a value per 64 vertices or more (so the bytes
+/// cleared and packed are at most 64 per value): setting bits in place read back the
+/// word the index before had just written (neighbouring indices share a word), so each
+/// index waited for the last — a sixth of a stage's decode.
 #[derive(Default)]
 pub(crate) struct Seen {
     marks: Vec<u8>,
@@ -151,19 +152,31 @@ pub(crate) struct Seen {
 /// 512 MiB, zeroed per call).
 pub(crate) fn referenced(data: &[u8], w: usize, i: usize, v: usize, seen: &mut Seen) -> usize {
     let words = v.min(1 << 16).div_ceil(64);
-    seen.marks.clear();
-    seen.marks.resize(64 * words, 0);
-    for c in data[w..w + 2 * i].chunks_exact(2) {
-        seen.marks[u16::from_be_bytes([c[0], c[1]]) as usize] = 1;
-    }
+    let values = data[w..w + 2 * i]
+        .chunks_exact(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]) as usize);
     seen.bits.clear();
-    seen.bits.extend(
-        seen.marks
-            .as_chunks::<64>()
-            .0
-            .iter()
-            .map(|m| crate::layout::byte_flags(m, 0)),
-    );
+    if i < words {
+        // Fewer values than the bit set has words: setting them in place costs no more
+        // than clearing the words, where a byte per vertex would cost 64 per word.
+        seen.bits.resize(words, 0);
+        for x in values {
+            seen.bits[x / 64] |= 1 << (x % 64);
+        }
+    } else {
+        seen.marks.clear();
+        seen.marks.resize(64 * words, 0);
+        for x in values {
+            seen.marks[x] = 1;
+        }
+        seen.bits.extend(
+            seen.marks
+                .as_chunks::<64>()
+                .0
+                .iter()
+                .map(|m| crate::layout::byte_flags(m, 0)),
+        );
+    }
     seen.bits.iter().map(|x| x.count_ones() as usize).sum()
 }
 
