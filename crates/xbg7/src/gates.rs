@@ -246,9 +246,11 @@ pub fn measure(m: &Mesh) -> Measures {
         let s: f64 = ns.iter().map(|n| len([n[0] as f64, n[1] as f64, n[2] as f64])).sum();
         s / ns.len() as f64
     });
-    let edge_ratio = match m.bbox() {
-        Some((lo, hi)) if edges > 0 && len(sub(hi, lo)) > 0.0 => edge_sum / edges as f64 / len(sub(hi, lo)),
-        _ => 0.0,
+    let diag = m.bbox().map_or(0.0, |(lo, hi)| len(sub(hi, lo)));
+    let edge_ratio = if diag > 0.0 && edges > 0 {
+        edge_sum / edges as f64 / diag
+    } else {
+        0.0
     };
     Measures {
         triangles: m.indices.len() / 3,
