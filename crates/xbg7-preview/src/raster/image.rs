@@ -105,6 +105,23 @@ pub fn try_encode_png_with(img: &Image, settings: PngSettings) -> Result<Vec<u8>
 /// The narrowest PNG colour type that holds RGBA8 pixels exactly: grey when every pixel
 /// has R = G = B, without alpha when every alpha is 255.
 pub fn compact_color(rgba: &[u8]) -> png::ColorType {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked above).
+        return unsafe { compact_color_avx2(rgba) };
+    }
+    compact_color_body(rgba)
+}
+
+/// [`compact_color`] compiled for AVX2 (eight pixels a vector).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn compact_color_avx2(rgba: &[u8]) -> png::ColorType {
+    compact_color_body(rgba)
+}
+
+#[inline(always)]
+fn compact_color_body(rgba: &[u8]) -> png::ColorType {
     let (mut grey, mut opaque) = (true, true);
     // Per pixel as a little-endian u32 (R in the low byte): the AND of every alpha and the
     // OR of every R^G, G^B, reduced over 1 024 pixels at a time (bitwise only, so the
@@ -154,18 +171,168 @@ pub fn write_png_compact(w: impl std::io::Write, width: u32, height: u32, rgba: 
     if sample_compresses_poorly(width, height, rgba, color)? {
         return write_stored_png(w, width, height, rgba, color);
     }
-    let pixels = narrowed(rgba, color);
-    write_raw(w, width, height, pixels.as_deref().unwrap_or(rgba), color, PNG_SETTINGS)
+    write_fdeflate_png(w, width, height, rgba, color)
+}
+
+/// The PNG filter type byte of Paeth, the filter of [`PNG_SETTINGS`].
+const PAETH: u8 = 4;
+
+/// The PNG of `rgba` (checked: `width·height·4` bytes) in colour type `color` (one that
+/// holds every pixel exactly, [`compact_color`]) as the `png` crate writes it with
+/// [`PNG_SETTINGS`], in one pass over the pixels: each row is narrowed into a row buffer,
+/// Paeth-filtered against the row above ([`paeth_row`]) and handed to `fdeflate` as the
+/// crate hands it (one call per row: its filter byte and residuals — `fdeflate`'s output
+/// depends on the calls), then framed as the crate frames it (IDAT chunks of at most
+/// 2³¹ − 1 bytes), or, when the compressed stream would be larger than stored blocks,
+/// stored as the crate falls back ([`write_stored_png`]). The crate narrows the whole
+/// image into a copy first and filters it; the tests compare the bytes.
+pub fn write_fdeflate_png(
+    mut w: impl std::io::Write,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+    color: png::ColorType,
+) -> Result<(), RasterError> {
+    check_rgba(width, height, rgba)?;
+    let io = |e: std::io::Error| RasterError::Png(e.to_string());
+    let bpp = channels(color);
+    let row_out = width as usize * bpp;
+    let raw_total = (row_out + 1) * height as usize;
+    let stored_size = fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw_total);
+    let (mut above, mut here) = (vec![0u8; row_out], vec![0u8; row_out]);
+    let mut line = vec![PAETH; row_out + 1];
+    // Reserved, not touched: only the pages written are committed.
+    let mut z = fdeflate::Compressor::new(Vec::with_capacity(stored_size)).map_err(io)?;
+    for row in rgba.chunks_exact(width as usize * 4) {
+        narrow_into(row, color, &mut here);
+        paeth_row(bpp, &above, &here, &mut line[1..]);
+        z.write_data(&line).map_err(io)?;
+        std::mem::swap(&mut above, &mut here);
+    }
+    let zlib = z.finish().map_err(io)?;
+    if zlib.len() > stored_size {
+        return write_stored_png(w, width, height, rgba, color);
+    }
+    w.write_all(&png_head(width, height, color)).map_err(io)?;
+    for part in zlib.chunks(MAX_IDAT) {
+        write_chunk(&mut w, b"IDAT", part).map_err(io)?;
+    }
+    w.write_all(&IEND).map_err(io)
+}
+
+/// Most data bytes of one IDAT chunk the `png` crate writes (2³¹ − 1).
+const MAX_IDAT: usize = (u32::MAX >> 1) as usize;
+
+/// The IEND chunk: length 0, its type, and its fixed CRC.
+const IEND: [u8; 12] = [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82];
+
+/// The PNG signature and IHDR chunk of a `width × height` 8-bit image of type `color`.
+fn png_head(width: u32, height: u32, color: png::ColorType) -> Vec<u8> {
+    let mut head = Vec::with_capacity(8 + 25 + 10);
+    head.extend_from_slice(&[137, 80, 78, 71, 13, 10, 26, 10]);
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, color as u8, 0, 0, 0]);
+    chunk(&mut head, b"IHDR", &ihdr);
+    head
+}
+
+/// A PNG chunk written to `w` without copying its data: length, type, data, CRC-32 of
+/// type and data.
+fn write_chunk(w: &mut impl std::io::Write, ty: &[u8; 4], data: &[u8]) -> std::io::Result<()> {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(ty);
+    crc.update(data);
+    let mut head = [0u8; 8];
+    head[..4].copy_from_slice(&(data.len() as u32).to_be_bytes());
+    head[4..].copy_from_slice(ty);
+    w.write_all(&head)?;
+    w.write_all(data)?;
+    w.write_all(&crc.finalize().to_be_bytes())
+}
+
+/// The Paeth predictor (PNG specification, 9.4) of `a` (left), `b` (above), `c` (above
+/// left) in unsigned bytes only (the formulation of FPNGE, which the `png` crate's
+/// encoder uses; equal to the specification's for every input, tested), so that rows of
+/// it vectorise.
+#[inline(always)]
+fn paeth(a: u8, b: u8, c: u8) -> u8 {
+    // pa = |b − c|, pb = |a − c|; pc = |(a − c) + (b − c)| is |pa − pb| when c lies
+    // between a and b, and larger than both otherwise.
+    let pa = b.max(c) - b.min(c);
+    let pb = a.max(c) - a.min(c);
+    let pc = if (a < c) == (c < b) {
+        pa.max(pb) - pa.min(pb)
+    } else {
+        255
+    };
+    if pa <= pb && pa <= pc {
+        a
+    } else if pb <= pc {
+        b
+    } else {
+        c
+    }
+}
+
+/// The Paeth filter of row `cur` (pixels of `bpp` bytes) against the row above `prev`
+/// (zeros above the first row) into `out` (as long as `cur`): each byte minus the
+/// predictor of its left, upper and upper-left neighbours (zero left of the first pixel).
+/// With AVX2 where the machine has it (the same code, 32 bytes a step).
+fn paeth_row(bpp: usize, prev: &[u8], cur: &[u8], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked above).
+        return unsafe { paeth_row_avx2(bpp, prev, cur, out) };
+    }
+    paeth_row_body(bpp, prev, cur, out)
+}
+
+/// [`paeth_row`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn paeth_row_avx2(bpp: usize, prev: &[u8], cur: &[u8], out: &mut [u8]) {
+    paeth_row_body(bpp, prev, cur, out)
+}
+
+#[inline(always)]
+fn paeth_row_body(bpp: usize, prev: &[u8], cur: &[u8], out: &mut [u8]) {
+    let len = cur.len().min(prev.len()).min(out.len());
+    let bpp = bpp.min(len);
+    for i in 0..bpp {
+        out[i] = cur[i].wrapping_sub(paeth(0, prev[i], 0));
+    }
+    // In fixed steps of 32 bytes, which the compiler vectorises (the neighbours are
+    // separate slices, so nothing written is read again).
+    const STEP: usize = 32;
+    let (cur_r, a_r) = (&cur[bpp..len], &cur[..len - bpp]);
+    let (b_r, c_r) = (&prev[bpp..len], &prev[..len - bpp]);
+    let out_r = &mut out[bpp..len];
+    let mut o = out_r.chunks_exact_mut(STEP);
+    let mut x = cur_r.chunks_exact(STEP);
+    let mut a = a_r.chunks_exact(STEP);
+    let mut b = b_r.chunks_exact(STEP);
+    let mut c = c_r.chunks_exact(STEP);
+    for ((((o, x), a), b), c) in (&mut o).zip(&mut x).zip(&mut a).zip(&mut b).zip(&mut c) {
+        for i in 0..STEP {
+            o[i] = x[i].wrapping_sub(paeth(a[i], b[i], c[i]));
+        }
+    }
+    let rest = o.into_remainder().iter_mut().zip(x.remainder()).zip(a.remainder());
+    for (((o, &x), &a), (&b, &c)) in rest.zip(b.remainder().iter().zip(c.remainder())) {
+        *o = x.wrapping_sub(paeth(a, b, c));
+    }
 }
 
 /// RGBA8 pixels in `color`'s channels (`None`: RGBA itself).
 fn narrowed(rgba: &[u8], color: png::ColorType) -> Option<Vec<u8>> {
-    match color {
-        png::ColorType::Grayscale => Some(narrow::<1>(rgba, [0, 0, 0])),
-        png::ColorType::GrayscaleAlpha => Some(narrow::<2>(rgba, [0, 3, 0])),
-        png::ColorType::Rgb => Some(narrow::<3>(rgba, [0, 1, 2])),
-        _ => None,
-    }
+    let n = channels(color);
+    (n < 4).then(|| {
+        let mut out = vec![0u8; rgba.len() / 4 * n];
+        narrow_into(rgba, color, &mut out);
+        out
+    })
 }
 
 /// Bytes per pixel of a [`compact_color`] type.
@@ -179,8 +346,21 @@ fn channels(color: png::ColorType) -> usize {
 }
 
 /// `rgba` (whole pixels) narrowed to `color` into `out` (exactly `rgba.len() / 4 ·
-/// channels` bytes): the same bytes as [`narrowed`].
+/// channels` bytes): each pixel's red (grey), red and alpha (grey + alpha), or red,
+/// green and blue. Under AVX2, eight pixels a step by byte shuffles ([`narrow_avx2`]),
+/// the last ones as below.
 fn narrow_into(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if channels(color) < 4 && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked above).
+        done = unsafe { narrow_avx2(rgba, channels(color), out) };
+    }
+    narrow_plain(&rgba[4 * done..], color, &mut out[channels(color) * done..]);
+}
+
+/// [`narrow_into`] one pixel at a time (four at a time for RGB).
+fn narrow_plain(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
     match color {
         png::ColorType::Grayscale => {
             for (o, p) in out.iter_mut().zip(rgba.chunks_exact(4)) {
@@ -194,7 +374,8 @@ fn narrow_into(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
             }
         }
         png::ColorType::Rgb => {
-            // Four pixels at a time as in [`rgb`]: 16 bytes in, 12 out.
+            // Four pixels (16 bytes) as one u128 whose alpha bytes are squeezed out by
+            // shifts and masks (bytes stay in order): 12 bytes out.
             let quads = rgba.len() / 16;
             let (whole, rest) = out.split_at_mut(quads * 12);
             for (src, dst) in rgba.chunks_exact(16).zip(whole.chunks_exact_mut(12)) {
@@ -209,6 +390,43 @@ fn narrow_into(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
         }
         _ => out.copy_from_slice(rgba),
     }
+}
+
+/// The first pixels of [`narrow_into`] to `n` (1–3) channels, eight a step: 32 bytes
+/// loaded, each 16-byte lane's four pixels shuffled to its first `4n` bytes, the two
+/// lanes' dwords packed together, 32 bytes stored (the `8n` written, the rest written
+/// again by the next step or the caller). Steps while the 32 bytes read and written lie
+/// inside `rgba` and `out`; returns the pixels done.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn narrow_avx2(rgba: &[u8], n: usize, out: &mut [u8]) -> usize {
+    use std::arch::x86_64::*;
+    let keep: &[i8] = match n {
+        1 => &[0],
+        2 => &[0, 3],
+        _ => &[0, 1, 2],
+    };
+    // Per lane: output byte k takes the lane's byte 4·(k / n) + keep[k % n], or zero.
+    let lane: [i8; 16] = std::array::from_fn(|k| match k < 4 * n {
+        true => 4 * (k / n) as i8 + keep[k % n],
+        false => -1,
+    });
+    let shuffle = _mm256_loadu2_m128i(lane.as_ptr().cast(), lane.as_ptr().cast());
+    // Lane 0's first `n` dwords, then lane 1's (dwords 4…).
+    let dwords: [i32; 8] = std::array::from_fn(|d| match d < n {
+        true => d as i32,
+        false => 4 + (d - n).min(3) as i32,
+    });
+    let pack = _mm256_loadu_si256(dwords.as_ptr().cast());
+    let mut p = 0;
+    while 4 * p + 32 <= rgba.len() && n * p + 32 <= out.len() {
+        // SAFETY: both 32-byte ranges are inside their slices (the loop's condition).
+        let v = _mm256_loadu_si256(rgba.as_ptr().add(4 * p).cast());
+        let s = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, shuffle), pack);
+        _mm256_storeu_si256(out.as_mut_ptr().add(n * p).cast(), s);
+        p += 8;
+    }
+    p
 }
 
 /// Raw bytes of one stored DEFLATE block at most (RFC 1951, 3.2.4).
@@ -242,13 +460,7 @@ pub fn write_stored_png(
         let pixels = narrowed(rgba, color);
         return write_raw(w, width, height, pixels.as_deref().unwrap_or(rgba), color, STORED);
     }
-    let mut head = Vec::with_capacity(8 + 25 + 10);
-    head.extend_from_slice(&[137, 80, 78, 71, 13, 10, 26, 10]);
-    let mut ihdr = Vec::with_capacity(13);
-    ihdr.extend_from_slice(&width.to_be_bytes());
-    ihdr.extend_from_slice(&height.to_be_bytes());
-    ihdr.extend_from_slice(&[8, color as u8, 0, 0, 0]);
-    chunk(&mut head, b"IHDR", &ihdr);
+    let mut head = png_head(width, height, color);
     head.extend_from_slice(&(idat_len as u32).to_be_bytes());
     head.extend_from_slice(b"IDAT\x78\x01");
     let mut crc = crc32fast::Hasher::new();
@@ -282,8 +494,7 @@ pub fn write_stored_png(
             let crc = std::mem::take(&mut crc).finalize();
             buf[end..end + 4].copy_from_slice(&crc.to_be_bytes());
             end += 4;
-            // IEND: length 0, its type, and its fixed CRC.
-            buf[end..end + 12].copy_from_slice(&[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
+            buf[end..end + 12].copy_from_slice(&IEND);
             end += 12;
             w.write_all(&buf[..end]).map_err(io)?;
             return Ok(());
@@ -372,38 +583,6 @@ pub fn compresses_poorly(width: u32, height: u32, pixels: &[u8], color: png::Col
     Ok(packed as f64 > MAX_SAMPLE_RATIO * raw as f64)
 }
 
-/// The channels `keep[..N]` of every RGBA pixel, in fixed-size steps the compiler unrolls
-/// (RGB, the common case, four pixels at a time in [`rgb`]).
-fn narrow<const N: usize>(rgba: &[u8], keep: [usize; 3]) -> Vec<u8> {
-    if N == 3 && keep == [0, 1, 2] {
-        return rgb(rgba);
-    }
-    let mut out = Vec::with_capacity(rgba.len() / 4 * N);
-    out.extend(
-        rgba.chunks_exact(4)
-            .flat_map(|p| std::array::from_fn::<u8, N, _>(|c| p[keep[c]])),
-    );
-    out
-}
-
-/// RGBA → RGB: four pixels (16 bytes) as one u128 whose alpha bytes are squeezed out by
-/// shifts and masks (bytes stay in order), 12 bytes written; then the last pixels.
-fn rgb(rgba: &[u8]) -> Vec<u8> {
-    // Appended, not written into a zeroed buffer: zeroing it first cost as much again.
-    let mut out = Vec::with_capacity(rgba.len() / 4 * 3);
-    let mut quads = rgba.chunks_exact(16);
-    for src in &mut quads {
-        let x = u128::from_le_bytes(src.try_into().expect("16 bytes"));
-        const P: u128 = 0xFF_FFFF;
-        let y = (x & P) | ((x >> 8) & (P << 24)) | ((x >> 16) & (P << 48)) | ((x >> 24) & (P << 72));
-        out.extend_from_slice(&y.to_le_bytes()[..12]);
-    }
-    for p in quads.remainder().chunks_exact(4) {
-        out.extend_from_slice(&p[..3]);
-    }
-    out
-}
-
 /// `width·height·4` bytes, both sides non-zero.
 fn check_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<(), RasterError> {
     if width == 0 || height == 0 {
@@ -472,14 +651,56 @@ pub fn encode_png(img: &Image) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn rgb_drops_every_alpha_byte_and_keeps_the_order() {
-        // Every pixel count up to 41 (whole quads, and 1–3 pixels after them).
-        for n in 0..42usize {
-            let rgba: Vec<u8> = (0..4 * n).map(|i| (i * 37 + n) as u8).collect();
-            let plain: Vec<u8> = rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
-            assert_eq!(rgb(&rgba), plain, "{n} pixels");
-            assert_eq!(narrow::<3>(&rgba, [0, 1, 2]), plain);
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any number of pixels of any bytes, every narrower type: each pixel's kept
+        /// channels in order (the vector steps, their bounds and the last pixels).
+        #[test]
+        fn narrowing_keeps_each_pixels_channels_in_order(rgba in proptest::collection::vec(any::<u8>(), 0..400), slack in 0usize..40) {
+            let rgba = &rgba[..rgba.len() / 4 * 4];
+            for (color, keep) in [
+                (png::ColorType::Grayscale, &[0usize][..]),
+                (png::ColorType::GrayscaleAlpha, &[0, 3]),
+                (png::ColorType::Rgb, &[0, 1, 2]),
+            ] {
+                let plain: Vec<u8> = rgba.chunks_exact(4).flat_map(|p| keep.iter().map(|&c| p[c])).collect();
+                // Narrowed into a longer buffer's front: nothing written past it.
+                let mut out = vec![0xA5u8; plain.len() + slack];
+                narrow_into(rgba, color, &mut out[..plain.len()]);
+                prop_assert_eq!(&out[..plain.len()], &plain[..], "{:?}", color);
+                prop_assert!(out[plain.len()..].iter().all(|&b| b == 0xA5));
+                prop_assert_eq!(narrowed(rgba, color).unwrap(), plain);
+            }
+        }
+
+        /// Grey and opaque images of any length, with one byte changed anywhere or not:
+        /// the colour type is the plain definition's (grey when R = G = B everywhere,
+        /// opaque when every alpha is 255), whichever pixel breaks it.
+        #[test]
+        fn the_colour_type_is_the_definitions(pixels in 0usize..3000, seed: u32, at: usize, to: u8, alpha: bool) {
+            let mut s = seed | 1;
+            let mut rgba: Vec<u8> = (0..pixels)
+                .flat_map(|_| {
+                    s ^= s << 13;
+                    s ^= s >> 17;
+                    s ^= s << 5;
+                    let g = s as u8;
+                    [g, g, g, if alpha { (s >> 8) as u8 | 0xF0 } else { 255 }]
+                })
+                .collect();
+            if let Some(b) = rgba.len().checked_sub(1).map(|n| &mut rgba[at % (n + 1)]) {
+                *b = to;
+            }
+            let grey = rgba.chunks_exact(4).all(|p| p[0] == p[1] && p[1] == p[2]);
+            let opaque = rgba.chunks_exact(4).all(|p| p[3] == 255);
+            let want = match (grey, opaque) {
+                (true, true) => png::ColorType::Grayscale,
+                (true, false) => png::ColorType::GrayscaleAlpha,
+                (false, true) => png::ColorType::Rgb,
+                (false, false) => png::ColorType::Rgba,
+            };
+            prop_assert_eq!(compact_color(&rgba), want);
         }
     }
 }
@@ -664,8 +885,91 @@ mod stored_writer_tests {
         }
     }
 
+    /// What the `png` crate writes with [`PNG_SETTINGS`] for the same narrowed pixels.
+    fn crate_fdeflate(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
+        let color = compact_color(rgba);
+        let pixels = narrowed(rgba, color);
+        encode_raw(w, h, pixels.as_deref().unwrap_or(rgba), color, PNG_SETTINGS).unwrap()
+    }
+
+    fn fdeflated(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_fdeflate_png(&mut out, w, h, rgba, compact_color(rgba)).unwrap();
+        out
+    }
+
+    #[test]
+    fn the_paeth_predictor_is_the_specifications_for_every_input() {
+        // PNG specification 9.4, in wide signed arithmetic.
+        let spec = |a: u8, b: u8, c: u8| {
+            let p = i32::from(a) + i32::from(b) - i32::from(c);
+            let (pa, pb, pc) = (
+                (p - i32::from(a)).abs(),
+                (p - i32::from(b)).abs(),
+                (p - i32::from(c)).abs(),
+            );
+            if pa <= pb && pa <= pc {
+                a
+            } else if pb <= pc {
+                b
+            } else {
+                c
+            }
+        };
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                for c in 0..=255u8 {
+                    assert_eq!(paeth(a, b, c), spec(a, b, c), "{a} {b} {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fused_writer_writes_the_crates_bytes_compressed_and_fallen_back() {
+        // Smooth images compress; noise falls back to stored blocks; rows shorter and
+        // longer than a vector step, every colour type, one pixel.
+        for (w, h) in [(1, 1), (7, 3), (33, 9), (256, 64), (1000, 30)] {
+            for class in 0..4 {
+                let noise = image(w, h, class, w ^ h << 8 ^ u32::from(class));
+                let smooth: Vec<u8> = noise
+                    .chunks_exact(4)
+                    .enumerate()
+                    .flat_map(|(i, p)| {
+                        let q = (i / 5) as u8;
+                        [
+                            q,
+                            if class < 2 { q } else { p[1] / 64 },
+                            if class < 2 { q } else { 3 },
+                            p[3] | 0xF0,
+                        ]
+                    })
+                    .collect();
+                for rgba in [noise, smooth] {
+                    let ours = fdeflated(w, h, &rgba);
+                    assert_eq!(ours, crate_fdeflate(w, h, &rgba), "{w}×{h} class {class}");
+                    assert_eq!(decode_rgba(&ours), rgba, "{w}×{h} class {class}");
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any image, any size and colour type, smooth or noisy: the fused writer's bytes
+        /// are the crate's with [`PNG_SETTINGS`].
+        #[test]
+        fn the_fused_writer_is_the_crates_on_any_image(w in 1u32..300, h in 1u32..40, class in 0u8..4, seed: u32, period in 1usize..9) {
+            let mut rgba = image(w, h, class, seed);
+            // Pixels repeated `period` times: from noise (1) to runs that compress.
+            for i in (0..rgba.len() / 4).rev() {
+                let j = i - i % period;
+                let p: [u8; 4] = rgba[4 * j..4 * j + 4].try_into().unwrap();
+                rgba[4 * i..4 * i + 4].copy_from_slice(&p);
+            }
+            prop_assert_eq!(fdeflated(w, h, &rgba), crate_fdeflate(w, h, &rgba));
+        }
 
         /// Any image, stored by the one-pass writer or compressed: a PNG decoder gives
         /// back its RGBA, and the stored bytes are the crate's.

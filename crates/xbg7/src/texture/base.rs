@@ -105,21 +105,23 @@ pub fn decode_base(header: &TextureHeader, data: &[u8]) -> Result<Image, Reject>
                 continue;
             }
             bcn::decode_block(format, block, &mut px);
+            if !identity {
+                // The whole block at once (each channel one shift and mask over its
+                // texels, which the compiler vectorises).
+                for t in &mut px[..dim * dim] {
+                    *t = sel.apply(*t);
+                }
+            }
             // The block's texels inside the image (bx < wb, so x0 < w), a row at a time.
             let cols = dim.min(w - x0);
             for dy in 0..dim.min(h - y0) {
                 let o = 4 * ((y0 + dy) * w + x0);
                 let texels = &px[dy * dim..dy * dim + cols];
                 // Whole rows of a 4×4 block and single texels as fixed-size copies.
-                match (identity, cols) {
-                    (true, 4) => rgba[o..o + 16].copy_from_slice(texels.as_flattened()),
-                    (true, 1) => rgba[o..o + 4].copy_from_slice(&texels[0]),
-                    (true, _) => rgba[o..o + 4 * cols].copy_from_slice(texels.as_flattened()),
-                    (false, _) => {
-                        for (d, &t) in rgba[o..o + 4 * cols].chunks_exact_mut(4).zip(texels) {
-                            d.copy_from_slice(&sel.apply(t));
-                        }
-                    }
+                match cols {
+                    4 => rgba[o..o + 16].copy_from_slice(texels.as_flattened()),
+                    1 => rgba[o..o + 4].copy_from_slice(&texels[0]),
+                    _ => rgba[o..o + 4 * cols].copy_from_slice(texels.as_flattened()),
                 }
             }
         }
