@@ -91,9 +91,13 @@ pub(super) fn png_filter(name: &str) -> png::Filter {
     }
 }
 
-/// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes).
+/// Encode as PNG (RGBA8, fixed compression and filter settings: deterministic bytes):
+/// the `png` crate's bytes with [`PNG_SETTINGS`], by the one-pass writer
+/// ([`write_fdeflate_png`]).
 pub fn try_encode_png(img: &Image) -> Result<Vec<u8>, RasterError> {
-    try_encode_png_with(img, PNG_SETTINGS)
+    let mut out = Vec::new();
+    write_fdeflate_png(&mut out, img.width, img.height, &img.rgba, png::ColorType::Rgba)?;
+    Ok(out)
 }
 
 /// [`try_encode_png`] with explicit encoder settings (for measuring them).
@@ -969,6 +973,9 @@ mod stored_writer_tests {
                 rgba[4 * i..4 * i + 4].copy_from_slice(&p);
             }
             prop_assert_eq!(fdeflated(w, h, &rgba), crate_fdeflate(w, h, &rgba));
+            // RGBA whatever the pixels hold (the previews' encoding).
+            let img = Image { width: w, height: h, rgba };
+            prop_assert_eq!(try_encode_png(&img).unwrap(), try_encode_png_with(&img, PNG_SETTINGS).unwrap());
         }
 
         /// Any image, stored by the one-pass writer or compressed: a PNG decoder gives
