@@ -261,7 +261,7 @@ impl DeclType {
     }
 
     /// Size in bytes of one element of this type.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         use DeclType::*;
         match self {
             Float1 | Int1 | Uint1 | Int1N | Uint1N => 4,

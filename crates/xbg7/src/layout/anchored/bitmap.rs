@@ -26,33 +26,77 @@ impl UnitBitmap {
         // `match` folds away (a `ty` passed as a value was matched at every offset). Not
         // [`per_common_type`]: its eight arms here measured 15 % slower on the model files
         // (the inliner gave up on the larger function).
-        macro_rules! fill_as {
-            ($t:expr) => {
-                Self::fill(&mut bits, n, |k| {
-                    let q = 2 * k + parity;
-                    is_unit_normal($t, &data[q..q + size], tol)
-                })
+        // Every type but FLOAT16_4 (whose scan is its own) through the windowed scan
+        // ([`Self::fill_windows`]) in an instance of its own, in which the reader's
+        // per-type `match` folds away (a `ty` passed as a value was matched at every
+        // offset, four to five times slower); each instance a function of its own, so
+        // `build` stays small enough for the inliner.
+        macro_rules! typed {
+            ($($t:ident),*) => {
+                match ty {
+                    DeclType::Float16_4 => Self::fill_half3(data, parity, n, tol, &mut bits),
+                    $(DeclType::$t => Self::fill_typed::<{ DeclType::$t.size() }>(data, parity, n, &mut bits, |b| {
+                        is_unit_normal(DeclType::$t, b, tol)
+                    }),)*
+                }
             };
         }
-        match ty {
-            DeclType::Float16_4 => Self::fill_half3(data, parity, n, tol, &mut bits),
-            DeclType::Float3 => fill_as!(DeclType::Float3),
-            DeclType::Dec3N => fill_as!(DeclType::Dec3N),
-            DeclType::Short4N => fill_as!(DeclType::Short4N),
-            DeclType::Ubyte4N => fill_as!(DeclType::Ubyte4N),
-            ty => fill_as!(ty),
-        }
+        typed!(
+            Float1, Float2, Float3, Float4, Int1, Int2, Int4, Uint1, Uint2, Uint4, Int1N, Int2N, Int4N, Uint1N, Uint2N,
+            Uint4N, D3dColor, Ubyte4, Byte4, Ubyte4N, Byte4N, Short2, Short4, Ushort2, Ushort4, Short2N, Short4N,
+            Ushort2N, Ushort4N, Udec3, Dec3, Udec3N, Dec3N, Udec4, Dec4, Udec4N, Dec4N, Uhend3, Hend3, Uhend3N, Hend3N,
+            Udhen3, Dhen3, Udhen3N, Dhen3N, Float16_2
+        );
         UnitBitmap { parity, bits, len: n }
     }
 
-    pub(super) fn fill(bits: &mut [u64], n: usize, mut unit: impl FnMut(usize) -> bool) {
+    /// [`Self::fill_windows`], not inlined (one instance per type).
+    #[inline(never)]
+    fn fill_typed<const SIZE: usize>(
+        data: &[u8],
+        parity: usize,
+        n: usize,
+        bits: &mut [u64],
+        unit: impl Fn(&[u8]) -> bool,
+    ) {
+        Self::fill_windows::<SIZE>(data, parity, n, bits, unit)
+    }
+
+    /// The bitmap of "the `SIZE` bytes at offset `2k + parity` pass `unit`" for `k < n`
+    /// (`n` counts the offsets with `SIZE` bytes, at most 16, before the data's end), a
+    /// word of 64 offsets at a time: the word's bytes as one fixed-size window (128 + 16
+    /// bytes), each offset's `SIZE` bytes taken from it as an array (no bounds check, and
+    /// `unit`'s length check folds away), a flag byte each, packed ([`crate::layout::byte_flags`]); a last word whose window would run
+    /// past the data, offset by offset.
+    #[inline(always)]
+    fn fill_windows<const SIZE: usize>(
+        data: &[u8],
+        parity: usize,
+        n: usize,
+        bits: &mut [u64],
+        unit: impl Fn(&[u8]) -> bool,
+    ) {
+        const WINDOW: usize = 128 + 16;
         for (w, word) in bits.iter_mut().enumerate() {
-            let lo = w * 64;
-            let mut acc = 0u64;
-            for k in lo..(lo + 64).min(n) {
-                acc |= (unit(k) as u64) << (k - lo);
-            }
-            *word = acc;
+            let (lo, start) = (64 * w, 128 * w + parity);
+            let window = data
+                .get(start..start + WINDOW)
+                .and_then(|b| <&[u8; WINDOW]>::try_from(b).ok());
+            *word = match window {
+                // A whole window holds the word's 64 offsets' elements (offset `lo + 63`
+                // ends at byte `start + 126 + SIZE`), so all are below `n`.
+                Some(win) => {
+                    let mut flags = [0u8; 64];
+                    for (i, f) in flags.iter_mut().enumerate() {
+                        let b: &[u8; SIZE] = win[2 * i..2 * i + SIZE].try_into().expect("SIZE ≤ 16");
+                        *f = unit(b) as u8;
+                    }
+                    crate::layout::byte_flags(&flags, 0)
+                }
+                _ => (lo..(lo + 64).min(n))
+                    .filter(|&k| unit(&data[2 * k + parity..2 * k + parity + SIZE]))
+                    .fold(0u64, |acc, k| acc | 1 << (k - lo)),
+            };
         }
     }
 

@@ -875,3 +875,49 @@ proptest::proptest! {
         }
     }
 }
+
+mod every_type_bitmap {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any bytes of any length (empty, within one word's window, across several and a
+        /// short last one), with unit elements of six types planted at any offsets of
+        /// either parity: for every type and parity, the bitmap (each type's own
+        /// windowed loop, and the last word's offsets one by one) is the reader at every
+        /// offset.
+        #[test]
+        fn the_bitmap_is_the_reader_for_every_type(
+            mut data in proptest::collection::vec(any::<u8>(), 0..700),
+            plants in proptest::collection::vec((0usize..700, 0usize..6), 0..20),
+        ) {
+            let units: [Vec<u8>; 6] = [
+                [1.0f32, 0.0, 0.0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+                0x0000_01FFu32.to_be_bytes().to_vec(),
+                [0x7FFFu16, 0, 0, 0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+                vec![255, 0, 0, 0],
+                [0x7FFFu16, 0].iter().flat_map(|c| c.to_be_bytes()).collect(),
+                0x0000_0001u32.to_be_bytes().to_vec(),
+            ];
+            for (at, u) in plants {
+                let unit = &units[u];
+                if at + unit.len() <= data.len() {
+                    data[at..at + unit.len()].copy_from_slice(unit);
+                }
+            }
+            for ty in DeclType::ALL {
+                let tol = unit_tolerance(ty);
+                for parity in 0..2 {
+                    let bm = UnitBitmap::build(&data, ty, parity);
+                    for q in 0..data.len() + 2 {
+                        let want = q % 2 == parity
+                            && data.get(q..q + ty.size()).is_some_and(|b| is_unit_normal(ty, b, tol));
+                        prop_assert_eq!(bm.get(q), want, "{:?} parity {} offset {}", ty, parity, q);
+                    }
+                }
+            }
+        }
+    }
+}
