@@ -426,6 +426,12 @@ impl TextureEntry {
     /// The entry of a decoded (or rejected) texture: what its header says, its status
     /// and digest or reason (no outputs yet).
     pub fn of(t: &TextureDecode) -> TextureEntry {
+        TextureEntry::of_scanning(t, |_| {})
+    }
+
+    /// [`TextureEntry::of`], handing the decoded image's bytes to `scan` piece by piece
+    /// while they are hashed ([`xbg7::texture::resource::digest_scanning`]).
+    pub fn of_scanning(t: &TextureDecode, scan: impl FnMut(&[u8])) -> TextureEntry {
         let mut e = TextureEntry::new(t.index, t.name.clone());
         if let Some(h) = &t.header {
             e.format = t.format_name();
@@ -436,7 +442,7 @@ impl TextureEntry {
         match &t.result {
             Ok(img) => {
                 e.status = Some(Status::Decoded);
-                e.digest = Some(xbg7::texture::resource::digest(img));
+                e.digest = Some(xbg7::texture::resource::digest_scanning(img, scan));
             }
             Err(reject) => {
                 e.status = Some(Status::Rejected);

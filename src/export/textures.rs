@@ -28,6 +28,7 @@ use xbg7::texture::maps::{TextureLinks, ALBEDO_SUFFIX, GLOSS_SUFFIX, ROUGHNESS_K
 use xbg7::texture::resource::{decode_resource, decoded_size, not_decoded};
 use xbg7::texture::{Image, Reject, TextureBudget};
 use xbg7_gltf::gltf_out::SpecularGloss;
+use xbg7_preview::raster::ColorScan;
 
 /// Sub-folder (of a container's output folder) holding its texture PNGs.
 pub const TEXTURE_DIR: &str = "textures";
@@ -37,8 +38,14 @@ pub const TEXTURE_DIR: &str = "textures";
 /// A decoded texture always has `width·height·4` bytes; were it not so, the texture's
 /// PNG would be a single transparent pixel, as for previews.
 pub fn encode_png(img: &Image) -> Vec<u8> {
+    encode_png_scanned(img, None)
+}
+
+/// [`encode_png`] with the image's colour scan when it was taken already
+/// ([`TextureEntry::of_scanning`]: read once for the digest and the colour type).
+fn encode_png_scanned(img: &Image, scanned: Option<ColorScan>) -> Vec<u8> {
     let mut out = Vec::new();
-    match write_png(&mut out, img) {
+    match write_png_scanned(&mut out, img, scanned) {
         Ok(()) => out,
         // Writing into memory fails only where the encoder does.
         Err(_) => xbg7_preview::raster::encode_png(&xbg7_preview::raster::Image::filled(1, 1, [0; 4])),
@@ -47,9 +54,19 @@ pub fn encode_png(img: &Image) -> Vec<u8> {
 
 /// [`encode_png`] straight into `w` (the texture's file: no copy of it in memory).
 pub fn write_png(w: &mut dyn std::io::Write, img: &Image) -> std::io::Result<()> {
+    write_png_scanned(w, img, None)
+}
+
+/// [`write_png`] with the image's colour scan when it was taken already.
+fn write_png_scanned(w: &mut dyn std::io::Write, img: &Image, scanned: Option<ColorScan>) -> std::io::Result<()> {
     use xbg7_preview::raster;
+    let (width, height) = (img.width, img.height);
     // The image check comes before anything is written, so the fallback starts afresh.
-    match raster::write_png_compact(&mut *w, img.width, img.height, &img.rgba) {
+    let written = match scanned {
+        Some(scan) => raster::write_png_compact_as(&mut *w, width, height, &img.rgba, scan.color()),
+        None => raster::write_png_compact(&mut *w, width, height, &img.rgba),
+    };
+    match written {
         Err(raster::RasterError::BadBuffer { .. } | raster::RasterError::Empty { .. }) => {
             w.write_all(&raster::encode_png(&raster::Image::filled(1, 1, [0; 4])))
         }
@@ -172,25 +189,28 @@ pub fn export_textures_with_albedos<T: Send>(
                 Some(why) => not_decoded(tex[group[0]], why),
                 None => decode_resource(tex[group[0]], c.data),
             };
-            let mut e = TextureEntry::of(&t);
+            // The image read once for its digest and its PNG colour type.
+            let mut scan = ColorScan::new();
+            let mut e = TextureEntry::of_scanning(&t, |piece| scan.update(piece));
             let Ok(img) = t.result else {
                 return (e, None, Vec::new(), None);
             };
             // One PNG: written (bytes `None`) or kept in memory.
-            let put = |f: &str, img: &Image| -> std::io::Result<(String, Option<Vec<u8>>)> {
-                let uri = format!("{TEXTURE_DIR}/{f}");
-                let bytes = (sink != Sink::Files).then(|| encode_png(img));
-                match (sink, bytes) {
-                    (Sink::Embedded, bytes) => Ok((uri, bytes)),
-                    (_, bytes) => std::fs::create_dir_all(&dir)
-                        .and_then(|()| match &bytes {
-                            Some(b) => outputs.write(&dir.join(f), b),
-                            None => outputs.write_with(&dir.join(f), |w| write_png(w, img)),
-                        })
-                        .map(|()| (uri, bytes)),
-                }
-            };
-            match put(&format!("{file}.png"), &img) {
+            let put =
+                |f: &str, img: &Image, scanned: Option<ColorScan>| -> std::io::Result<(String, Option<Vec<u8>>)> {
+                    let uri = format!("{TEXTURE_DIR}/{f}");
+                    let bytes = (sink != Sink::Files).then(|| encode_png_scanned(img, scanned));
+                    match (sink, bytes) {
+                        (Sink::Embedded, bytes) => Ok((uri, bytes)),
+                        (_, bytes) => std::fs::create_dir_all(&dir)
+                            .and_then(|()| match &bytes {
+                                Some(b) => outputs.write(&dir.join(f), b),
+                                None => outputs.write_with(&dir.join(f), |w| write_png_scanned(w, img, scanned)),
+                            })
+                            .map(|()| (uri, bytes)),
+                    }
+                };
+            match put(&format!("{file}.png"), &img, Some(scan)) {
                 Ok(png) => {
                     if sink != Sink::Embedded {
                         e.png = Some(format!("{dir_rel}/{}", png.0));
@@ -205,7 +225,7 @@ pub fn export_textures_with_albedos<T: Send>(
                     // A derived map that cannot be written is left out of the material
                     // (the texture itself is fine).
                     let rough = (derive_roughness && glossy(group))
-                        .then(|| put(&format!("{file}{ROUGHNESS_KEY}.png"), &roughness_from_gloss(&img)).ok())
+                        .then(|| put(&format!("{file}{ROUGHNESS_KEY}.png"), &roughness_from_gloss(&img), None).ok())
                         .flatten();
                     (e, Some(png), kept, rough)
                 }

@@ -109,42 +109,78 @@ pub fn try_encode_png_with(img: &Image, settings: PngSettings) -> Result<Vec<u8>
 /// The narrowest PNG colour type that holds RGBA8 pixels exactly: grey when every pixel
 /// has R = G = B, without alpha when every alpha is 255.
 pub fn compact_color(rgba: &[u8]) -> png::ColorType {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked above).
-        return unsafe { compact_color_avx2(rgba) };
+    let mut scan = ColorScan::new();
+    scan.update(rgba);
+    scan.color()
+}
+
+/// [`compact_color`] of pixels seen in pieces (each whole pixels), e.g. while they are
+/// hashed, so the image is read once for both.
+#[derive(Clone, Copy, Debug)]
+pub struct ColorScan {
+    grey: bool,
+    opaque: bool,
+}
+
+impl Default for ColorScan {
+    fn default() -> Self {
+        ColorScan::new()
     }
-    compact_color_body(rgba)
 }
 
-/// [`compact_color`] compiled for AVX2 (eight pixels a vector).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn compact_color_avx2(rgba: &[u8]) -> png::ColorType {
-    compact_color_body(rgba)
-}
-
-#[inline(always)]
-fn compact_color_body(rgba: &[u8]) -> png::ColorType {
-    let (mut grey, mut opaque) = (true, true);
-    // Per pixel as a little-endian u32 (R in the low byte): the AND of every alpha and the
-    // OR of every R^G, G^B, reduced over 1 024 pixels at a time (bitwise only, so the
-    // compiler vectorises it); stop once neither type can hold.
-    for block in rgba.chunks(4096) {
-        let (and, or) = block.chunks_exact(4).fold((u32::MAX, 0u32), |(and, or), p| {
-            let x = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
-            (and & x, or | ((x ^ (x >> 8)) & 0xFFFF))
-        });
-        (grey, opaque) = (grey & (or == 0), opaque & (and >> 24 == 0xFF));
-        if !grey && !opaque {
-            break;
+impl ColorScan {
+    /// No pixel seen: the narrowest type.
+    pub fn new() -> ColorScan {
+        ColorScan {
+            grey: true,
+            opaque: true,
         }
     }
-    match (grey, opaque) {
-        (true, true) => png::ColorType::Grayscale,
-        (true, false) => png::ColorType::GrayscaleAlpha,
-        (false, true) => png::ColorType::Rgb,
-        (false, false) => png::ColorType::Rgba,
+
+    /// See the pixels of `rgba` (whole pixels; AVX2 where the CPU has it, eight pixels
+    /// a vector).
+    pub fn update(&mut self, rgba: &[u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { self.update_avx2(rgba) };
+        }
+        self.update_body(rgba)
+    }
+
+    /// [`Self::update`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn update_avx2(&mut self, rgba: &[u8]) {
+        self.update_body(rgba)
+    }
+
+    #[inline(always)]
+    fn update_body(&mut self, rgba: &[u8]) {
+        // Per pixel as a little-endian u32 (R in the low byte): the AND of every alpha
+        // and the OR of every R^G, G^B, reduced over 1 024 pixels at a time (bitwise
+        // only, so the compiler vectorises it); stop once neither type can hold.
+        for block in rgba.chunks(4096) {
+            if !self.grey && !self.opaque {
+                break;
+            }
+            let (and, or) = block.chunks_exact(4).fold((u32::MAX, 0u32), |(and, or), p| {
+                let x = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+                (and & x, or | ((x ^ (x >> 8)) & 0xFFFF))
+            });
+            self.grey &= or == 0;
+            self.opaque &= and >> 24 == 0xFF;
+        }
+    }
+
+    /// The narrowest type of every pixel seen.
+    pub fn color(self) -> png::ColorType {
+        match (self.grey, self.opaque) {
+            (true, true) => png::ColorType::Grayscale,
+            (true, false) => png::ColorType::GrayscaleAlpha,
+            (false, true) => png::ColorType::Rgb,
+            (false, false) => png::ColorType::Rgba,
+        }
     }
 }
 
@@ -171,7 +207,19 @@ pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Ve
 /// Only a compressible image is narrowed whole, for the fast compressor.
 pub fn write_png_compact(w: impl std::io::Write, width: u32, height: u32, rgba: &[u8]) -> Result<(), RasterError> {
     check_rgba(width, height, rgba)?;
-    let color = compact_color(rgba);
+    write_png_compact_as(w, width, height, rgba, compact_color(rgba))
+}
+
+/// [`write_png_compact`] in the colour type `color`, which must be [`compact_color`]'s
+/// of the pixels (taken by a [`ColorScan`] while they were read for something else).
+pub fn write_png_compact_as(
+    w: impl std::io::Write,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+    color: png::ColorType,
+) -> Result<(), RasterError> {
+    check_rgba(width, height, rgba)?;
     if sample_compresses_poorly(width, height, rgba, color)? {
         return write_stored_png(w, width, height, rgba, color);
     }
@@ -705,6 +753,12 @@ mod tests {
                 (false, false) => png::ColorType::Rgba,
             };
             prop_assert_eq!(compact_color(&rgba), want);
+            // Seen in two pieces split at any pixel: the same type.
+            let cut = 4 * (at % (pixels + 1));
+            let mut scan = ColorScan::new();
+            scan.update(&rgba[..cut]);
+            scan.update(&rgba[cut..]);
+            prop_assert_eq!(scan.color(), want);
         }
     }
 }

@@ -86,8 +86,8 @@ use types::{LANES, NO_TRI, SUB};
 pub use camera::{file_to_gltf, view_basis, view_coords, Camera};
 pub use image::{
     compact_color, compresses_poorly, encode_png, try_encode_png, try_encode_png_compact, try_encode_png_with,
-    write_png_compact, Image, PngDeflate, PngSettings, RasterError, MAX_SAMPLE_RATIO, MIN_SAMPLE_BYTES, PNG_SETTINGS,
-    SAMPLE_BAND_ROWS, STORED,
+    write_png_compact, write_png_compact_as, ColorScan, Image, PngDeflate, PngSettings, RasterError, MAX_SAMPLE_RATIO,
+    MIN_SAMPLE_BYTES, PNG_SETTINGS, SAMPLE_BAND_ROWS, STORED,
 };
 pub use sampling::{Texture, MAX_TEXTURE_SIDE};
 pub use shading::shade_color;

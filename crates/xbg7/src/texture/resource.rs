@@ -16,10 +16,24 @@ pub type Albedos = BTreeMap<String, Image>;
 
 /// BLAKE3 of the decoded image: width and height (u32 LE) then the RGBA bytes.
 pub fn digest(img: &Image) -> String {
+    digest_scanning(img, |_| {})
+}
+
+/// Bytes of the RGBA hashed at a time by [`digest_scanning`] (whole pixels; small enough
+/// to stay in the cache for `scan`, large enough for BLAKE3's widest SIMD).
+pub const DIGEST_PIECE: usize = 64 * 1024;
+
+/// [`digest`], handing each piece of the RGBA bytes (in order, [`DIGEST_PIECE`] bytes, the
+/// last fewer) to `scan` right after hashing it, while it is in the cache: a second look
+/// at the image (the PNG colour type) for one read of it.
+pub fn digest_scanning(img: &Image, mut scan: impl FnMut(&[u8])) -> String {
     let mut h = blake3::Hasher::new();
     h.update(&img.width.to_le_bytes());
     h.update(&img.height.to_le_bytes());
-    h.update(&img.rgba);
+    for piece in img.rgba.chunks(DIGEST_PIECE) {
+        h.update(piece);
+        scan(piece);
+    }
     h.finalize().to_hex().to_string()
 }
 
@@ -103,4 +117,34 @@ pub fn decode_albedos(c: &Container<'_>) -> Albedos {
             Some((t.name, t.result.ok()?))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Any image (one piece or several, the last short): the pieces handed to the scan
+        /// are the image's bytes in order, and the digest is BLAKE3 of the size and the
+        /// bytes in one update.
+        #[test]
+        fn the_scanned_digest_is_the_digest(width in 1u32..300, height in 1u32..120, seed: u8) {
+            let rgba: Vec<u8> = (0..width * height * 4).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect();
+            let img = Image { width, height, rgba };
+            let mut seen = Vec::new();
+            let got = digest_scanning(&img, |piece| {
+                assert!(piece.len() <= DIGEST_PIECE && piece.len() % 4 == 0);
+                seen.extend_from_slice(piece);
+            });
+            let mut whole = Vec::new();
+            whole.extend_from_slice(&width.to_le_bytes());
+            whole.extend_from_slice(&height.to_le_bytes());
+            whole.extend_from_slice(&img.rgba);
+            prop_assert_eq!(&seen, &img.rgba);
+            prop_assert_eq!(got, blake3::hash(&whole).to_hex().to_string());
+        }
+    }
 }
