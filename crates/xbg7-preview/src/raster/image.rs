@@ -246,10 +246,8 @@ pub fn write_fdeflate_png(
     color: png::ColorType,
 ) -> Result<(), RasterError> {
     check_rgba(width, height, rgba)?;
-    let io = |e: std::io::Error| RasterError::Png(e.to_string());
     let bpp = channels(color);
-    let row_out = width as usize * bpp;
-    let raw_total = (row_out + 1) * height as usize;
+    let (row_out, raw_total) = raw_rows(width, height, color);
     let stored_size = fdeflate::StoredOnlyCompressor::<()>::compressed_size(raw_total);
     let (mut above, mut here) = (vec![0u8; row_out], vec![0u8; row_out]);
     let mut line = vec![PAETH; row_out + 1];
@@ -387,6 +385,18 @@ fn narrowed(rgba: &[u8], color: png::ColorType) -> Option<Vec<u8>> {
     })
 }
 
+/// The bytes of one row of `width` pixels of `color`, and of the zlib stream's raw data
+/// (each of `height` rows after its filter byte).
+fn raw_rows(width: u32, height: u32, color: png::ColorType) -> (usize, usize) {
+    let row = width as usize * channels(color);
+    (row, (row + 1) * height as usize)
+}
+
+/// A writer's error as the encoder's.
+fn io(e: std::io::Error) -> RasterError {
+    RasterError::Png(e.to_string())
+}
+
 /// Bytes per pixel of a [`compact_color`] type.
 fn channels(color: png::ColorType) -> usize {
     match color {
@@ -500,10 +510,8 @@ pub fn write_stored_png(
     color: png::ColorType,
 ) -> Result<(), RasterError> {
     check_rgba(width, height, rgba)?;
-    let io = |e: std::io::Error| RasterError::Png(e.to_string());
     let row_in = width as usize * 4;
-    let row_out = width as usize * channels(color);
-    let raw_total = (row_out + 1) * height as usize;
+    let (row_out, raw_total) = raw_rows(width, height, color);
     let blocks = raw_total.div_ceil(STORED_BLOCK);
     // zlib header, the blocks' headers and data, Adler-32.
     let idat_len = 2 + 5 * blocks + raw_total + 4;

@@ -29,13 +29,12 @@ impl UnitBitmap {
         // Every type but FLOAT16_4 (whose scan is its own) through the windowed scan
         // ([`Self::fill_windows`]) in an instance of its own, in which the reader's
         // per-type `match` folds away (a `ty` passed as a value was matched at every
-        // offset, four to five times slower); each instance a function of its own, so
-        // `build` stays small enough for the inliner.
+        // offset, four to five times slower).
         macro_rules! typed {
             ($($t:ident),*) => {
                 match ty {
                     DeclType::Float16_4 => Self::fill_half3(data, parity, n, tol, &mut bits),
-                    $(DeclType::$t => Self::fill_typed::<{ DeclType::$t.size() }>(data, parity, n, &mut bits, |b| {
+                    $(DeclType::$t => Self::fill_windows::<{ DeclType::$t.size() }>(data, parity, n, &mut bits, |b| {
                         is_unit_normal(DeclType::$t, b, tol)
                     }),)*
                 }
@@ -50,25 +49,15 @@ impl UnitBitmap {
         UnitBitmap { parity, bits, len: n }
     }
 
-    /// [`Self::fill_windows`], not inlined (one instance per type).
-    #[inline(never)]
-    fn fill_typed<const SIZE: usize>(
-        data: &[u8],
-        parity: usize,
-        n: usize,
-        bits: &mut [u64],
-        unit: impl Fn(&[u8]) -> bool,
-    ) {
-        Self::fill_windows::<SIZE>(data, parity, n, bits, unit)
-    }
-
     /// The bitmap of "the `SIZE` bytes at offset `2k + parity` pass `unit`" for `k < n`
     /// (`n` counts the offsets with `SIZE` bytes, at most 16, before the data's end), a
     /// word of 64 offsets at a time: the word's bytes as one fixed-size window (128 + 16
     /// bytes), each offset's `SIZE` bytes taken from it as an array (no bounds check, and
-    /// `unit`'s length check folds away), a flag byte each, packed ([`crate::layout::byte_flags`]); a last word whose window would run
-    /// past the data, offset by offset.
-    #[inline(always)]
+    /// `unit`'s length check folds away), a flag byte each, packed
+    /// ([`crate::layout::byte_flags`]); a last word whose window would run past the data,
+    /// offset by offset. Not inlined: one function per type, so `build` stays small
+    /// enough for the inliner.
+    #[inline(never)]
     fn fill_windows<const SIZE: usize>(
         data: &[u8],
         parity: usize,
