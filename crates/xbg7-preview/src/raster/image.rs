@@ -220,6 +220,7 @@ pub fn write_png_compact_as(
     color: png::ColorType,
 ) -> Result<(), RasterError> {
     check_rgba(width, height, rgba)?;
+    debug_assert_eq!(compact_color(rgba), color, "the scanned colour type is the pixels'");
     if sample_compresses_poorly(width, height, rgba, color)? {
         return write_stored_png(w, width, height, rgba, color);
     }
@@ -463,22 +464,20 @@ fn narrow_plain(rgba: &[u8], color: png::ColorType, out: &mut [u8]) {
 #[target_feature(enable = "avx2")]
 unsafe fn narrow_avx2(rgba: &[u8], n: usize, out: &mut [u8]) -> usize {
     use std::arch::x86_64::*;
-    let keep: &[i8] = match n {
-        1 => &[0],
-        2 => &[0, 3],
-        _ => &[0, 1, 2],
-    };
-    // Per lane: output byte k takes the lane's byte 4·(k / n) + keep[k % n], or zero.
-    let lane: [i8; 16] = std::array::from_fn(|k| match k < 4 * n {
-        true => 4 * (k / n) as i8 + keep[k % n],
-        false => -1,
-    });
+    // Per lane: output byte k takes the lane's byte 4·(k / n) + [0, 3, or 0, 1, 2][k % n],
+    // or zero (−1); then lane 0's first `n` dwords and lane 1's (dwords 4…).
+    const LANE: [[i8; 16]; 3] = [
+        [0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1],
+        [0, 3, 4, 7, 8, 11, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1],
+        [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1],
+    ];
+    const DWORDS: [[i32; 8]; 3] = [
+        [0, 4, 5, 6, 7, 7, 7, 7],
+        [0, 1, 4, 5, 6, 7, 7, 7],
+        [0, 1, 2, 4, 5, 6, 7, 7],
+    ];
+    let (lane, dwords) = (&LANE[n.clamp(1, 3) - 1], &DWORDS[n.clamp(1, 3) - 1]);
     let shuffle = _mm256_loadu2_m128i(lane.as_ptr().cast(), lane.as_ptr().cast());
-    // Lane 0's first `n` dwords, then lane 1's (dwords 4…).
-    let dwords: [i32; 8] = std::array::from_fn(|d| match d < n {
-        true => d as i32,
-        false => 4 + (d - n).min(3) as i32,
-    });
     let pack = _mm256_loadu_si256(dwords.as_ptr().cast());
     let mut p = 0;
     while 4 * p + 32 <= rgba.len() && n * p + 32 <= out.len() {

@@ -71,23 +71,34 @@ pub fn tile_span(log2: u32) -> u32 {
 
 /// Undo (= apply: every mode is an involution) a GPU endian swap in place. Trailing
 /// bytes that do not fill a whole unit are left as they are. Eight bytes a step as one
-/// word whose units are swapped by shifts and masks (which the compiler vectorises; a
-/// byte swap per unit does not), then the units after the last whole word.
+/// word whose units are swapped by shifts and masks, a loop per mode ([`each_word`],
+/// vectorised; inlined into the decode, a byte swap per unit was a scalar rotate per
+/// unit), then the units after the last whole word.
 pub fn endian_swap(buf: &mut [u8], endian: Endian) {
     let words = buf.len() / 8 * 8;
     let (head, tail) = buf.split_at_mut(words);
-    let word: fn(u64) -> u64 = match endian {
+    match endian {
         Endian::None => return,
-        Endian::E8in16 => |x| ((x & 0x00FF_00FF_00FF_00FF) << 8) | ((x >> 8) & 0x00FF_00FF_00FF_00FF),
+        Endian::E8in16 => each_word(head, |x| {
+            ((x & 0x00FF_00FF_00FF_00FF) << 8) | ((x >> 8) & 0x00FF_00FF_00FF_00FF)
+        }),
         // All eight bytes reversed, then the two 32-bit halves put back in place.
-        Endian::E8in32 => |x| x.swap_bytes().rotate_left(32),
-        Endian::E16in32 => |x| ((x & 0x0000_FFFF_0000_FFFF) << 16) | ((x >> 16) & 0x0000_FFFF_0000_FFFF),
-    };
-    for c in head.chunks_exact_mut(8) {
-        let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        c.copy_from_slice(&word(x).to_le_bytes());
+        Endian::E8in32 => each_word(head, |x| x.swap_bytes().rotate_left(32)),
+        Endian::E16in32 => each_word(head, |x| {
+            ((x & 0x0000_FFFF_0000_FFFF) << 16) | ((x >> 16) & 0x0000_FFFF_0000_FFFF)
+        }),
     }
     endian_swap_units(tail, endian);
+}
+
+/// `f` applied to each little-endian 8-byte word of `head` (whole words), in place; a
+/// loop of its own per `f`, so `f` is inlined and the loop vectorised.
+#[inline(always)]
+fn each_word(head: &mut [u8], f: impl Fn(u64) -> u64) {
+    for c in head.chunks_exact_mut(8) {
+        let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        c.copy_from_slice(&f(x).to_le_bytes());
+    }
 }
 
 /// [`endian_swap`] a unit at a time.
