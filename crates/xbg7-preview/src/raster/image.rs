@@ -206,7 +206,6 @@ pub fn try_encode_png_compact(width: u32, height: u32, rgba: &[u8]) -> Result<Ve
 /// crate writes with [`STORED`], without its intermediate copies of the whole image.
 /// Only a compressible image is narrowed whole, for the fast compressor.
 pub fn write_png_compact(w: impl std::io::Write, width: u32, height: u32, rgba: &[u8]) -> Result<(), RasterError> {
-    check_rgba(width, height, rgba)?;
     write_png_compact_as(w, width, height, rgba, compact_color(rgba))
 }
 
@@ -591,12 +590,14 @@ pub fn sample_compresses_poorly(
         return Ok(false);
     }
     let (mut raw, mut packed) = (0usize, 0usize);
-    let mut band = vec![0u8; SAMPLE_BAND_ROWS * row];
+    let mut png = Vec::new();
     for start in sample_starts(h) {
+        // The band encoded as the image would be (narrowed row by row on the way).
         let src = &rgba[start * row_in..(start + SAMPLE_BAND_ROWS) * row_in];
-        narrow_into(src, color, &mut band);
-        raw += band.len();
-        packed += encode_raw(width, SAMPLE_BAND_ROWS as u32, &band, color, PNG_SETTINGS)?.len();
+        png.clear();
+        write_fdeflate_png(&mut png, width, SAMPLE_BAND_ROWS as u32, src, color)?;
+        raw += SAMPLE_BAND_ROWS * row;
+        packed += png.len();
     }
     Ok(packed as f64 > MAX_SAMPLE_RATIO * raw as f64)
 }
