@@ -201,11 +201,14 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
     let mut placed: Vec<Option<Result<Rc<Decoded>, Reason>>> = first.results.into_iter().map(Some).collect();
     // What a multi-stream resource's other buffers must keep off: every claimed block,
-    // with the unit that claimed it, and every block placed per record. Only built where
-    // a resource has several streams: a stage holds many claims.
+    // with the unit that claimed it (but the claims of multi-stream resources, decided
+    // by their own searches: `plan::claims_by_unit`), and every block placed per record.
+    // Only built where a resource has several streams: a stage holds many claims.
     let multi = parsed.iter().any(|p| matches!(&p.desc, Ok(r) if r.streams.is_some()));
     let mut taken = if multi {
-        plan::claims_by_unit(&claimed, &first.claim_units, &first.claims)
+        let searched = plan::searched_units(&parsed, &plans, units.len());
+        plan::open_to_searches(&mut placed, &first.rivals, &searched);
+        plan::claims_by_unit(&claimed, &first.claim_units, &first.claims, &searched)
     } else {
         Vec::new()
     };

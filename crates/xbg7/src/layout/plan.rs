@@ -124,16 +124,71 @@ fn documented(
 
 /// Every claimed block with the unit that claimed it (`None`: the documented layout's):
 /// what a multi-stream resource's other buffers must keep off (a resource's own claims do
-/// not keep it off).
+/// not keep it off) — but for the claims of the units of [`searched_units`]. Such a
+/// unit claims "the block after its index buffer" by structure only: whether its
+/// positions follow its index buffer is unknown (FORMAT.md §5), so its claim is one
+/// reading of its own, decided by its own searches, not an owner's block; what it is
+/// placed on is owned from then on, one owner per buffer (`assemble::one_owner_per_buffer`).
 pub(crate) fn claims_by_unit(
     documented: &[Range<usize>],
     claim_units: &[usize],
     claims: &[Range<usize>],
+    searched: &[bool],
 ) -> Vec<(Option<usize>, Range<usize>)> {
     let mut taken: Vec<(Option<usize>, Range<usize>)> = Vec::new();
     taken.extend(documented.iter().map(|r| (None, r.clone())));
-    taken.extend(claim_units.iter().map(|&u| Some(u)).zip(claims.iter().cloned()));
+    taken.extend(
+        claim_units
+            .iter()
+            .zip(claims)
+            .filter(|(&u, _)| !searched.get(u).copied().unwrap_or(false))
+            .map(|(&u, r)| (Some(u), r.clone())),
+    );
     taken
+}
+
+/// Per anchoring unit, whether its resource is a multi-stream one placed by its own
+/// searches ([`super::streams`]: a parsed descriptor with several streams that is not
+/// undecodable, one unit for the whole resource). An undecodable one (no NORMAL in any
+/// stream, …) is never placed, so its claim stays an owner's block.
+pub(crate) fn searched_units(parsed: &[Parsed<'_>], plans: &[Option<Plan>], units: usize) -> Vec<bool> {
+    let mut searched = vec![false; units];
+    for (p, plan) in parsed.iter().zip(plans) {
+        if let (Ok(r), Some(Plan::Whole { unit })) = (&p.desc, plan) {
+            if r.streams.is_some() && r.undecodable.is_none() {
+                searched[*unit] = true;
+            }
+        }
+    }
+    searched
+}
+
+/// A searched multi-stream unit ([`searched_units`]) that the anchoring found ambiguous
+/// only with another searched unit's claim: both claims are readings by structure, no
+/// owner's block (see [`claims_by_unit`]), so it is no competition — the unit is left
+/// to its searches apart (which rank that reading among the others), as "nothing found
+/// after its index buffer" (`no_valid_anchor`), not "two readings fit". Ambiguity with
+/// any other unit's claim stays as it is: that block may be the other's.
+pub(crate) fn open_to_searches(
+    placed: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    rivals: &[Option<usize>],
+    searched: &[bool],
+) {
+    let is_searched = |u: usize| searched.get(u).copied().unwrap_or(false);
+    for (u, slot) in placed.iter_mut().enumerate() {
+        let Some(Err(why)) = slot else { continue };
+        if why.code != Code::AmbiguousAnchor
+            || !is_searched(u)
+            || !rivals.get(u).copied().flatten().is_some_and(is_searched)
+        {
+            continue;
+        }
+        let rest = why.detail.strip_prefix("two readings fit: ").unwrap_or(&why.detail);
+        *why = Reason::new(
+            Code::NoValidAnchor,
+            format!("the block after its index buffer is another multi-stream resource's reading too ({rest})"),
+        );
+    }
 }
 
 /// The blocks placed per record, added to [`claims_by_unit`]'s list.
@@ -241,4 +296,55 @@ fn sequence(
         blocks.push(b);
     }
     Ok(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_searched_units_claims_keep_nobody_off() {
+        // Unit 0 single-stream, unit 1 a searched multi-stream one, unit 2 an undecodable one.
+        let searched = [false, true, false];
+        let documented = vec![0..4, 90..94];
+        let taken = claims_by_unit(&documented, &[0, 1, 2, 1], &[10..20, 30..40, 50..60, 70..80], &searched);
+        assert_eq!(
+            taken,
+            vec![(None, 0..4), (None, 90..94), (Some(0), 10..20), (Some(2), 50..60)]
+        );
+    }
+
+    #[test]
+    fn ambiguity_between_searched_units_is_left_to_their_searches() {
+        let ambiguous = || {
+            Some(Err(Reason::new(
+                Code::AmbiguousAnchor,
+                "two readings fit: its block 0x10",
+            )))
+        };
+        let mut placed: Vec<Option<Result<Rc<Decoded>, Reason>>> =
+            vec![ambiguous(), ambiguous(), ambiguous(), ambiguous()];
+        // Units 0 and 1 searched: 0's rival is 1 (searched), 1's rival is 2 (not), 2 is not
+        // searched, 3 is searched with no rival named.
+        let searched = [true, true, false, true];
+        open_to_searches(&mut placed, &[Some(1), Some(2), Some(0), None], &searched);
+        let codes: Vec<Code> = placed
+            .iter()
+            .map(|p| p.as_ref().unwrap().as_ref().unwrap_err().code)
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                Code::NoValidAnchor,
+                Code::AmbiguousAnchor,
+                Code::AmbiguousAnchor,
+                Code::AmbiguousAnchor
+            ]
+        );
+        let detail = &placed[0].as_ref().unwrap().as_ref().unwrap_err().detail;
+        assert_eq!(
+            detail,
+            "the block after its index buffer is another multi-stream resource's reading too (its block 0x10)"
+        );
+    }
 }

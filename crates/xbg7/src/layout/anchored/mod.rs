@@ -132,6 +132,9 @@ pub struct Anchored {
     pub claims: Vec<Range<usize>>,
     /// The unit of each claim.
     pub claim_units: Vec<usize>,
+    /// Per unit rejected as two readings fitting where the other reading is another
+    /// unit's claim: that unit (`None` otherwise).
+    pub rivals: Vec<Option<usize>>,
 }
 
 /// Vertex starts where a unit that cannot be decoded may have its block: its declaration
@@ -176,6 +179,7 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
     let mut results: Vec<Option<Result<Rc<Decoded>, Reason>>> = vec![None; units.len()];
     let mut claims: Vec<Vec<Claim>> = vec![Vec::new(); units.len()];
     let mut failures: Vec<Vec<(usize, Reason)>> = vec![Vec::new(); units.len()];
+    let mut rivals: Vec<Option<usize>> = vec![None; units.len()];
     for (u, unit) in units.iter().enumerate() {
         match scanner.candidates(unit, claimed, cfg) {
             Ok(f) if f.claims.len() > MAX_CANDIDATES => {
@@ -206,7 +210,7 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
         .flat_map(|(u, cs)| cs.iter().map(move |c| (u, c.range.clone())))
         .collect();
     let released: std::collections::HashSet<(usize, Range<usize>)> =
-        assign_owners(scanner.data, units, &mut claims, &failures, &mut results)
+        assign_owners(scanner.data, units, &mut claims, &failures, &mut results, &mut rivals)
             .into_iter()
             .collect();
     held.retain(|c| !released.contains(c));
@@ -214,6 +218,7 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
     let claims: Vec<Range<usize>> = held.into_iter().map(|(_, r)| r).collect();
     Anchored {
         claim_units,
+        rivals,
         results: results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(Reason::new(Code::NoValidAnchor, "internal: unit left unresolved"))))

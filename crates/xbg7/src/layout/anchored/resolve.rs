@@ -64,13 +64,15 @@ fn rejection(v: &Verdict) -> Reason {
 /// unit's result is its one block: decoded when it passes the gates, else rejected with
 /// that gate's code. Units with a result already take no part. Returns the claims
 /// `(unit, range)` a unit let go of for the block it was given: they are no evidence
-/// that anyone owns those bytes.
+/// that anyone owns those bytes. `rivals[u]`: for a unit rejected as two readings
+/// fitting where the other reading is another unit's claim, that unit.
 pub(super) fn assign_owners(
     data: &[u8],
     units: &[Unit<'_>],
     claims: &mut [Vec<Claim>],
     failures: &[Vec<(usize, Reason)>],
     results: &mut [Option<Result<Rc<Decoded>, Reason>>],
+    rivals: &mut [Option<usize>],
 ) -> Vec<(usize, Range<usize>)> {
     let taking_part: Vec<bool> = results.iter().map(Option::is_none).collect();
     let Some(p) = Problem::build(data, units, claims, &taking_part) else {
@@ -126,12 +128,18 @@ pub(super) fn assign_owners(
                     }
                     r
                 }
-                rejected => Err(rejection(rejected)),
+                rejected => {
+                    if let Verdict::Ambiguous { rival: Some(y), .. } = rejected {
+                        rivals[u.0] = Some(p.owner(*y).0);
+                    }
+                    Err(rejection(rejected))
+                }
             });
         }
     }
     fill_unplaced(units, failures, results);
     for (u, _, why) in reject_exchangeable(&p, &facts, &emitted) {
+        rivals[u.0] = None;
         results[u.0] = Some(Err(Reason::new(Code::AmbiguousAnchor, why)));
     }
     released
