@@ -235,14 +235,12 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     // first-round result is kept for that.
     let mut again: Vec<SearchAgain> = Vec::new();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
-        if let (Ok(r), Some(Plan::Whole { unit }), None) = (&p.desc, &plan, &per_record[k]) {
-            if r.streams.is_some() && r.undecodable.is_none() {
-                again.push(SearchAgain {
-                    at: k,
-                    unit: *unit,
-                    first: placed[*unit].clone(),
-                });
-            }
+        if let (Some(unit), None) = (plan::searched_unit(p, &plan), &per_record[k]) {
+            again.push(SearchAgain {
+                at: k,
+                unit,
+                first: placed[unit].clone(),
+            });
         }
         let result = assemble::resource(
             data,

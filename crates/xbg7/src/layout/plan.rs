@@ -153,14 +153,19 @@ pub(crate) fn claims_by_unit(
 /// stream, …) is never placed, so its claim stays an owner's block.
 pub(crate) fn searched_units(parsed: &[Parsed<'_>], plans: &[Option<Plan>], units: usize) -> Vec<bool> {
     let mut searched = vec![false; units];
-    for (p, plan) in parsed.iter().zip(plans) {
-        if let (Ok(r), Some(Plan::Whole { unit })) = (&p.desc, plan) {
-            if r.streams.is_some() && r.undecodable.is_none() {
-                searched[*unit] = true;
-            }
-        }
+    for unit in parsed.iter().zip(plans).filter_map(|(p, plan)| searched_unit(p, plan)) {
+        searched[unit] = true;
     }
     searched
+}
+
+/// The unit of a resource placed by its own multi-stream searches (see
+/// [`searched_units`]), or `None`.
+pub(crate) fn searched_unit(p: &Parsed<'_>, plan: &Option<Plan>) -> Option<usize> {
+    match (&p.desc, plan) {
+        (Ok(r), Some(Plan::Whole { unit })) if r.streams.is_some() && r.undecodable.is_none() => Some(*unit),
+        _ => None,
+    }
 }
 
 /// A searched multi-stream unit ([`searched_units`]) that the anchoring found ambiguous
