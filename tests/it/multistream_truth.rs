@@ -40,7 +40,7 @@ fn check(seed: u64, floor: usize) {
     let stage = &r.categories["stage"];
     assert!(stage.missed.len() <= 5, "seed {seed}: {:?}", stage.missed);
     // The multi-stream resources themselves: at least `floor` of them decoded exactly
-    // (measured when the floor was set: seed 1 92 of 100, seed 5 73 of 90), so a change
+    // (measured when the floor was set: seed 1 90 of 100, seed 5 81 of 90), so a change
     // that loses more than two shows here.
     let (exact, total) = r
         .families
@@ -57,10 +57,10 @@ fn check(seed: u64, floor: usize) {
 
 #[test]
 fn multistream_demo_seed_1_decodes_nothing_wrong() {
-    check(1, 90);
+    check(1, 88);
 }
 
 #[test]
 fn multistream_demo_seed_5_decodes_nothing_wrong() {
-    check(5, 71);
+    check(5, 79);
 }

@@ -464,10 +464,12 @@ pub(crate) fn overlaps_any(r: &Range<usize>, taken: &[Range<usize>]) -> bool {
     taken.iter().any(|t| overlaps(t, r))
 }
 
-/// Index windows of `i` u16 values `< v` (byte offsets, even) that start with three
-/// distinct indices and reference all `v` vertices, off `taken`: every such window of
-/// every maximal run of values `< v` at least `i` long. Each window looked at costs `i`
-/// of `budget`; more than [`MAX_APART`] windows is [`ApartOutcome::TooMany`].
+/// Index windows of `i` u16 values `< v` (byte offsets, even) that reference all `v`
+/// vertices, off `taken`: every such window of every maximal run of values `< v` at least
+/// `i` long, however it starts (a true list may open with a degenerate triangle; which
+/// window of a run is the list is the ranking's question, [`ApartSearch::ranked`]). Each
+/// run is slid over once, counting its values in the window (each value costs one of
+/// `budget`); more than [`MAX_APART`] windows is [`ApartOutcome::TooMany`].
 fn index_windows(
     data: &[u8],
     v: u32,
@@ -477,7 +479,11 @@ fn index_windows(
 ) -> Result<Vec<usize>, ApartOutcome> {
     let n = data.len() / 2;
     let mut out = Vec::new();
-    let mut seen = Seen::default();
+    if i < v as usize {
+        return Ok(out);
+    }
+    // How many times each vertex is in the window, and how many are at least once.
+    let mut counts = vec![0u32; v as usize];
     let mut k = 0;
     while k < n {
         if u16_at(data, 2 * k) >= v {
@@ -491,19 +497,41 @@ fn index_windows(
         if k - a < i {
             continue;
         }
-        for w in a..=k - i {
-            let t = [0, 1, 2].map(|j| u16_at(data, 2 * (w + j)));
-            if !distinct(t) || overlaps_any(&(2 * w..2 * (w + i)), taken) {
+        budget.pay(k - a)?;
+        counts.fill(0);
+        let mut present = 0usize;
+        for j in a..k {
+            let x = u16_at(data, 2 * j) as usize;
+            counts[x] += 1;
+            present += usize::from(counts[x] == 1);
+            if j + 1 < a + i {
                 continue;
             }
-            budget.pay(i)?;
-            if referenced(data, 2 * w, i, v as usize, &mut seen) == v as usize {
-                if out.len() == MAX_APART {
-                    return Err(ApartOutcome::TooMany(format!("more than {MAX_APART} index windows")));
-                }
+            // The window of the `i` values ending at `j`.
+            let w = j + 1 - i;
+            if w > a {
+                let y = u16_at(data, 2 * (w - 1)) as usize;
+                counts[y] -= 1;
+                present -= usize::from(counts[y] == 0);
+            }
+            if present == v as usize && !overlaps_any(&(2 * w..2 * (w + i)), taken) {
                 out.push(2 * w);
             }
         }
+    }
+    // A window that opens with `D` degenerate triangles while the window `D` triangles
+    // later is one too is not searched itself: both have one sample (its first triangles
+    // of three distinct indices), so it passes the sample test where that one does, and
+    // [`ApartSearch::close`] reads it whole whenever that one ranks first — so a run of
+    // padding before a list, or a list opening with a degenerate triangle, costs one
+    // window's search, and the two are still ranked against each other.
+    let set: std::collections::BTreeSet<usize> = out.iter().copied().collect();
+    out.retain(|&w| {
+        let d = leading_degenerate(data, w, i) as usize;
+        d == 0 || !set.contains(&(w + 6 * d))
+    });
+    if out.len() > MAX_APART {
+        return Err(ApartOutcome::TooMany(format!("more than {MAX_APART} index windows")));
     }
     Ok(out)
 }
@@ -761,6 +789,7 @@ fn search(
         agreement: Agreement::new(cfg.min_winding_consistency),
         prefiltering,
         found: Vec::new(),
+        passed: 0,
         failure: None,
         faces: Vec::new(),
         dots: Vec::new(),
@@ -771,8 +800,85 @@ fn search(
     for cl in clusters(data, &windows, iu) {
         search.at_cluster(&cl, &normals, &position_places)?;
     }
+    let near = Near {
+        normals: in_offset_order(data.len(), normals.iter().copied()),
+        positions: in_offset_order(data.len(), position_places.iter().copied()),
+        taken,
+    };
+    search.close(&near)?;
     Ok(search.best())
 }
+
+/// The candidate places [`ApartSearch::close`] reads the neighbours of a reading from:
+/// every NORMAL place and position place the search had, in offset order, and the byte
+/// ranges other units own.
+struct Near<'a> {
+    normals: Vec<usize>,
+    positions: Vec<usize>,
+    taken: &'a [Range<usize>],
+}
+
+impl Near<'_> {
+    /// The places of `list` within `reach` bytes of `at`, `at` itself first.
+    fn around(list: &[usize], at: usize, reach: usize) -> impl Iterator<Item = usize> + '_ {
+        let from = list.partition_point(|&x| x + reach < at);
+        std::iter::once(at).chain(
+            list[from..]
+                .iter()
+                .copied()
+                .take_while(move |&x| x <= at + reach)
+                .filter(move |&x| x != at),
+        )
+    }
+}
+
+/// How much better aligned ([`alignment`]) than every other passing reading the reading
+/// taken must be: more than one face adds to the sum (a cosine is at most 1), so readings
+/// that differ by one face, or whose faces agree equally well, are "two readings fit".
+const ALIGNMENT_MARGIN: f64 = 1.0;
+
+/// How well a mesh's faces align with its normals: over every triangle of its index
+/// buffer, the cosine between the face normal (right-hand rule) and the sum of its
+/// vertices' normals (0 for a degenerate face or a zero sum), summed, in the mesh's
+/// winding sense (the sum's magnitude). The true buffers' stored normals are the
+/// surface's, so every face counts nearly 1; the same bytes read a vertex or a normal
+/// apart rotate every face against its normals, and a window a triangle apart trades a
+/// real face for padding or another list's indices, each lowering the sum whatever
+/// faces the mesh has flipped or normals off (those count the same in every reading of
+/// its bytes). The winding gate's sign test cannot tell such readings apart; this can.
+fn alignment(mesh: &Mesh) -> f64 {
+    let Some(normals) = &mesh.normals else { return 0.0 };
+    let sum: f64 = mesh
+        .indices
+        .chunks_exact(3)
+        .map(|t| {
+            let f = face_normal([0, 1, 2].map(|j| mesh.positions[t[j] as usize]));
+            let n = [0, 1, 2]
+                .map(|j| normals[t[j] as usize])
+                .into_iter()
+                .fold([0.0f32; 3], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2]]);
+            let (lf, ln) = (f64::from(dot3(f, f)).sqrt(), f64::from(dot3(n, n)).sqrt());
+            if lf > 0.0 && ln > 0.0 && lf.is_finite() && ln.is_finite() {
+                f64::from(dot3(f, n)) / (lf * ln)
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    if sum.is_finite() {
+        sum.abs()
+    } else {
+        0.0
+    }
+}
+
+/// How many slots of its stream (either way) [`ApartSearch::around`] looks for the
+/// positions and NORMALs of a reading's neighbours.
+const NEAR_SLOTS: usize = 2;
+
+/// How many times [`ApartSearch::close`] looks around the readings ranked first before it
+/// gives up: each time the first place moved to a reading the sample had turned away.
+const CLOSE_ROUNDS: usize = 8;
 
 /// Index windows that share their triangles (the same offset modulo a triangle's 6
 /// bytes, each overlapping the one before), with the sample triangles of them all.
@@ -879,7 +985,10 @@ struct ApartSearch<'a, 'b> {
     /// Whether [`Self::compare`] refutes pairs by their first faces first ([`Prefilter`];
     /// off only in the test that it changes no outcome).
     prefiltering: bool,
-    found: Vec<(Rank, Apart)>,
+    /// The readings that pass and may still rank first ([`Self::admit`]).
+    found: Vec<Passed>,
+    /// How many readings passed the gates, kept or not.
+    passed: usize,
     failure: Option<(Rank, Reason)>,
     /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
     /// positions or the (positions, NORMAL place) it is for.
@@ -889,6 +998,15 @@ struct ApartSearch<'a, 'b> {
     /// Scratch of [`Self::compare`]'s prefilter.
     prefilter: Prefilter,
     stamp: u64,
+}
+
+/// A reading that passed the gates, with what [`ApartSearch::admit`] ranks it by.
+struct Passed {
+    rank: Rank,
+    apart: Apart,
+    /// Degenerate triangles at its window's ends: closing, then opening.
+    ends: (u32, u32),
+    aligned: f64,
 }
 
 /// What [`ApartSearch::compare`] knows of a window on one place for the positions.
@@ -1289,6 +1407,140 @@ impl ApartSearch<'_, '_> {
         result
     }
 
+    /// Close the sample's blind spot around the readings ranked first: every reading a
+    /// triangle (the index window), a position or a NORMAL (their places) or less apart
+    /// from one of them, read whole and gated without the sample test, joins the ranked
+    /// readings when it passes; again around the new first ones, until they are all
+    /// looked around ([`CLOSE_ROUNDS`] at most, then "gave up"). The sample test (a prefix
+    /// of the faces unanimous) is no condition of the gates: a true reading with a flipped
+    /// face or a reversed normal among its first faces fails it, and the same bytes read
+    /// a vertex apart may pass it; such a pair is now ranked as any two readings that
+    /// pass, never one taken for lack of the other.
+    fn close(&mut self, near: &Near<'_>) -> Result<(), ApartOutcome> {
+        let mut looked: std::collections::BTreeSet<[usize; 3]> = std::collections::BTreeSet::new();
+        let mut tried: std::collections::BTreeSet<[usize; 3]> = self
+            .found
+            .iter()
+            .map(|f| [f.apart.index_offset, f.apart.position_offset, f.apart.normal_offset])
+            .collect();
+        for _ in 0..CLOSE_ROUNDS {
+            let first: Vec<[usize; 3]> = self
+                .first()
+                .into_iter()
+                .map(|a| [a.index_offset, a.position_offset, a.normal_offset])
+                .filter(|k| !looked.contains(k))
+                .collect();
+            if first.is_empty() {
+                return Ok(());
+            }
+            for k in first {
+                looked.insert(k);
+                self.around(k, near, &mut tried)?;
+            }
+        }
+        Err(ApartOutcome::TooMany(format!(
+            "readings that pass next to the first one after {CLOSE_ROUNDS} looks around it"
+        )))
+    }
+
+    /// The readings a triangle, a position or a NORMAL or less apart from `[w, q, c]`
+    /// (window, positions, normals) not `tried` yet: each read whole and gated; those that
+    /// pass join the ranked readings.
+    fn around(
+        &mut self,
+        [w, q, c]: [usize; 3],
+        near: &Near<'_>,
+        tried: &mut std::collections::BTreeSet<[usize; 3]>,
+    ) -> Result<(), ApartOutcome> {
+        let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
+        let (pdecl, _, _) = self.positions;
+        let (ndecl, _) = self.normals;
+        let windows: Vec<usize> = (w.saturating_sub(6)..=w + 6)
+            .step_by(2)
+            .filter(|&x| x + 2 * iu <= data.len() && !overlaps_any(&(x..x + 2 * iu), near.taken))
+            .filter(|&x| (0..iu).all(|k| u16_at(data, x + 2 * k) < self.v))
+            .collect();
+        let normals: Vec<usize> = Near::around(&near.normals, c, NEAR_SLOTS * ndecl.stride).collect();
+        for x in windows {
+            let xr = x..x + 2 * iu;
+            if x != w {
+                self.budget.pay(iu)?;
+                if referenced(data, x, iu, vu, &mut Seen::default()) != vu {
+                    continue;
+                }
+            }
+            for &n in &normals {
+                let nr = n..n + vu * ndecl.stride;
+                if overlaps(&nr, &xr) {
+                    continue;
+                }
+                let positions: Vec<usize> = if self.same_stream {
+                    vec![n]
+                } else {
+                    Near::around(&near.positions, q, NEAR_SLOTS * pdecl.stride).collect()
+                };
+                for p in positions {
+                    let pr = p..p + vu * pdecl.stride;
+                    if !tried.insert([x, p, n]) || overlaps(&pr, &xr) || (!self.same_stream && overlaps(&pr, &nr)) {
+                        continue;
+                    }
+                    if x != w && self.is_suffix(x, p) {
+                        continue;
+                    }
+                    // The winding gate's test on the faces as far as it needs them first
+                    // (most neighbours fail it within a few faces).
+                    self.budget.pay(SAMPLE)?;
+                    let (pdecl, _, pe) = self.positions;
+                    let tri = move |k: usize| [0, 1, 2].map(|j| u16_at(data, x + 2 * (3 * k + j)));
+                    let mut faces =
+                        gates::Faces::new(iu / 3, tri, move |k: u32| element3(data, p, pdecl.stride, &pe, k));
+                    if !self.winding_can_pass(n, p, &mut faces) {
+                        continue;
+                    }
+                    self.budget.pay(iu / 3 + vu)?;
+                    if let Some((mesh, measures)) = self.read_whole(x, p, n) {
+                        let rank = (usize::MAX, self.passed, 0);
+                        self.admit(
+                            rank,
+                            Apart {
+                                index_offset: x,
+                                position_offset: p,
+                                normal_offset: n,
+                                mesh,
+                                measures,
+                                sole: false,
+                            },
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The mesh of the index window at `w`, the positions at `q` and the NORMALs at `c`,
+    /// and its measures, if it passes every hard gate.
+    fn read_whole(&self, w: usize, q: usize, c: usize) -> Option<(Mesh, Measures)> {
+        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
+        let (pdecl, pmap, _) = self.positions;
+        let (ndecl, nmap) = self.normals;
+        let p = super::Placement {
+            index_offset: w,
+            index_count: i,
+            vertex_offset: q,
+            vertex_count: v,
+        };
+        let mesh = super::read_block(data, p, pdecl, pmap).ok()?;
+        let mesh = if self.same_stream {
+            mesh
+        } else {
+            merge(mesh, read_attributes(data, c, v as usize, ndecl, nmap)?, pmap, nmap)
+        };
+        let measures = gates::measure(&mesh);
+        gates::verdict(&measures, cfg).ok()?;
+        Some((mesh, measures))
+    }
+
     /// Whether the index window at `w`, on the positions at `q`, has more real
     /// triangles before it than a block header can fake.
     fn is_suffix(&self, w: usize, q: usize) -> bool {
@@ -1346,24 +1598,17 @@ impl ApartSearch<'_, '_> {
         };
         let measures = gates::measure(&mesh);
         match gates::verdict(&measures, cfg) {
-            Ok(()) => {
-                if self.found.len() == MAX_PASSING {
-                    return Err(ApartOutcome::Rivals(format!(
-                        "more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"
-                    )));
-                }
-                self.found.push((
-                    rank,
-                    Apart {
-                        index_offset: w,
-                        position_offset: q,
-                        normal_offset: c,
-                        mesh,
-                        measures,
-                        sole: false,
-                    },
-                ))
-            }
+            Ok(()) => self.admit(
+                rank,
+                Apart {
+                    index_offset: w,
+                    position_offset: q,
+                    normal_offset: c,
+                    mesh,
+                    measures,
+                    sole: false,
+                },
+            )?,
             Err(why) => self.failed(rank, why),
         }
         Ok(())
@@ -1399,31 +1644,103 @@ impl ApartSearch<'_, '_> {
         }
     }
 
-    /// Of the combinations that pass, the one whose window closes with the fewest
-    /// degenerate triangles (padding read as indices, [`trailing_degenerate`]), then with
-    /// the fewest faces against the mesh's winding sense (each a coincidence: positions
-    /// or a window off by a vertex or a triangle make nearly the same faces on a mesh
-    /// whose neighbouring vertices are neighbours in the buffer, but not all of them),
-    /// then with the most unit normals, if no other has as much.
-    fn best(mut self) -> ApartOutcome {
-        let (data, vu, iu) = (self.data, self.v as usize, self.i as usize);
-        let (ndecl, nmap) = self.normals;
-        let units = |a: &Apart| {
-            (
-                std::cmp::Reverse(trailing_degenerate(data, a.index_offset, iu)),
-                std::cmp::Reverse(a.measures.winding_agree.min(a.measures.winding_disagree)),
-                unit_normal_count(data, a.normal_offset, ndecl, nmap, vu),
-            )
-        };
-        self.found.sort_by_key(|(rank, _)| *rank);
-        let sole = self.found.len() == 1;
-        let best = self.found.iter().map(|(_, a)| units(a)).max();
-        let mut top: Vec<Apart> = self
+    /// Keep a reading that passes the gates unless it ranks below the first ones: its
+    /// window's ends hold more degenerate triangles ([`trailing_degenerate`], then
+    /// [`leading_points`]: padding read as indices), or its [`alignment`] is more than
+    /// [`ALIGNMENT_MARGIN`] below the best of those with the fewest; those it ranks above
+    /// go. What is dropped decides nothing (the bar only rises), so a run of padding
+    /// windows before a list, each passing, costs no more than one. More than
+    /// [`MAX_PASSING`] kept at once is [`ApartOutcome::Rivals`].
+    fn admit(&mut self, rank: Rank, apart: Apart) -> Result<(), ApartOutcome> {
+        self.passed += 1;
+        let (data, iu) = (self.data, self.i as usize);
+        let ends = (
+            trailing_degenerate(data, apart.index_offset, iu),
+            leading_points(data, apart.index_offset, iu),
+        );
+        let aligned = alignment(&apart.mesh);
+        if let Some((best, most)) = self.bar() {
+            if ends > best || (ends == best && aligned < most - ALIGNMENT_MARGIN) {
+                return Ok(());
+            }
+        }
+        self.found.push(Passed {
+            rank,
+            apart,
+            ends,
+            aligned,
+        });
+        if let Some((best, most)) = self.bar() {
+            self.found
+                .retain(|f| f.ends == best && f.aligned >= most - ALIGNMENT_MARGIN);
+        }
+        if self.found.len() > MAX_PASSING {
+            return Err(ApartOutcome::Rivals(format!(
+                "more than {MAX_PASSING} index, position and NORMAL buffers pass the gates together"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The fewest degenerate triangles at the ends of the readings kept, and the best
+    /// alignment of those with them.
+    fn bar(&self) -> Option<((u32, u32), f64)> {
+        let best = self.found.iter().map(|f| f.ends).min()?;
+        let most = self
             .found
-            .into_iter()
-            .map(|(_, a)| a)
-            .filter(|a| Some(units(a)) == best)
+            .iter()
+            .filter(|f| f.ends == best)
+            .map(|f| f.aligned)
+            .fold(f64::NEG_INFINITY, f64::max);
+        Some((best, most))
+    }
+
+    /// The readings kept that rank first, as indices of `found`: `near`, those whose
+    /// window's ends hold the fewest degenerate triangles and whose [`alignment`] is
+    /// within [`ALIGNMENT_MARGIN`] of the best of them ([`Self::admit`] keeps no other);
+    /// `top`, those of `near` with the most unit normals.
+    fn ranked(&self) -> (Vec<usize>, Vec<usize>) {
+        let (data, vu) = (self.data, self.v as usize);
+        let (ndecl, nmap) = self.normals;
+        let Some((best, most)) = self.bar() else {
+            return (Vec::new(), Vec::new());
+        };
+        let near: Vec<usize> = (0..self.found.len())
+            .filter(|&k| self.found[k].ends == best && self.found[k].aligned >= most - ALIGNMENT_MARGIN)
             .collect();
+        let units: Vec<usize> = near
+            .iter()
+            .map(|&k| unit_normal_count(data, self.found[k].apart.normal_offset, ndecl, nmap, vu))
+            .collect();
+        let max_units = units.iter().copied().max().unwrap_or(0);
+        let top = near
+            .iter()
+            .zip(&units)
+            .filter(|(_, &u)| u == max_units)
+            .map(|(&k, _)| k)
+            .collect();
+        (near, top)
+    }
+
+    /// The readings that pass and rank first ([`Self::ranked`]'s `near`).
+    fn first(&self) -> Vec<&Apart> {
+        self.ranked().0.into_iter().map(|k| &self.found[k].apart).collect()
+    }
+
+    /// Of the combinations that pass, the one whose window's ends hold the fewest
+    /// degenerate triangles (padding read as indices: closing, then opening), then whose
+    /// faces agree best with its normals ([`alignment`]) by more than one face can add
+    /// ([`ALIGNMENT_MARGIN`]), else of those the one with the most unit normals, if no
+    /// other has as many.
+    fn best(mut self) -> ApartOutcome {
+        self.found.sort_by_key(|f| f.rank);
+        let sole = self.passed == 1;
+        let (_, top) = self.ranked();
+        let mut found: Vec<Option<Apart>> = std::mem::take(&mut self.found)
+            .into_iter()
+            .map(|f| Some(f.apart))
+            .collect();
+        let mut top: Vec<Apart> = top.into_iter().map(|k| found[k].take().expect("each once")).collect();
         match top.len() {
             1 => ApartOutcome::Found(Box::new(Apart {
                 sole,
@@ -1448,6 +1765,25 @@ impl ApartSearch<'_, '_> {
             )),
         }
     }
+}
+
+/// How many degenerate triangles (two indices or more equal) the window of `i` indices
+/// at `w` opens with.
+fn leading_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
+    (0..i / 3)
+        .map(|t| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * t + j))))
+        .take_while(|&t| !distinct(t))
+        .count() as u32
+}
+
+/// How many triangles the window of `i` indices at `w` opens with whose three indices
+/// are one vertex: what constant bytes (zero padding, FORMAT.md §6) read as. A triangle
+/// with two equal indices is no such evidence (a true list may open with one).
+fn leading_points(data: &[u8], w: usize, i: usize) -> u32 {
+    (0..i / 3)
+        .map(|t| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * t + j))))
+        .take_while(|t| t[0] == t[1] && t[1] == t[2])
+        .count() as u32
 }
 
 /// How many of the `v` NORMALs of the buffer at `c` are unit vectors.
@@ -1501,6 +1837,13 @@ mod tests {
     /// outward normals and outward (right-hand) winding, its vertices in an order drawn
     /// from `rng` (a buffer's order is the exporter's, not the mesh's).
     fn sphere(rings: usize, sectors: usize, rng: &mut Rng) -> (Mesh, Vec<[f32; 3]>) {
+        sphere_ordered(rings, sectors, Some(rng))
+    }
+
+    /// [`sphere`], its vertices in ring order when `shuffle` is `None`: neighbouring
+    /// vertices are neighbours in the buffer, so readings a vertex apart make nearly the
+    /// same faces.
+    fn sphere_ordered(rings: usize, sectors: usize, shuffle: Option<&mut Rng>) -> (Mesh, Vec<[f32; 3]>) {
         let mut pos = vec![[0.0, 0.0, 1.0]];
         for r in 1..=rings {
             let t = std::f32::consts::PI * r as f32 / (rings + 1) as f32;
@@ -1524,8 +1867,10 @@ mod tests {
         // Shuffle the vertex order.
         let n = pos.len();
         let mut perm: Vec<usize> = (0..n).collect();
-        for k in (1..n).rev() {
-            perm.swap(k, rng.below(k + 1));
+        if let Some(rng) = shuffle {
+            for k in (1..n).rev() {
+                perm.swap(k, rng.below(k + 1));
+            }
         }
         let mut inv = vec![0u32; n];
         for (new, &old) in perm.iter().enumerate() {
@@ -1702,6 +2047,22 @@ mod tests {
             &mut budget,
         )
         .into_result()
+    }
+
+    /// Whether the buffers at `at` (indices, positions, normals) read as `mesh`'s counts
+    /// pass every hard gate.
+    fn truth_passes(data: &[u8], mesh: &Mesh, [w, q, c]: [usize; 3]) -> bool {
+        let ((pd, pm), (nd, nm)) = (position_stream(), normal_stream());
+        let (v, i) = (mesh.positions.len() as u32, mesh.indices.len() as u32);
+        let p = super::super::Placement {
+            index_offset: w,
+            index_count: i,
+            vertex_offset: q,
+            vertex_count: v,
+        };
+        let m = super::super::read_block(data, p, &pd, &pm).unwrap();
+        let m = merge(m, read_attributes(data, c, v as usize, &nd, &nm).unwrap(), &pm, &nm);
+        gates::verdict(&gates::measure(&m), &GateConfig::default()).is_ok()
     }
 
     /// The mesh's index, position and normal buffers laid out in any order among junk,
@@ -2049,9 +2410,9 @@ mod tests {
         assert!(q0 <= p0 && q1 - q0 <= 6 * v as usize, "{q0} {q1}");
         // Every place left on the zeros is turned away after at most half the sample
         // and one face, whatever the number of NORMAL places (once per place, not per
-        // pair).
+        // pair); read as index values, the zeros are one run slid over once, a value each.
         assert!(
-            with_zeros - base <= (q1 - q0) * (SAMPLE / 2 + 1),
+            with_zeros - base <= (q1 - q0) * (SAMPLE / 2 + 1) + 12 * 400 / 2,
             "{base} {with_zeros} {q0} {q1}"
         );
     }
@@ -2070,6 +2431,67 @@ mod tests {
             match apart(&data, &mesh) {
                 Ok(a) => prop_assert_eq!([a.index_offset, a.position_offset, a.normal_offset], at),
                 Err(e) => prop_assert!(decoys || shifted, "alone among junk: {}", e),
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 2048,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(39),
+            ..ProptestConfig::default()
+        })]
+        /// Nothing found apart differs from the truth where the true buffers pass the
+        /// gates, on imperfect meshes whose readings a vertex or a triangle apart make
+        /// nearly the same faces: a sphere in ring order or not, with faces flipped and
+        /// normals reversed or short anywhere (among the first faces, the sample's, too),
+        /// a degenerate first triangle (the index buffer cannot be told from the one a
+        /// triangle later by its start), plausible positions right before the true ones
+        /// (zeros or another sphere's), among junk. On a fixed sample of cases: over
+        /// random ones the property fails about twice in 30 000 (readings a ring of
+        /// vertices apart, beyond [`NEAR_SLOTS`], where the true buffers fail the sample
+        /// test; 37 times before the search looked around its first readings), the case
+        /// that stays open (docs/architecture.md, rule 9).
+        #[test]
+        fn buffers_found_apart_on_imperfect_meshes_are_the_true_ones(seed in any::<u64>(), rings in 2usize..6,
+                sectors in 3usize..10, ordered in any::<bool>(), before in 0usize..3, flipped in 0usize..3,
+                off in 0usize..4, degenerate_first in any::<bool>()) {
+            let mut rng = Rng(seed | 1);
+            let (mut mesh, mut normals) = if ordered {
+                sphere_ordered(rings, sectors, None)
+            } else {
+                sphere(rings, sectors, &mut rng)
+            };
+            for _ in 0..flipped {
+                let t = rng.below(mesh.indices.len() / 3);
+                mesh.indices.swap(3 * t + 1, 3 * t + 2);
+            }
+            for _ in 0..off {
+                let k = rng.below(normals.len());
+                let f = if rng.below(2) == 0 { -1.0 } else { 0.7 };
+                normals[k] = normals[k].map(|c| f * c);
+            }
+            if degenerate_first {
+                let (a, b) = (mesh.indices[0], mesh.indices[1]);
+                mesh.indices.splice(0..0, [a, a, b]);
+            }
+            let (mut data, mut at) = among_decoys(&mesh, &normals, (rings, sectors), false, false, &mut rng);
+            let lead: Vec<u8> = match before {
+                0 => Vec::new(),
+                1 => vec![0u8; 12 * (1 + rng.below(3 * sectors))],
+                _ => positions_bytes(&sphere(rings, sectors, &mut rng).0.positions),
+            };
+            let (n, p) = (lead.len(), at[1]);
+            data.splice(p..p, lead);
+            for a in at.iter_mut().filter(|a| **a >= p) {
+                *a += n;
+            }
+            let r = apart(&data, &mesh);
+            // Where the true buffers fail the gates (more flipped faces than they allow on
+            // a small mesh), another reading may pass by chance: the case that stays
+            // open (docs/architecture.md, rule 9).
+            if let (Ok(a), true) = (r, truth_passes(&data, &mesh, at)) {
+                prop_assert_eq!([a.index_offset, a.position_offset, a.normal_offset], at);
             }
         }
     }
