@@ -322,8 +322,8 @@ pub fn place_normal_stream(
     for c in free {
         budget = budget.checked_sub(tris.len().max(1)).ok_or_else(|| {
             Reason::new(
-                Code::AmbiguousAnchor,
-                "the search for the NORMAL stream's buffer ran out of its work budget",
+                Code::AnchorOutOfBudget,
+                "gave up: the search for the NORMAL stream's buffer ran out of its work budget",
             )
         })?;
         // A sample of the faces first (most places fail it), then the whole mesh.
