@@ -1521,24 +1521,29 @@ impl ApartSearch<'_, '_> {
     /// The mesh of the index window at `w`, the positions at `q` and the NORMALs at `c`,
     /// and its measures, if it passes every hard gate.
     fn read_whole(&self, w: usize, q: usize, c: usize) -> Option<(Mesh, Measures)> {
-        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
+        let mesh = self.read_mesh(w, q, c).ok().flatten()?;
+        let measures = gates::measure(&mesh);
+        gates::verdict(&measures, self.cfg).ok()?;
+        Some((mesh, measures))
+    }
+
+    /// The mesh of the index window at `w`, the positions at `q` and the NORMALs at `c`:
+    /// why not where the block cannot be read, `None` where the NORMALs cannot.
+    fn read_mesh(&self, w: usize, q: usize, c: usize) -> Result<Option<Mesh>, Reason> {
+        let (data, v) = (self.data, self.v);
         let (pdecl, pmap, _) = self.positions;
         let (ndecl, nmap) = self.normals;
         let p = super::Placement {
             index_offset: w,
-            index_count: i,
+            index_count: self.i,
             vertex_offset: q,
             vertex_count: v,
         };
-        let mesh = super::read_block(data, p, pdecl, pmap).ok()?;
-        let mesh = if self.same_stream {
-            mesh
-        } else {
-            merge(mesh, read_attributes(data, c, v as usize, ndecl, nmap)?, pmap, nmap)
-        };
-        let measures = gates::measure(&mesh);
-        gates::verdict(&measures, cfg).ok()?;
-        Some((mesh, measures))
+        let mesh = super::read_block(data, p, pdecl, pmap)?;
+        if self.same_stream {
+            return Ok(Some(mesh));
+        }
+        Ok(read_attributes(data, c, v as usize, ndecl, nmap).map(|attrs| merge(mesh, attrs, pmap, nmap)))
     }
 
     /// Whether the index window at `w`, on the positions at `q`, has more real
@@ -1572,32 +1577,16 @@ impl ApartSearch<'_, '_> {
         if self.failure.as_ref().is_some_and(|(r, _)| *r < rank) && !self.winding_can_pass(c, q, window) {
             return Ok(());
         }
-        let (data, v, i, cfg) = (self.data, self.v, self.i, self.cfg);
-        let (pdecl, pmap, _) = self.positions;
-        let (ndecl, nmap) = self.normals;
-        let p = super::Placement {
-            index_offset: w,
-            index_count: i,
-            vertex_offset: q,
-            vertex_count: v,
-        };
-        let mesh = match super::read_block(data, p, pdecl, pmap) {
-            Ok(m) => m,
+        let mesh = match self.read_mesh(w, q, c) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(()),
             Err(why) => {
                 self.failed(rank, why);
                 return Ok(());
             }
         };
-        let mesh = if self.same_stream {
-            mesh
-        } else {
-            let Some(attrs) = read_attributes(data, c, v as usize, ndecl, nmap) else {
-                return Ok(());
-            };
-            merge(mesh, attrs, pmap, nmap)
-        };
         let measures = gates::measure(&mesh);
-        match gates::verdict(&measures, cfg) {
+        match gates::verdict(&measures, self.cfg) {
             Ok(()) => self.admit(
                 rank,
                 Apart {
