@@ -434,6 +434,38 @@ const _: () = assert!(NORMAL_CHUNK <= 1 << 16 && MAX_APART <= 1 << 16);
 /// per window.
 pub const MAX_APART: usize = 1024;
 
+/// Most readings expected to agree with their normals by chance as well as the one a
+/// search found ([`by_chance`]) for it to be taken.
+pub const MAX_BY_CHANCE: f64 = 0.01;
+
+/// How many of `tried` readings would agree with their normals as well as one with
+/// `agree` faces in one sense and `against` in the other, by chance: a wrong reading's
+/// face agrees with the sum of its vertices' normals about half the time, independently
+/// (the argument of the tie, module doc), so the chance of as lopsided a count over
+/// `t = agree + against` faces, in either sense, is `2 · P(Bin(t, ½) ≥ max(agree,
+/// against))`, and `tried` readings looked at expect `tried` times that. A small mesh
+/// among many candidates is where this is not small: twelve faces agree all in one sense
+/// one time in two thousand, and a stage holds millions of combinations.
+pub fn by_chance(tried: u64, agree: usize, against: usize) -> f64 {
+    let (t, m) = (agree + against, agree.max(against));
+    if t == 0 {
+        return tried as f64;
+    }
+    // ln C(t, m) − t·ln 2, then the tail's terms by their ratio (t − k) / (k + 1) ≤ 1.
+    let ln_first: f64 =
+        (0..t - m).map(|i| ((t - i) as f64 / (i + 1) as f64).ln()).sum::<f64>() - t as f64 * std::f64::consts::LN_2;
+    let (mut term, mut tail) = (1.0f64, 0.0f64);
+    for k in m..=t {
+        tail += term;
+        term *= (t - k) as f64 / (k + 1) as f64;
+        if term < 1e-18 * tail {
+            break;
+        }
+    }
+    let p = (2.0 * (ln_first.exp() * tail)).min(1.0);
+    tried as f64 * p
+}
+
 /// NORMAL places [`search_apart`] holds the sample sums of at once (a window's places
 /// are taken this many at a time, so what it holds does not grow with their number).
 const NORMAL_CHUNK: usize = 512;
@@ -790,6 +822,7 @@ fn search(
         prefiltering,
         found: Vec::new(),
         passed: 0,
+        tried: 0,
         failure: None,
         faces: Vec::new(),
         dots: Vec::new(),
@@ -989,6 +1022,8 @@ struct ApartSearch<'a, 'b> {
     found: Vec<Passed>,
     /// How many readings passed the gates, kept or not.
     passed: usize,
+    /// How many combinations were looked at ([`by_chance`]).
+    tried: u64,
     failure: Option<(Rank, Reason)>,
     /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
     /// positions or the (positions, NORMAL place) it is for.
@@ -1219,6 +1254,13 @@ impl ApartSearch<'_, '_> {
             if places.is_empty() {
                 continue;
             }
+            // Every combination looked at, whether or not its sample is read.
+            let per_place = (cl.windows.len() * places.len()) as u64;
+            self.tried = self.tried.saturating_add(if self.same_stream {
+                per_place
+            } else {
+                per_place.saturating_mul(position_places.len() as u64)
+            });
             if self.same_stream {
                 for n in &places {
                     self.compare(cl, &wrs, (n.rank, n.at), n.range.clone(), std::iter::once(n), None)?;
@@ -1490,6 +1532,7 @@ impl ApartSearch<'_, '_> {
                     // The winding gate's test on the faces as far as it needs them first
                     // (most neighbours fail it within a few faces).
                     self.budget.pay(SAMPLE)?;
+                    self.tried = self.tried.saturating_add(1);
                     let (pdecl, _, pe) = self.positions;
                     let tri = move |k: usize| [0, 1, 2].map(|j| u16_at(data, x + 2 * (3 * k + j)));
                     let mut faces =
@@ -1731,10 +1774,21 @@ impl ApartSearch<'_, '_> {
             .collect();
         let mut top: Vec<Apart> = top.into_iter().map(|k| found[k].take().expect("each once")).collect();
         match top.len() {
-            1 => ApartOutcome::Found(Box::new(Apart {
-                sole,
-                ..top.pop().expect("one")
-            })),
+            1 => {
+                let a = top.pop().expect("one");
+                let (agree, against) = (a.measures.winding_agree, a.measures.winding_disagree);
+                let expected = by_chance(self.tried, agree, against);
+                if self.cfg.winding && expected > MAX_BY_CHANCE {
+                    return ApartOutcome::Rivals(format!(
+                        "two readings fit: {} combinations of its buffers were looked at for a mesh of {} oriented \
+                         faces, and {expected:.2} of them would agree with their normals as well as its best ({agree} \
+                         to {against}) by chance",
+                        self.tried,
+                        agree + against
+                    ));
+                }
+                ApartOutcome::Found(Box::new(Apart { sole, ..a }))
+            }
             0 => ApartOutcome::Nothing(match self.failure {
                 Some((_, why)) => format!(
                     "no index window, position and NORMAL buffers pass the gates together ({}: {})",
@@ -2351,6 +2405,39 @@ mod tests {
             want.dedup();
             prop_assert_eq!(in_offset_order(len, starts), want);
         }
+    }
+
+    proptest! {
+        /// [`by_chance`] is `tried · min(1, 2 · P(Bin(t, ½) ≥ max))`, computed exactly in
+        /// integers for every count up to 120 faces.
+        #[test]
+        fn by_chance_is_the_binomial_tail(agree in 0usize..70, against in 0usize..50, tried in 1u64..1_000_000) {
+            let (t, m) = (agree + against, agree.max(against));
+            prop_assume!(t > 0);
+            let mut row = vec![1u128];
+            for _ in 0..t {
+                let mut next = vec![1u128; row.len() + 1];
+                for k in 1..row.len() {
+                    next[k] = row[k - 1] + row[k];
+                }
+                row = next;
+            }
+            let tail: u128 = row[m..].iter().sum();
+            let p = (2.0 * tail as f64 / 2f64.powi(t as i32)).min(1.0);
+            let want = tried as f64 * p;
+            let got = by_chance(tried, agree, against);
+            prop_assert!((got - want).abs() <= 1e-9 * want.max(1e-300), "{got} {want}");
+        }
+    }
+
+    #[test]
+    fn by_chance_weighs_small_meshes_among_many_candidates() {
+        // Twelve faces all in one sense: one reading in 2 048 by chance.
+        assert!((by_chance(1, 12, 0) - 2.0 / 4096.0).abs() < 1e-12);
+        // Among a million combinations a twelve-face mesh is no evidence; a hundred faces are.
+        assert!(by_chance(1_000_000, 12, 0) > MAX_BY_CHANCE);
+        assert!(by_chance(1_000_000, 95, 5) < 1e-12);
+        assert_eq!(by_chance(7, 0, 0), 7.0);
     }
 
     #[test]
