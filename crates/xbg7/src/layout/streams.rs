@@ -1503,6 +1503,7 @@ impl ApartSearch<'_, '_> {
             .filter(|&x| (0..iu).all(|k| u16_at(data, x + 2 * k) < self.v))
             .collect();
         let normals: Vec<usize> = Near::around(&near.normals, c, NEAR_SLOTS * ndecl.stride).collect();
+        let positions: Vec<usize> = Near::around(&near.positions, q, NEAR_SLOTS * pdecl.stride).collect();
         for x in windows {
             let xr = x..x + 2 * iu;
             if x != w {
@@ -1516,12 +1517,8 @@ impl ApartSearch<'_, '_> {
                 if overlaps(&nr, &xr) {
                     continue;
                 }
-                let positions: Vec<usize> = if self.same_stream {
-                    vec![n]
-                } else {
-                    Near::around(&near.positions, q, NEAR_SLOTS * pdecl.stride).collect()
-                };
-                for p in positions {
+                let own = [n];
+                for &p in if self.same_stream { &own[..] } else { &positions[..] } {
                     let pr = p..p + vu * pdecl.stride;
                     if !tried.insert([x, p, n]) || overlaps(&pr, &xr) || (!self.same_stream && overlaps(&pr, &nr)) {
                         continue;
@@ -1813,19 +1810,21 @@ impl ApartSearch<'_, '_> {
 /// How many degenerate triangles (two indices or more equal) the window of `i` indices
 /// at `w` opens with.
 fn leading_degenerate(data: &[u8], w: usize, i: usize) -> u32 {
-    (0..i / 3)
-        .map(|t| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * t + j))))
-        .take_while(|&t| !distinct(t))
-        .count() as u32
+    leading(data, w, i, |t| !distinct(t))
 }
 
 /// How many triangles the window of `i` indices at `w` opens with whose three indices
 /// are one vertex: what constant bytes (zero padding, FORMAT.md §6) read as. A triangle
 /// with two equal indices is no such evidence (a true list may open with one).
 fn leading_points(data: &[u8], w: usize, i: usize) -> u32 {
+    leading(data, w, i, |t| t[0] == t[1] && t[1] == t[2])
+}
+
+/// How many triangles the window of `i` indices at `w` opens with that are `kind`.
+fn leading(data: &[u8], w: usize, i: usize, kind: impl Fn([u32; 3]) -> bool) -> u32 {
     (0..i / 3)
         .map(|t| [0, 1, 2].map(|j| u16_at(data, w + 2 * (3 * t + j))))
-        .take_while(|t| t[0] == t[1] && t[1] == t[2])
+        .take_while(|&t| kind(t))
         .count() as u32
 }
 
