@@ -1201,8 +1201,9 @@ impl SumsByFace {
 
     /// The senses of face `f` (of sample triangle `u`) against every place's sum, as bit
     /// sets (bit `k` of word `k / 64`): `agree` where the dot ([`dot3`]'s sum, in its
-    /// order, so each sign is the sample test's) is positive, `against` where it is negative. Eight places at a time where the CPU has
-    /// AVX, four otherwise on x86-64 (the same products and sums per lane).
+    /// order, so each sign is the sample test's) is positive, `against` where it is
+    /// negative. Eight places at a time where the CPU has AVX, four otherwise on x86-64
+    /// (the same products and sums per lane), a word's 64 at once.
     fn mark(&self, u: usize, f: [f32; 3], agree: &mut [u64], against: &mut [u64]) {
         let row = u * self.places..(u + 1) * self.places;
         let (x, y, z) = (&self.x[row.clone()], &self.y[row.clone()], &self.z[row]);
@@ -1229,32 +1230,36 @@ fn mark_plain(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], a
     }
 }
 
-/// [`SumsByFace::mark`] for the whole groups of eight places (AVX lanes: a multiply per
-/// component, two adds in [`dot3`]'s order, a compare per sense and its sign bits);
-/// returns how many places it marked.
+/// [`SumsByFace::mark`] for the whole words of 64 places, eight at a time (AVX lanes: a
+/// multiply per component, two adds in [`dot3`]'s order, a compare per sense and its
+/// sign bits); returns how many places it marked.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], against: &mut [u64]) -> usize {
     use std::arch::x86_64::*;
-    let n = x.len() / 8 * 8;
     let (fx, fy, fz) = (_mm256_set1_ps(f[0]), _mm256_set1_ps(f[1]), _mm256_set1_ps(f[2]));
     let zero = _mm256_setzero_ps();
-    for k in (0..n).step_by(8) {
-        let at = |v: &[f32]| -> __m256 {
-            let c: &[f32; 8] = v[k..k + 8].try_into().expect("eight lanes");
-            // SAFETY: `c` is eight readable floats; the load is unaligned.
-            unsafe { _mm256_loadu_ps(c.as_ptr()) }
-        };
-        let d = _mm256_add_ps(
-            _mm256_add_ps(_mm256_mul_ps(fx, at(x)), _mm256_mul_ps(fy, at(y))),
-            _mm256_mul_ps(fz, at(z)),
-        );
-        let plus = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64;
-        let minus = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64;
-        agree[k / 64] |= plus << (k % 64);
-        against[k / 64] |= minus << (k % 64);
+    let words = x.len() / 64;
+    for w in 0..words {
+        let (mut plus, mut minus) = (0u64, 0u64);
+        for g in 0..8 {
+            let k = 64 * w + 8 * g;
+            let at = |v: &[f32]| -> __m256 {
+                let c: &[f32; 8] = v[k..k + 8].try_into().expect("eight lanes");
+                // SAFETY: `c` is eight readable floats; the load is unaligned.
+                unsafe { _mm256_loadu_ps(c.as_ptr()) }
+            };
+            let d = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(fx, at(x)), _mm256_mul_ps(fy, at(y))),
+                _mm256_mul_ps(fz, at(z)),
+            );
+            plus |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64) << (8 * g);
+            minus |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64) << (8 * g);
+        }
+        agree[w] |= plus;
+        against[w] |= minus;
     }
-    n
+    64 * words
 }
 
 /// [`mark_avx`] with four SSE2 lanes (x86-64's baseline).
@@ -1262,25 +1267,29 @@ fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], aga
 #[target_feature(enable = "sse2")]
 fn mark_sse2(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], against: &mut [u64]) -> usize {
     use std::arch::x86_64::*;
-    let n = x.len() / 4 * 4;
     let (fx, fy, fz) = (_mm_set1_ps(f[0]), _mm_set1_ps(f[1]), _mm_set1_ps(f[2]));
     let zero = _mm_setzero_ps();
-    for k in (0..n).step_by(4) {
-        let at = |v: &[f32]| -> __m128 {
-            let c: &[f32; 4] = v[k..k + 4].try_into().expect("four lanes");
-            // SAFETY: `c` is four readable floats; the load is unaligned.
-            unsafe { _mm_loadu_ps(c.as_ptr()) }
-        };
-        let d = _mm_add_ps(
-            _mm_add_ps(_mm_mul_ps(fx, at(x)), _mm_mul_ps(fy, at(y))),
-            _mm_mul_ps(fz, at(z)),
-        );
-        let plus = _mm_movemask_ps(_mm_cmpgt_ps(d, zero)) as u64;
-        let minus = _mm_movemask_ps(_mm_cmplt_ps(d, zero)) as u64;
-        agree[k / 64] |= plus << (k % 64);
-        against[k / 64] |= minus << (k % 64);
+    let words = x.len() / 64;
+    for w in 0..words {
+        let (mut plus, mut minus) = (0u64, 0u64);
+        for g in 0..16 {
+            let k = 64 * w + 4 * g;
+            let at = |v: &[f32]| -> __m128 {
+                let c: &[f32; 4] = v[k..k + 4].try_into().expect("four lanes");
+                // SAFETY: `c` is four readable floats; the load is unaligned.
+                unsafe { _mm_loadu_ps(c.as_ptr()) }
+            };
+            let d = _mm_add_ps(
+                _mm_add_ps(_mm_mul_ps(fx, at(x)), _mm_mul_ps(fy, at(y))),
+                _mm_mul_ps(fz, at(z)),
+            );
+            plus |= (_mm_movemask_ps(_mm_cmpgt_ps(d, zero)) as u64) << (4 * g);
+            minus |= (_mm_movemask_ps(_mm_cmplt_ps(d, zero)) as u64) << (4 * g);
+        }
+        agree[w] |= plus;
+        against[w] |= minus;
     }
-    n
+    64 * words
 }
 
 impl ApartSearch<'_, '_> {
@@ -1450,12 +1459,19 @@ impl ApartSearch<'_, '_> {
                     }
                     pre.window(j, &rows, slots);
                 }
-                pre.sort(slots);
                 self.budget.pay(work + dotted.div_ceil(PREFILTER_LANES))?;
+                // No pair left (most places for the positions): nothing to test.
+                if pre.pairs.is_empty() {
+                    return Ok(());
+                }
+                pre.sort(slots);
             }
             for n in places {
                 if live == 0 {
                     break;
+                }
+                if first > 0 && pre.of(n.slot).is_empty() {
+                    continue;
                 }
                 self.stamp += 1;
                 let dstamp = self.stamp;
