@@ -1242,9 +1242,9 @@ fn mark_plain(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], a
     }
 }
 
-/// [`SumsByFace::mark`] for the whole words of 64 places, eight at a time (AVX lanes: a
-/// multiply per component, two adds in [`dot3`]'s order, a compare per sense and its
-/// sign bits); returns how many places it marked.
+/// [`SumsByFace::mark`] for the whole groups of eight places, a word of 64 at a time
+/// (AVX lanes: a multiply per component, two adds in [`dot3`]'s order, a compare per
+/// sense and its sign bits); returns how many places it marked.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], against: &mut [u64]) -> usize {
@@ -1271,7 +1271,23 @@ fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], aga
         agree[w] |= plus;
         against[w] |= minus;
     }
-    64 * words
+    // The whole groups of eight after the last whole word.
+    let groups = x.len() / 8;
+    for g in 8 * words..groups {
+        let k = 8 * g;
+        let at = |v: &[f32]| -> __m256 {
+            let c: &[f32; 8] = v[k..k + 8].try_into().expect("eight lanes");
+            // SAFETY: `c` is eight readable floats; the load is unaligned.
+            unsafe { _mm256_loadu_ps(c.as_ptr()) }
+        };
+        let d = _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(fx, at(x)), _mm256_mul_ps(fy, at(y))),
+            _mm256_mul_ps(fz, at(z)),
+        );
+        agree[k / 64] |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64) << (k % 64);
+        against[k / 64] |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64) << (k % 64);
+    }
+    8 * groups
 }
 
 /// [`mark_avx`] with four SSE2 lanes (x86-64's baseline).
