@@ -836,6 +836,7 @@ fn search(
         passed: 0,
         tried: 0,
         failure: None,
+        turned_away: None,
         faces: Vec::new(),
         dots: Vec::new(),
         states: Vec::new(),
@@ -1037,6 +1038,10 @@ struct ApartSearch<'a, 'b> {
     /// How many combinations were looked at ([`by_chance`]).
     tried: u64,
     failure: Option<(Rank, Reason)>,
+    /// The first combination in the candidates' order the winding gate turned away
+    /// before it was read whole, (index window, NORMAL place, position place): its
+    /// reason is read only when it is wanted ([`Self::first_failure`]).
+    turned_away: Option<(Rank, [usize; 3])>,
     /// Scratch of [`Self::compare`]: faces and dots, each with the stamp of the
     /// positions or the (positions, NORMAL place) it is for.
     faces: Vec<(u64, [f32; 3])>,
@@ -1720,9 +1725,14 @@ impl ApartSearch<'_, '_> {
         q: usize,
         window: &mut gates::Faces<T, P>,
     ) -> Result<(), ApartOutcome> {
-        // A combination the winding gate turns away is not read whole, unless its
-        // reason may be the first failure (the one reported when nothing passes).
-        if self.failure.as_ref().is_some_and(|(r, _)| *r < rank) && !self.winding_can_pass(c, q, window) {
+        // A combination the winding gate turns away is not read whole; where its reason
+        // may be the first failure (the one reported when nothing passes), where it is
+        // is kept, and it is read whole if that reason is wanted.
+        if !self.winding_can_pass(c, q, window) {
+            let first = |r: Option<&Rank>| r.is_none_or(|r| rank < *r);
+            if first(self.failure.as_ref().map(|f| &f.0)) && first(self.turned_away.as_ref().map(|t| &t.0)) {
+                self.turned_away = Some((rank, [w, c, q]));
+            }
             return Ok(());
         }
         let mesh = match self.read_mesh(w, q, c) {
@@ -1772,6 +1782,25 @@ impl ApartSearch<'_, '_> {
             return true;
         }
         window.winding_can_pass(|x| element3(data, c, ndecl.stride, &ne, x), cfg)
+    }
+
+    /// The reason of the first combination in the candidates' order that failed: read
+    /// whole and gated where it is the one the winding gate turned away unread.
+    fn first_failure(&mut self) -> Option<(Rank, Reason)> {
+        if let Some((rank, [w, c, q])) = self.turned_away.take() {
+            if self.failure.as_ref().is_none_or(|(r, _)| rank < *r) {
+                match self.read_mesh(w, q, c) {
+                    Ok(Some(mesh)) => {
+                        if let Err(why) = gates::verdict(&gates::measure(&mesh), self.cfg) {
+                            return Some((rank, why));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(why) => return Some((rank, why)),
+                }
+            }
+        }
+        self.failure.take()
     }
 
     /// Keep `why` if it is the first failure in the candidates' order.
@@ -1894,7 +1923,7 @@ impl ApartSearch<'_, '_> {
                 }
                 ApartOutcome::Found(Box::new(Apart { sole, ..a }))
             }
-            0 => ApartOutcome::Nothing(match self.failure {
+            0 => ApartOutcome::Nothing(match self.first_failure() {
                 Some((_, why)) => format!(
                     "no index window, position and NORMAL buffers pass the gates together ({}: {})",
                     why.code, why.detail
