@@ -128,6 +128,9 @@ pub struct Faces<T, P> {
     p: P,
     /// The faces computed so far, in order: the triangle and its face, `None` degenerate.
     done: Vec<Option<([u32; 3], [f64; 3])>>,
+    /// How many faces [`Self::winding_can_pass`] compared with normals, over all its calls
+    /// (what a caller's work budget pays for).
+    pub compared: usize,
 }
 
 impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
@@ -137,6 +140,7 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
             tri,
             p,
             done: Vec::new(),
+            compared: 0,
         }
     }
 
@@ -159,6 +163,7 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
         }
         let (mut agree, mut disagree) = (0usize, 0usize);
         for k in 0..self.count {
+            self.compared += 1;
             let Some((t, f)) = self.get(k) else {
                 continue;
             };
