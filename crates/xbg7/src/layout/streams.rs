@@ -1255,39 +1255,48 @@ fn mark_plain(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], a
     }
 }
 
-/// [`SumsByFace::mark`] for the whole groups of eight places, a word of 64 at a time
-/// (AVX lanes: a multiply per component, two adds in [`dot3`]'s order, a compare per
-/// sense and its sign bits); returns how many places it marked.
+/// The loops of [`mark_avx`] and [`mark_sse2`] over `n` places: `lanes(k)` gives the
+/// senses of places `k..k + L` (agree, against) as `L` bits each; a word of 64 is built
+/// in a register, then the whole groups after the last whole word. Returns how many
+/// places were marked.
+#[inline(always)]
+fn mark_by_lanes<const L: usize>(
+    n: usize,
+    agree: &mut [u64],
+    against: &mut [u64],
+    lanes: impl Fn(usize) -> (u64, u64),
+) -> usize {
+    let words = n / 64;
+    for w in 0..words {
+        let (mut plus, mut minus) = (0u64, 0u64);
+        for g in 0..64 / L {
+            let (p, m) = lanes(64 * w + L * g);
+            plus |= p << (L * g);
+            minus |= m << (L * g);
+        }
+        agree[w] |= plus;
+        against[w] |= minus;
+    }
+    let groups = n / L;
+    for g in 64 / L * words..groups {
+        let k = L * g;
+        let (p, m) = lanes(k);
+        agree[k / 64] |= p << (k % 64);
+        against[k / 64] |= m << (k % 64);
+    }
+    L * groups
+}
+
+/// [`SumsByFace::mark`] for the whole groups of eight places (AVX lanes: a multiply per
+/// component, two adds in [`dot3`]'s order, a compare per sense and its sign bits);
+/// returns how many places it marked.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], against: &mut [u64]) -> usize {
     use std::arch::x86_64::*;
     let (fx, fy, fz) = (_mm256_set1_ps(f[0]), _mm256_set1_ps(f[1]), _mm256_set1_ps(f[2]));
     let zero = _mm256_setzero_ps();
-    let words = x.len() / 64;
-    for w in 0..words {
-        let (mut plus, mut minus) = (0u64, 0u64);
-        for g in 0..8 {
-            let k = 64 * w + 8 * g;
-            let at = |v: &[f32]| -> __m256 {
-                let c: &[f32; 8] = v[k..k + 8].try_into().expect("eight lanes");
-                // SAFETY: `c` is eight readable floats; the load is unaligned.
-                unsafe { _mm256_loadu_ps(c.as_ptr()) }
-            };
-            let d = _mm256_add_ps(
-                _mm256_add_ps(_mm256_mul_ps(fx, at(x)), _mm256_mul_ps(fy, at(y))),
-                _mm256_mul_ps(fz, at(z)),
-            );
-            plus |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64) << (8 * g);
-            minus |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64) << (8 * g);
-        }
-        agree[w] |= plus;
-        against[w] |= minus;
-    }
-    // The whole groups of eight after the last whole word.
-    let groups = x.len() / 8;
-    for g in 8 * words..groups {
-        let k = 8 * g;
+    mark_by_lanes::<8>(x.len(), agree, against, |k| {
         let at = |v: &[f32]| -> __m256 {
             let c: &[f32; 8] = v[k..k + 8].try_into().expect("eight lanes");
             // SAFETY: `c` is eight readable floats; the load is unaligned.
@@ -1297,10 +1306,11 @@ fn mark_avx(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], aga
             _mm256_add_ps(_mm256_mul_ps(fx, at(x)), _mm256_mul_ps(fy, at(y))),
             _mm256_mul_ps(fz, at(z)),
         );
-        agree[k / 64] |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64) << (k % 64);
-        against[k / 64] |= (_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64) << (k % 64);
-    }
-    8 * groups
+        (
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(d, zero)) as u64,
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(d, zero)) as u64,
+        )
+    })
 }
 
 /// [`mark_avx`] with four SSE2 lanes (x86-64's baseline).
@@ -1310,27 +1320,21 @@ fn mark_sse2(x: &[f32], y: &[f32], z: &[f32], f: [f32; 3], agree: &mut [u64], ag
     use std::arch::x86_64::*;
     let (fx, fy, fz) = (_mm_set1_ps(f[0]), _mm_set1_ps(f[1]), _mm_set1_ps(f[2]));
     let zero = _mm_setzero_ps();
-    let words = x.len() / 64;
-    for w in 0..words {
-        let (mut plus, mut minus) = (0u64, 0u64);
-        for g in 0..16 {
-            let k = 64 * w + 4 * g;
-            let at = |v: &[f32]| -> __m128 {
-                let c: &[f32; 4] = v[k..k + 4].try_into().expect("four lanes");
-                // SAFETY: `c` is four readable floats; the load is unaligned.
-                unsafe { _mm_loadu_ps(c.as_ptr()) }
-            };
-            let d = _mm_add_ps(
-                _mm_add_ps(_mm_mul_ps(fx, at(x)), _mm_mul_ps(fy, at(y))),
-                _mm_mul_ps(fz, at(z)),
-            );
-            plus |= (_mm_movemask_ps(_mm_cmpgt_ps(d, zero)) as u64) << (4 * g);
-            minus |= (_mm_movemask_ps(_mm_cmplt_ps(d, zero)) as u64) << (4 * g);
-        }
-        agree[w] |= plus;
-        against[w] |= minus;
-    }
-    64 * words
+    mark_by_lanes::<4>(x.len(), agree, against, |k| {
+        let at = |v: &[f32]| -> __m128 {
+            let c: &[f32; 4] = v[k..k + 4].try_into().expect("four lanes");
+            // SAFETY: `c` is four readable floats; the load is unaligned.
+            unsafe { _mm_loadu_ps(c.as_ptr()) }
+        };
+        let d = _mm_add_ps(
+            _mm_add_ps(_mm_mul_ps(fx, at(x)), _mm_mul_ps(fy, at(y))),
+            _mm_mul_ps(fz, at(z)),
+        );
+        (
+            _mm_movemask_ps(_mm_cmpgt_ps(d, zero)) as u64,
+            _mm_movemask_ps(_mm_cmplt_ps(d, zero)) as u64,
+        )
+    })
 }
 
 impl ApartSearch<'_, '_> {
