@@ -1686,10 +1686,19 @@ impl ApartSearch<'_, '_> {
     /// The mesh of the index window at `w`, the positions at `q` and the NORMALs at `c`,
     /// and its measures, if it passes every hard gate.
     fn read_whole(&self, w: usize, q: usize, c: usize) -> Option<(Mesh, Measures)> {
-        let mesh = self.read_mesh(w, q, c).ok().flatten()?;
+        self.gated(w, q, c).ok().flatten()
+    }
+
+    /// The mesh at (`w`, `q`, `c`) ([`Self::read_mesh`]) and its measures when it passes
+    /// every hard gate; why not where it cannot be read or fails one, `None` where the
+    /// NORMALs cannot be read.
+    fn gated(&self, w: usize, q: usize, c: usize) -> Result<Option<(Mesh, Measures)>, Reason> {
+        let Some(mesh) = self.read_mesh(w, q, c)? else {
+            return Ok(None);
+        };
         let measures = gates::measure(&mesh);
-        gates::verdict(&measures, self.cfg).ok()?;
-        Some((mesh, measures))
+        gates::verdict(&measures, self.cfg)?;
+        Ok(Some((mesh, measures)))
     }
 
     /// The mesh of the index window at `w`, the positions at `q` and the NORMALs at `c`:
@@ -1737,9 +1746,9 @@ impl ApartSearch<'_, '_> {
         q: usize,
         window: &mut gates::Faces<T, P>,
     ) -> Result<(), ApartOutcome> {
-        // A combination the winding gate turns away is not read whole; where its reason
-        // may be the first failure (the one reported when nothing passes), where it is
-        // is kept, and it is read whole if that reason is wanted.
+        // A combination the winding gate turns away is not read whole. If its reason may
+        // be the first failure (the one reported when nothing passes), the combination is
+        // kept, and read whole only if that reason is wanted.
         let before = window.compared;
         let can = self.winding_can_pass(c, q, window);
         self.budget.pay((window.compared - before).max(1))?;
@@ -1752,17 +1761,8 @@ impl ApartSearch<'_, '_> {
         }
         // Read whole: its faces and its vertices.
         self.budget.pay(self.i as usize / 3 + self.v as usize)?;
-        let mesh = match self.read_mesh(w, q, c) {
-            Ok(Some(m)) => m,
-            Ok(None) => return Ok(()),
-            Err(why) => {
-                self.failed(rank, why);
-                return Ok(());
-            }
-        };
-        let measures = gates::measure(&mesh);
-        match gates::verdict(&measures, self.cfg) {
-            Ok(()) => self.admit(
+        match self.gated(w, q, c) {
+            Ok(Some((mesh, measures))) => self.admit(
                 rank,
                 Apart {
                     index_offset: w,
@@ -1773,6 +1773,7 @@ impl ApartSearch<'_, '_> {
                     sole: false,
                 },
             )?,
+            Ok(None) => {}
             Err(why) => self.failed(rank, why),
         }
         Ok(())
@@ -1806,14 +1807,8 @@ impl ApartSearch<'_, '_> {
     fn first_failure(&mut self) -> Option<(Rank, Reason)> {
         if let Some((rank, [w, c, q])) = self.turned_away.take() {
             if self.failure.as_ref().is_none_or(|(r, _)| rank < *r) {
-                match self.read_mesh(w, q, c) {
-                    Ok(Some(mesh)) => {
-                        if let Err(why) = gates::verdict(&gates::measure(&mesh), self.cfg) {
-                            return Some((rank, why));
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(why) => return Some((rank, why)),
+                if let Err(why) = self.gated(w, q, c) {
+                    return Some((rank, why));
                 }
             }
         }
