@@ -35,12 +35,13 @@ fn check(seed: u64, floor: usize) {
             .sum();
         assert!(n > 0, "seed {seed}: no resource laid out {layout}");
     }
-    // The single-stream stage sub-models beside them: at most a handful of the ~400 lost
-    // (two readings fit), none wrong.
+    // The single-stream stage sub-models beside them: at most two of the ~400 lost (two
+    // readings fit), none wrong. Measured 0 on both seeds once a multi-stream resource's
+    // tie with an owner's block was settled by its reading apart (rule 9).
     let stage = &r.categories["stage"];
-    assert!(stage.missed.len() <= 5, "seed {seed}: {:?}", stage.missed);
+    assert!(stage.missed.len() <= 2, "seed {seed}: {:?}", stage.missed);
     // The multi-stream resources themselves: at least `floor` of them decoded exactly
-    // (measured when the floor was set: seed 1 90 of 100, seed 5 81 of 90), so a change
+    // (measured when the floor was set: seed 1 92 of 100, seed 5 84 of 90), so a change
     // that loses more than two shows here.
     let (exact, total) = r
         .families
@@ -57,10 +58,10 @@ fn check(seed: u64, floor: usize) {
 
 #[test]
 fn multistream_demo_seed_1_decodes_nothing_wrong() {
-    check(1, 88);
+    check(1, 90);
 }
 
 #[test]
 fn multistream_demo_seed_5_decodes_nothing_wrong() {
-    check(5, 79);
+    check(5, 82);
 }

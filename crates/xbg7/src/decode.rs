@@ -10,7 +10,7 @@ use crate::container::{self, Container, TAG_TX2D, TAG_XBG7};
 use crate::described::parse_resources;
 use crate::layout::plan::{self, Plan, Planned};
 use crate::layout::streams::{ContainerSearches, NormalRunCache};
-use crate::layout::{anchored, assemble, Decoded, Placement};
+use crate::layout::{anchored, assemble, tied, Decoded, Placement};
 use crate::outcome::{ContainerDecode, ResourceOutcome};
 use crate::reason::{Code, Reason};
 use crate::texture::budget::TextureBudget;
@@ -199,12 +199,33 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
         mut claimed,
     } = plan::plan(&mut scanner, data, &parsed, kind, cfg);
     let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
+    let multi = parsed.iter().any(|p| matches!(&p.desc, Ok(r) if r.streams.is_some()));
+    // The multi-stream searches share one budget, in directory order, and the runs.
+    let mut apart = ContainerSearches::new(data.len(), NormalRunCache::default());
+    // A multi-stream resource tied with another's block is searched apart first; where
+    // it has a reading there, the container is anchored again without its claims.
+    let settled = if multi {
+        tied::settle(
+            &mut scanner,
+            data,
+            &parsed,
+            &plans,
+            &units,
+            &claimed,
+            first,
+            cfg,
+            &mut apart,
+        )
+    } else {
+        tied::Settled::untied(first)
+    };
+    let apart_buffers = settled.buffers();
+    let (first, mut placed_apart, closed) = (settled.anchored, settled.apart, settled.closed);
     let mut placed: Vec<Option<Result<Rc<Decoded>, Reason>>> = first.results.into_iter().map(Some).collect();
     // What a multi-stream resource's other buffers must keep off: every claimed block,
     // with the unit that claimed it (but the claims of multi-stream resources, decided
     // by their own searches: `plan::claims_by_unit`), and every block placed per record.
     // Only built where a resource has several streams: a stage holds many claims.
-    let multi = parsed.iter().any(|p| matches!(&p.desc, Ok(r) if r.streams.is_some()));
     let mut taken = if multi {
         let searched = plan::searched_units(&parsed, &plans, units.len());
         plan::open_to_searches(&mut placed, &first.rivals, &searched);
@@ -213,6 +234,7 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
         Vec::new()
     };
     claimed.extend(first.claims);
+    claimed.extend(apart_buffers);
 
     let mut per_record = plan::per_record_blocks(&mut scanner, &parsed, &plans, &placed, &claimed, cfg);
     if multi {
@@ -222,36 +244,39 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     // the only holders and move into the resources uncopied. Its unit-normal bitmaps
     // and runs serve the multi-stream searches (kept only where there are some).
     let runs = scanner.into_normal_runs();
-    let read = if multi {
-        NormalRunCache::with_normal_runs(runs)
-    } else {
-        NormalRunCache::default()
-    };
+    if multi {
+        apart.read = NormalRunCache::with_normal_runs(runs);
+    }
 
     let mut resources = Vec::with_capacity(parsed.len());
-    // The multi-stream searches share one budget, in directory order, and the runs.
-    let mut apart = ContainerSearches::new(data.len(), read);
     // A multi-stream resource of one unit can be searched again (below): its unit's
     // first-round result is kept for that.
     let mut again: Vec<SearchAgain> = Vec::new();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
-        if let (Some(unit), None) = (plan::searched_unit(p, &plan), &per_record[k]) {
+        if let (Some(unit), None) = (
+            plan::searched_unit(p, &plan).filter(|u| !closed.contains(u)),
+            &per_record[k],
+        ) {
             again.push(SearchAgain {
                 at: k,
                 unit,
                 first: placed[unit].clone(),
             });
         }
-        let result = assemble::resource(
-            data,
-            plan,
-            &p.desc,
-            per_record[k].take(),
-            &mut placed,
-            &taken,
-            cfg,
-            &mut apart,
-        );
+        let settled = plan::searched_unit(p, &plan).and_then(|u| placed_apart.remove(&u));
+        let result = match settled {
+            Some(result) => result,
+            None => assemble::resource(
+                data,
+                plan,
+                &p.desc,
+                per_record[k].take(),
+                &mut placed,
+                &taken,
+                cfg,
+                &mut apart,
+            ),
+        };
         resources.push(ResourceOutcome {
             index: p.index,
             name: p.name.to_vec(),

@@ -291,7 +291,7 @@ fn streams_apart(
 
 /// [`streams::search_apart`] for `r`, or `None` where there is nothing to search by: a
 /// single-stream resource, undecided records, or no stream holding NORMAL.
-fn search_apart(
+pub(super) fn search_apart(
     data: &[u8],
     r: &Described,
     taken: &[Range<usize>],
@@ -321,7 +321,7 @@ fn search_apart(
 }
 
 /// The resource read from its buffers found apart.
-fn decoded_apart(found: Apart, r: &Described, cfg: &DecodeConfig) -> Result<DecodedResource, Reason> {
+pub(super) fn decoded_apart(found: Apart, r: &Described, cfg: &DecodeConfig) -> Result<DecodedResource, Reason> {
     let (st, pdecl, _) = r.streams.as_ref().expect("searched apart: several streams");
     let placement = Placement {
         index_offset: found.index_offset,
@@ -384,17 +384,25 @@ fn owned_buffers(resources: &[ResourceOutcome]) -> Vec<(usize, Range<usize>)> {
     let mut placed = Vec::new();
     for (k, o) in resources.iter().enumerate() {
         let Ok(d) = &o.result else { continue };
-        if d.streams.is_empty() {
-            continue;
-        }
-        let v = d.mesh.positions.len();
-        if let Some(p) = d.placements.first() {
-            placed.push((k, p.index_offset..p.index_offset + 2 * p.index_count as usize));
-        }
-        for p in &d.streams {
-            if let Some(at) = p.offset {
-                placed.push((k, at..at + v * p.stride));
-            }
+        placed.extend(stream_buffers(d).into_iter().map(|r| (k, r)));
+    }
+    placed
+}
+
+/// The buffers of a multi-stream resource (its index buffer and each placed stream);
+/// none for a single-stream one.
+pub(super) fn stream_buffers(d: &DecodedResource) -> Vec<Range<usize>> {
+    let mut placed = Vec::new();
+    if d.streams.is_empty() {
+        return placed;
+    }
+    let v = d.mesh.positions.len();
+    if let Some(p) = d.placements.first() {
+        placed.push(p.index_offset..p.index_offset + 2 * p.index_count as usize);
+    }
+    for p in &d.streams {
+        if let Some(at) = p.offset {
+            placed.push(at..at + v * p.stride);
         }
     }
     placed

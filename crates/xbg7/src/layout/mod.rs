@@ -4,7 +4,9 @@
 //! blocks made into resources; `sequential` = the documented model layout (first
 //! block at the data start); `anchored` = content anchoring for everything without a
 //! stored offset; `records` = which sub-mesh records are real and how one index buffer
-//! splits; `streams` = the buffers of a multi-stream declaration's other streams. Both decoders end in [`decode_block`], which reads a placed block and runs
+//! splits; `streams` = the buffers of a multi-stream declaration's other streams;
+//! `tied` = a multi-stream resource tied with another's block, settled by its reading
+//! apart. Both decoders end in [`decode_block`], which reads a placed block and runs
 //! the hard gates.
 
 pub mod anchored;
@@ -13,6 +15,7 @@ pub(crate) mod plan;
 pub mod records;
 pub mod sequential;
 pub mod streams;
+pub(crate) mod tied;
 
 use crate::decl::Declaration;
 use crate::gates::{self, GateConfig, Measures};

@@ -258,6 +258,11 @@ impl NormalRunCache {
             runs_by_offset,
         }
     }
+
+    /// The bitmaps and runs, handed back (see [`NormalRunCache::with_normal_runs`]).
+    pub fn into_normal_runs(self) -> (NormalBitmaps, NormalRuns) {
+        (self.bitmaps, self.runs_by_offset)
+    }
 }
 
 /// `mesh` (the located stream's attributes) with `other`'s added: its normals, its

@@ -226,3 +226,49 @@ pub fn anchor(scanner: &mut Scanner<'_>, units: &[Unit<'_>], claimed: &[Range<us
         claims,
     }
 }
+
+/// [`anchor`] for the units not in `skip` (the others are placed by other means): their
+/// results, claims and rivals by the indices of `units`; each skipped unit's result is
+/// `skipped`, and it claims nothing.
+pub fn anchor_without(
+    scanner: &mut Scanner<'_>,
+    units: &[Unit<'_>],
+    skip: &[bool],
+    claimed: &[Range<usize>],
+    cfg: &GateConfig,
+    skipped: &Reason,
+) -> Anchored {
+    let kept: Vec<usize> = (0..units.len())
+        .filter(|&u| !skip.get(u).copied().unwrap_or(false))
+        .collect();
+    let sub: Vec<Unit<'_>> = kept.iter().map(|&u| units[u]).collect();
+    let a = anchor(scanner, &sub, claimed, cfg);
+    let mut results: Vec<Result<Rc<Decoded>, Reason>> = vec![Err(skipped.clone()); units.len()];
+    let mut rivals: Vec<Option<usize>> = vec![None; units.len()];
+    for ((&u, r), rival) in kept.iter().zip(a.results).zip(a.rivals) {
+        results[u] = r;
+        rivals[u] = rival.map(|w| kept[w]);
+    }
+    Anchored {
+        results,
+        claims: a.claims,
+        claim_units: a.claim_units.into_iter().map(|w| kept[w]).collect(),
+        rivals,
+    }
+}
+
+/// A claim of a unit placed apart (by a reading of its own that shares no byte with any
+/// claim, `itself` its reading apart where that is a claim too) that a best assignment of
+/// the container may still give it: one that is not `itself` and shares no byte with a
+/// block placed without the unit (`placed`: blocks placed in every best assignment, none
+/// with a byte-identical copy elsewhere, so no best assignment holds a claim on their
+/// bytes). `None`: every best assignment places the unit apart (rule 9,
+/// docs/architecture.md).
+pub(crate) fn open_claim<'c>(
+    own: &'c [Range<usize>],
+    itself: Option<&Range<usize>>,
+    placed: &[Range<usize>],
+) -> Option<&'c Range<usize>> {
+    own.iter()
+        .find(|c| Some(*c) != itself && !placed.iter().any(|p| overlaps(c, p)))
+}

@@ -195,3 +195,110 @@ proptest! {
         prop_assert_eq!(&got, &want, "{}", compact(&p, &alive));
     }
 }
+
+/// `p` with unit `u` read by structure (undecodable: its claims' evidence neutral, as
+/// [`super::score::score`] gives an undecodable unit's) and given one more claim, its
+/// reading apart: bytes no claim shares, valued as the strongest reading by structure
+/// can be. Returns that problem, its alive claims and the reading's id.
+fn with_reading_apart(
+    p: &Problem,
+    alive: &PerId<ClaimId, bool>,
+    u: UnitId,
+) -> Option<(Problem, PerId<ClaimId, bool>, ClaimId)> {
+    let mut units = p.units.0.clone();
+    units[u.0].decodable = false;
+    let mut claims = p.claims.0.clone();
+    for c in claims.iter_mut().filter(|c| c.unit == u) {
+        (c.value.gated, c.value.stray, c.value.normals) = (1, 0, 0);
+    }
+    let end = claims.iter().map(|c| c.range.end).max().unwrap_or(0);
+    claims.push(ClaimSpec {
+        unit: u,
+        range: end + 1..end + 7,
+        value: Score {
+            placed: 1,
+            gated: 1,
+            stray: 0,
+            preceding: 0,
+            normals: 0,
+            strength: 3,
+        },
+        firmest: true,
+        bytes: BytesId(usize::MAX),
+        preceding: 0,
+        own: 0,
+    });
+    let mut live = alive.0.clone();
+    live.push(true);
+    let apart = ClaimId(claims.len() - 1);
+    Problem::from_parts(units, claims).map(|q| (q, PerId::new(live), apart))
+}
+
+/// `p` without unit `u` and its claims; the other units' ids shift down past it.
+fn without_unit(p: &Problem, alive: &PerId<ClaimId, bool>, u: UnitId) -> Option<(Problem, PerId<ClaimId, bool>)> {
+    let mut units = p.units.0.clone();
+    units.remove(u.0);
+    let (claims, live): (Vec<ClaimSpec>, Vec<bool>) = p
+        .claims
+        .0
+        .iter()
+        .zip(&alive.0)
+        .filter(|(c, _)| c.unit != u)
+        .map(|(c, &a)| {
+            let mut c = c.clone();
+            c.unit = UnitId(c.unit.0 - usize::from(c.unit.0 > u.0));
+            (c, a)
+        })
+        .unzip();
+    Problem::from_parts(units, claims).map(|q| (q, PerId::new(live)))
+}
+
+proptest! {
+    /// Rule 9, a tie with an owner's block (docs/architecture.md): a unit read by
+    /// structure that also has a reading apart (bytes no claim shares, at least as strong as any of its claims) can be taken
+    /// out of the ownership problem: every other unit's verdict is the same without it;
+    /// and where each of its alive claims shares a byte with a block placed without it
+    /// (on bytes no other claim copies: [`super::open_claim`]), it is placed on its
+    /// reading apart. Random problems: any claims, conflicts, twins and byte-identical
+    /// copies, evidence, alive claims; the unit any of them.
+    #[test]
+    fn a_unit_with_a_reading_apart_leaves_every_other_verdict_alone(
+        (p, alive) in problem(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let u = UnitId(pick.index(p.units.len()));
+        let Some((full, full_alive, apart)) = with_reading_apart(&p, &alive, u) else { return Ok(()) };
+        let Some((reduced, reduced_alive)) = without_unit(&full, &full_alive, u) else { return Ok(()) };
+        let whole = reference(&full, &full_alive);
+        let without = reference(&reduced, &reduced_alive);
+        let others: Vec<(UnitId, Expected)> = whole
+            .iter()
+            .filter(|(w, _)| *w != u)
+            .map(|(w, e)| (UnitId(w.0 - usize::from(w.0 > u.0)), e.clone()))
+            .collect();
+        prop_assert_eq!(&others, &without, "unit {}{}", u.0, compact(&full, &full_alive));
+        // The blocks placed without it, each on bytes no other claim copies.
+        let alone: Vec<std::ops::Range<usize>> = without
+            .iter()
+            .filter_map(|(w, e)| match e {
+                Expected::Placed(b) => {
+                    let on: Vec<&ClaimSpec> = reduced.claims.0.iter().filter(|c| c.bytes == *b).collect();
+                    let first = &on.first()?.range;
+                    (reduced.by_unit[*w].iter().any(|&c| reduced.claims[c].bytes == *b)
+                        && on.iter().all(|c| c.range == *first))
+                    .then(|| first.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let own: Vec<std::ops::Range<usize>> = full.by_unit[u]
+            .iter()
+            .filter(|&&c| c != apart && full_alive[c])
+            .map(|&c| full.claims[c].range.clone())
+            .collect();
+        if super::open_claim(&own, None, &alone).is_none() {
+            let got = whole.iter().find(|(w, _)| *w == u).map(|(_, e)| e.clone());
+            prop_assert_eq!(got, Some(Expected::Placed(BytesId(usize::MAX))), "unit {}{}", u.0, compact(&full, &full_alive));
+        }
+    }
+}

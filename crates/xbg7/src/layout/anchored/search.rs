@@ -519,6 +519,22 @@ impl<'d> Scanner<'d> {
         (self.bitmaps, self.runs_by_offset)
     }
 
+    /// The unit-normal bitmaps and runs lent out (to searches that run while the scanner
+    /// is still needed), to be given back by [`Scanner::restore_normal_runs`].
+    pub fn take_normal_runs(&mut self) -> (NormalBitmaps, NormalRuns) {
+        (
+            std::mem::take(&mut self.bitmaps),
+            std::mem::take(&mut self.runs_by_offset),
+        )
+    }
+
+    /// The bitmaps and runs of [`Scanner::take_normal_runs`] given back, with whatever
+    /// the borrower added.
+    pub fn restore_normal_runs(&mut self, (bitmaps, runs): (NormalBitmaps, NormalRuns)) {
+        self.bitmaps = bitmaps;
+        self.runs_by_offset = runs;
+    }
+
     /// Every gated candidate block of `unit`, by offset, and the gate failures.
     pub(super) fn search(&mut self, unit: &Unit<'_>, cfg: &GateConfig) -> Result<Located, Reason> {
         let data = self.data;
