@@ -119,6 +119,19 @@ fn face_against_normals(f: [f64; 3], n: [[f32; 3]; 3]) -> f64 {
     dot(f, s)
 }
 
+/// Where [`Faces::winding_can_pass`] reads a vertex's normal: any `FnMut(u32) -> [f32;
+/// 3]`, or a reader of its own whose lookup is inlined into the gate's loop.
+pub trait VertexNormals {
+    fn normal(&mut self, x: u32) -> [f32; 3];
+}
+
+impl<F: FnMut(u32) -> [f32; 3]> VertexNormals for F {
+    #[inline(always)]
+    fn normal(&mut self, x: u32) -> [f32; 3] {
+        self(x)
+    }
+}
+
 /// The faces of a list of `count` triangles (`tri(k)`, positions `p`) as [`measure`]
 /// computes them, each computed once, when first asked for: the winding test of several
 /// NORMAL buffers against the same positions reads each face once.
@@ -157,7 +170,7 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
     /// rest all agreeing with the majority would leave too few (the share (M + r) / (T +
     /// r) only grows with r while M ≤ T): a test [`verdict`] implies, so a mesh it turns
     /// away fails the gates, at a fraction of reading and measuring the whole mesh.
-    pub fn winding_can_pass(&mut self, n: impl Fn(u32) -> [f32; 3], cfg: &GateConfig) -> bool {
+    pub fn winding_can_pass(&mut self, mut n: impl VertexNormals, cfg: &GateConfig) -> bool {
         if !cfg.winding {
             return true;
         }
@@ -167,7 +180,8 @@ impl<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]> Faces<T, P> {
             let Some((t, f)) = self.get(k) else {
                 continue;
             };
-            let d = face_against_normals(f, t.map(&n));
+            // Three plain calls (not `t.map`: its erased loop kept `n` out of line).
+            let d = face_against_normals(f, [n.normal(t[0]), n.normal(t[1]), n.normal(t[2])]);
             if d > 0.0 {
                 agree += 1;
             } else if d < 0.0 {

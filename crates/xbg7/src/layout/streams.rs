@@ -855,6 +855,8 @@ fn search(
         states: Vec::new(),
         prefilter: Prefilter::default(),
         stamp: 0,
+        normals_read: Vec::new(),
+        normals_at: None,
     };
     for cl in clusters(data, &windows, iu) {
         search.at_cluster(&cl, &normals, &position_places)?;
@@ -1063,6 +1065,36 @@ struct ApartSearch<'a, 'b> {
     /// Scratch of [`Self::compare`]'s prefilter.
     prefilter: Prefilter,
     stamp: u64,
+    /// Scratch of [`Self::winding_can_pass`]: each vertex's NORMAL read once per NORMAL
+    /// place, with the stamp of the place it was read at (`normals_at`: the place and
+    /// its stamp).
+    normals_read: Vec<(u32, [f32; 3])>,
+    normals_at: Option<(usize, u32)>,
+}
+
+/// The NORMALs of the buffer at `at` for the winding gate, each vertex's read from the
+/// bytes once and kept in `read` with `stamp` (the lookup inlined into the gate's loop).
+struct ReadOnce<'r> {
+    read: &'r mut [(u32, [f32; 3])],
+    stamp: u32,
+    data: &'r [u8],
+    at: usize,
+    stride: usize,
+    element: Element,
+}
+
+impl gates::VertexNormals for ReadOnce<'_> {
+    #[inline(always)]
+    fn normal(&mut self, x: u32) -> [f32; 3] {
+        match self.read.get_mut(x as usize) {
+            Some(e) if e.0 == self.stamp => e.1,
+            Some(e) => {
+                *e = (self.stamp, element3(self.data, self.at, self.stride, &self.element, x));
+                e.1
+            }
+            None => element3(self.data, self.at, self.stride, &self.element, x),
+        }
+    }
 }
 
 /// A reading that passed the gates, with what [`ApartSearch::admit`] ranks it by.
@@ -1788,7 +1820,7 @@ impl ApartSearch<'_, '_> {
     /// at `c`, pass the winding gate ([`gates::Faces::winding_can_pass`], the normals
     /// read from the bytes)? Most combinations whose sample agrees do not.
     fn winding_can_pass<T: Fn(usize) -> [u32; 3], P: Fn(u32) -> [f32; 3]>(
-        &self,
+        &mut self,
         c: usize,
         q: usize,
         window: &mut gates::Faces<T, P>,
@@ -1804,7 +1836,28 @@ impl ApartSearch<'_, '_> {
         if !normals_at_c || !inside {
             return true;
         }
-        window.winding_can_pass(|x| element3(data, c, ndecl.stride, &ne, x), cfg)
+        // Each vertex's NORMAL is read once for the place (a vertex is in about six
+        // faces), however many windows and positions meet it.
+        let stamp = match self.normals_at {
+            Some((at, stamp)) if at == c => stamp,
+            Some((_, stamp)) => stamp.wrapping_add(1),
+            None => 1,
+        };
+        if stamp == 0 || self.normals_read.len() < vu {
+            self.normals_read.clear();
+            self.normals_read.resize(vu, (0, [0.0; 3]));
+        }
+        let stamp = stamp.max(1);
+        self.normals_at = Some((c, stamp));
+        let read = ReadOnce {
+            read: &mut self.normals_read,
+            stamp,
+            data,
+            at: c,
+            stride: ndecl.stride,
+            element: ne,
+        };
+        window.winding_can_pass(read, cfg)
     }
 
     /// The reason of the first combination in the candidates' order that failed: read
