@@ -200,6 +200,11 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     } = plan::plan(&mut scanner, data, &parsed, kind, cfg);
     let first = anchored::anchor(&mut scanner, &units, &claimed, &cfg.gates);
     let multi = parsed.iter().any(|p| matches!(&p.desc, Ok(r) if r.streams.is_some()));
+    let searched = if multi {
+        plan::searched_units(&parsed, &plans, units.len())
+    } else {
+        Vec::new()
+    };
     // The multi-stream searches share one budget, in directory order, and the runs.
     let mut apart = ContainerSearches::new(data.len(), NormalRunCache::default());
     // A multi-stream resource tied with another's block is searched apart first; where
@@ -211,6 +216,7 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
             &parsed,
             &plans,
             &units,
+            &searched,
             &claimed,
             first,
             cfg,
@@ -227,7 +233,6 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     // by their own searches: `plan::claims_by_unit`), and every block placed per record.
     // Only built where a resource has several streams: a stage holds many claims.
     let mut taken = if multi {
-        let searched = plan::searched_units(&parsed, &plans, units.len());
         plan::open_to_searches(&mut placed, &first.rivals, &searched);
         plan::claims_by_unit(&claimed, &first.claim_units, &first.claims, &searched)
     } else {
@@ -253,17 +258,15 @@ fn decode_unique(c: &Container<'_>, kind: Kind, cfg: &DecodeConfig) -> Container
     // first-round result is kept for that.
     let mut again: Vec<SearchAgain> = Vec::new();
     for ((k, p), plan) in parsed.iter().enumerate().zip(plans) {
-        if let (Some(unit), None) = (
-            plan::searched_unit(p, &plan).filter(|u| !closed.contains(u)),
-            &per_record[k],
-        ) {
+        let searched_unit = plan::searched_unit(p, &plan);
+        if let (Some(unit), None) = (searched_unit.filter(|u| !closed.contains(u)), &per_record[k]) {
             again.push(SearchAgain {
                 at: k,
                 unit,
                 first: placed[unit].clone(),
             });
         }
-        let settled = plan::searched_unit(p, &plan).and_then(|u| placed_apart.remove(&u));
+        let settled = searched_unit.and_then(|u| placed_apart.remove(&u));
         let result = match settled {
             Some(result) => result,
             None => assemble::resource(

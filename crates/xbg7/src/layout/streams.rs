@@ -1068,15 +1068,15 @@ struct ApartSearch<'a, 'b> {
     /// Scratch of [`Self::winding_can_pass`]: each vertex's NORMAL read once per NORMAL
     /// place, with the stamp of the place it was read at (`normals_at`: the place and
     /// its stamp).
-    normals_read: Vec<(u32, [f32; 3])>,
-    normals_at: Option<(usize, u32)>,
+    normals_read: Vec<(u64, [f32; 3])>,
+    normals_at: Option<(usize, u64)>,
 }
 
 /// The NORMALs of the buffer at `at` for the winding gate, each vertex's read from the
 /// bytes once and kept in `read` with `stamp` (the lookup inlined into the gate's loop).
 struct ReadOnce<'r> {
-    read: &'r mut [(u32, [f32; 3])],
-    stamp: u32,
+    read: &'r mut [(u64, [f32; 3])],
+    stamp: u64,
     data: &'r [u8],
     at: usize,
     stride: usize,
@@ -1838,16 +1838,15 @@ impl ApartSearch<'_, '_> {
         }
         // Each vertex's NORMAL is read once for the place (a vertex is in about six
         // faces), however many windows and positions meet it.
+        // (A stamp never wraps, like the other scratch's: entries start at 0, places at 1.)
         let stamp = match self.normals_at {
             Some((at, stamp)) if at == c => stamp,
-            Some((_, stamp)) => stamp.wrapping_add(1),
+            Some((_, stamp)) => stamp + 1,
             None => 1,
         };
-        if stamp == 0 || self.normals_read.len() < vu {
-            self.normals_read.clear();
+        if self.normals_read.len() < vu {
             self.normals_read.resize(vu, (0, [0.0; 3]));
         }
-        let stamp = stamp.max(1);
         self.normals_at = Some((c, stamp));
         let read = ReadOnce {
             read: &mut self.normals_read,

@@ -73,32 +73,12 @@ pub(crate) fn tied_units(
     tied
 }
 
-/// Every claimed range but unit `u`'s own: what its search apart keeps off (the
-/// documented layout's blocks and every claim of every other unit, searched or not).
-fn off_others(documented: &[Range<usize>], first: &Anchored, u: usize) -> Vec<Range<usize>> {
-    documented
-        .iter()
-        .cloned()
-        .chain(
-            first
-                .claims
-                .iter()
-                .zip(&first.claim_units)
-                .filter(|(_, &w)| w != u)
-                .map(|(r, _)| r.clone()),
-        )
-        .collect()
-}
-
-/// The claims of unit `u`.
-fn own_claims(first: &Anchored, u: usize) -> Vec<Range<usize>> {
-    first
-        .claims
-        .iter()
-        .zip(&first.claim_units)
-        .filter(|(_, &w)| w == u)
-        .map(|(r, _)| r.clone())
-        .collect()
+/// The claims of `first`, split: unit `u`'s own, and every other unit's (searched or
+/// not) — what its search apart keeps off, with the documented layout's blocks.
+fn split_claims(first: &Anchored, u: usize) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    let (own, others): (Vec<_>, Vec<_>) = first.claims.iter().zip(&first.claim_units).partition(|(_, &w)| w == u);
+    let ranges = |v: Vec<(&Range<usize>, &usize)>| v.into_iter().map(|(r, _)| r.clone()).collect();
+    (ranges(own), ranges(others))
 }
 
 /// The resource of each searched unit.
@@ -110,7 +90,8 @@ fn described_by_unit<'a>(parsed: &'a [Parsed<'_>], plans: &[Option<Plan>]) -> Ve
         .collect()
 }
 
-/// Settle the ties of `first` (see the module comment): each tied unit's buffers are
+/// Settle the ties of `first` (see the module comment; `searched`: the units of
+/// [`plan::searched_units`]): each tied unit's buffers are
 /// searched apart off every other claim; where a search finds a reading, the units are
 /// anchored again without those units (their results are `placed apart`, for a later
 /// search), and each such unit's outcome is decided by [`decide`]. A unit whose search
@@ -122,13 +103,13 @@ pub(crate) fn settle(
     parsed: &[Parsed<'_>],
     plans: &[Option<Plan>],
     units: &[Unit<'_>],
+    searched: &[bool],
     documented: &[Range<usize>],
     first: Anchored,
     cfg: &DecodeConfig,
     searches: &mut ContainerSearches,
 ) -> Settled {
-    let searched = plan::searched_units(parsed, plans, units.len());
-    let tied = tied_units(&first.results, &first.rivals, &searched);
+    let tied = tied_units(&first.results, &first.rivals, searched);
     if tied.is_empty() {
         return Settled::untied(first);
     }
@@ -140,7 +121,9 @@ pub(crate) fn settle(
         let Some(&(_, r)) = described.iter().find(|(w, _)| *w == u) else {
             continue;
         };
-        match search_apart(data, r, &off_others(documented, &first, u), cfg, searches) {
+        let mut off = documented.to_vec();
+        off.extend(split_claims(&first, u).1);
+        match search_apart(data, r, &off, cfg, searches) {
             Some(ApartOutcome::Found(a)) => match decoded_apart(*a, r, cfg) {
                 Ok(d) => found.push((u, Ok(d))),
                 Err(why) => missed.push((u, why.detail)),
@@ -175,7 +158,7 @@ pub(crate) fn settle(
         // apart against one by structure does not.
         let decided = match res {
             Ok(d) => {
-                let decided = decide(d, &own_claims(&first, u), units[u].decl.stride, &placed, &alone);
+                let decided = decide(d, &split_claims(&first, u).0, units[u].decl.stride, &placed, &alone);
                 if decided.is_err() {
                     closed.push(u);
                 }
